@@ -1,0 +1,159 @@
+"""Start, probe and stop the processes of the local stack.
+
+Every process is started in its own session (so a terminal's Ctrl-C does not reach it),
+logs to a file, and is identified by pid *and* start time, so that `down` never signals a
+process that merely reused a pid.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, asdict
+from pathlib import Path
+
+
+class ProcError(RuntimeError):
+    """A process could not be started or did not become healthy; the text names the fix."""
+
+
+@dataclass
+class Proc:
+    name: str            # e.g. "gsoap-1"
+    pid: int
+    start_ticks: int     # /proc/<pid>/stat field 22: tells a reused pid apart
+    port: int | None
+    log: str
+    argv: list[str]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Proc":
+        return cls(**d)
+
+    def alive(self) -> bool:
+        return _start_ticks(self.pid) == self.start_ticks
+
+
+def _start_ticks(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # the command name may hold spaces and parentheses: split after the last ')'
+    fields = stat[stat.rindex(")") + 2:].split()
+    if fields[0] == "Z":          # a zombie has exited already
+        return None
+    return int(fields[19])
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port the kernel says is free now (for tests and ad-hoc servers)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = None,
+          port: int | None = None, cwd: Path | None = None) -> Proc:
+    if not Path(argv[0]).exists() and not _which(argv[0]):
+        raise ProcError(f"{name}: {argv[0]} not found; build it first: ./testbed build")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    with open(log, "ab") as out:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                             env=full_env, cwd=cwd, start_new_session=True)
+    ticks = None
+    for _ in range(50):
+        ticks = _start_ticks(p.pid)
+        if ticks is not None:
+            break
+        if p.poll() is not None:
+            break
+        time.sleep(0.01)
+    if ticks is None:
+        raise ProcError(f"{name} exited at once; see {log}")
+    return Proc(name=name, pid=p.pid, start_ticks=ticks, port=port, log=str(log), argv=argv)
+
+
+def _which(cmd: str) -> bool:
+    from shutil import which
+    return which(cmd) is not None
+
+
+def http_ok(url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return 200 <= r.status < 300
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def wait_healthy(proc: Proc, url: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not proc.alive():
+            raise ProcError(f"{proc.name} exited while starting; last lines of {proc.log}:\n"
+                            + tail(Path(proc.log)))
+        if http_ok(url):
+            return
+        time.sleep(0.2)
+    raise ProcError(f"{proc.name} not healthy at {url} after {timeout:.0f}s; see {proc.log}")
+
+
+def stop(proc: Proc, timeout: float = 10.0, sig: int = signal.SIGTERM) -> bool:
+    """Signal the process (never a pid that was reused); escalate to SIGKILL after timeout.
+    Returns True when it was running."""
+    if not proc.alive():
+        return False
+    try:
+        os.kill(proc.pid, sig)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not proc.alive():
+            _reap(proc.pid)
+            return True
+        time.sleep(0.05)
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    for _ in range(100):
+        if not proc.alive():
+            break
+        time.sleep(0.05)
+    _reap(proc.pid)
+    return True
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
