@@ -75,3 +75,35 @@ def int_buffer(values) -> bytes:
 
 KIND_OF = {"sendBytes": "byte", "sendInts": "int", "sendFloats": "float",
            "sendDoubles": "double", "sendIntBuffer": "int", "echoInts": "int"}
+
+
+SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
+
+
+def envelope(op: str, n: int = 0, seed: int = 1, cpu_us: int = 0, wait_us: int = 0) -> bytes:
+    """The SOAP 1.1 request a contract client sends for (op, n, seed), as bytes — for raw
+    HTTP drivers (wrk, hostile-input tests) that do not use a SOAP stack."""
+    import base64
+    if op not in OPERATIONS:
+        raise ValueError(f"unknown operation {op!r}; one of {', '.join(OPERATIONS)}")
+    if op == "ping":
+        body = "<tb:ping/>"
+    elif op == "work":
+        body = (f"<tb:work><tb:cpuMicros>{cpu_us}</tb:cpuMicros>"
+                f"<tb:waitMicros>{wait_us}</tb:waitMicros></tb:work>")
+    elif op == "sendIntBuffer":
+        data = base64.b64encode(int_buffer(items("int", n, seed))).decode()
+        body = f"<tb:sendIntBuffer><tb:data>{data}</tb:data></tb:sendIntBuffer>"
+    else:
+        kind = KIND_OF[op]
+        values = items(kind, n, seed)
+        fmt = repr if kind in ("float", "double") else str
+        inner = "".join(f"<tb:items>{fmt(v)}</tb:items>" for v in values)
+        body = f"<tb:{op}>{inner}</tb:{op}>"
+    return (f'<?xml version="1.0" encoding="UTF-8"?>'
+            f'<soap:Envelope xmlns:soap="{SOAP_ENV}" xmlns:tb="{NAMESPACE}">'
+            f"<soap:Body>{body}</soap:Body></soap:Envelope>").encode()
+
+
+def soap_headers(op: str) -> dict[str, str]:
+    return {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": f'"urn:{op}"'}

@@ -1,0 +1,134 @@
+"""Render services/haproxy/haproxy.cfg.in, and drive a running HAProxy through its
+runtime API (stats socket): read server states, drain a server, reload seamlessly."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from testbed import ROOT
+from testbed.config import StackConfig
+
+TEMPLATE = ROOT / "services" / "haproxy" / "haproxy.cfg.in"
+BACKENDS = ("front", "clone", "axis", "gsoap")
+_PLACEHOLDER = re.compile(r"@([A-Z_a-z]+)@")
+
+
+class HaproxyError(RuntimeError):
+    pass
+
+
+def server_maxconn(tier: str, knobs: dict[str, str]) -> int:
+    """What one replica can work on at once (see the template's tier heading)."""
+    if tier == "gsoap":
+        model = knobs.get("GSOAP_SERVER_MODEL", "pool")
+        if model == "iterative":
+            return 1
+        if model == "pool":
+            # one worker stays free for HAProxy's health check: a gSOAP worker is held by
+            # a keep-alive connection for as long as the connection lives
+            return max(1, int(knobs.get("GSOAP_POOL_SIZE", "16")) - 1)
+        return 256
+    prefix = tier.upper() + "_"
+    return int(knobs.get(prefix + "TOMCAT_MAX_THREADS", "200"))
+
+
+def gsoap_options(knobs: dict[str, str]) -> str:
+    if knobs.get("GSOAP_SERVER_MODEL", "pool") == "iterative":
+        return ("    # iterative model: one connection at a time, so HAProxy must not keep it\n"
+                "    # open between requests or the health check could never get through\n"
+                "    option http-server-close")
+    return ""
+
+
+def local_servers(tier: str, replicas: list[tuple[int, int]], knobs: dict[str, str]) -> str:
+    """replicas: [(index, port)] -> one server line each."""
+    mc = server_maxconn(tier, knobs)
+    return "\n".join(f"    server {tier}{i} 127.0.0.1:{port} check maxconn {mc}"
+                     for i, port in replicas)
+
+
+def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "") -> str:
+    values = {
+        "BIND": cfg.bind, "WEB_PORT": cfg.web_port, "CLONES_PORT": cfg.clones_port,
+        "SOAP_PORT": cfg.soap_port, "STATS_PORT": cfg.stats_port, "BOUND_PORT": cfg.bound_port,
+        "STATE_DIR": str(cfg.state_dir), "GLOBAL_EXTRA": global_extra,
+        "GSOAP_OPTIONS": gsoap_options(cfg.knobs),
+    }
+    for b in BACKENDS:
+        values[f"SERVERS_{b}"] = servers.get(b, "")
+
+    def sub(m: re.Match) -> str:
+        if m.group(1) not in values:
+            raise HaproxyError(f"{TEMPLATE}: unknown placeholder @{m.group(1)}@")
+        return str(values[m.group(1)])
+
+    return _PLACEHOLDER.sub(sub, TEMPLATE.read_text())
+
+
+def check(path: Path) -> None:
+    r = subprocess.run(["haproxy", "-c", "-q", "-f", str(path)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise HaproxyError(f"HAProxy rejected {path}:\n{(r.stdout + r.stderr).strip()}")
+
+
+class Runtime:
+    """HAProxy's runtime API over the stats socket."""
+
+    def __init__(self, sock: Path):
+        self.sock = sock
+
+    def command(self, cmd: str, timeout: float = 5.0) -> str:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(str(self.sock))
+            s.sendall(cmd.encode() + b"\n")
+            chunks = []
+            while True:
+                data = s.recv(65536)
+                if not data:
+                    break
+                chunks.append(data)
+        return b"".join(chunks).decode(errors="replace")
+
+    def available(self) -> bool:
+        try:
+            self.command("show info", timeout=1.0)
+            return True
+        except OSError:
+            return False
+
+    def stats(self) -> list[dict[str, str]]:
+        """`show stat` rows of every server (not FRONTEND/BACKEND lines)."""
+        text = self.command("show stat").lstrip("# ")
+        rows = list(csv.DictReader(io.StringIO(text)))
+        return [r for r in rows if r.get("svname") not in ("FRONTEND", "BACKEND", None)]
+
+    def servers(self, backend: str) -> dict[str, dict[str, str]]:
+        return {r["svname"]: r for r in self.stats() if r["pxname"] == backend}
+
+    def set_state(self, backend: str, server: str, state: str) -> None:
+        out = self.command(f"set server {backend}/{server} state {state}").strip()
+        if out:
+            raise HaproxyError(f"set server {backend}/{server} state {state}: {out}")
+
+    def save_state(self, path: Path) -> None:
+        path.write_text(self.command("show servers state"))
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except OSError:
+            pass
+        time.sleep(interval)
+    raise HaproxyError(f"timed out after {timeout:.0f}s waiting for {what}")

@@ -1,0 +1,290 @@
+"""The stack as plain processes on loopback: start, scale, inspect and stop every tier and
+HAProxy. State (pids, ports) lives in <state_dir>/state.json, guarded by a lock file, so
+`down` stops exactly what `up` and `scale` started — and nothing else."""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from testbed import haproxy, procs, tiers
+from testbed.config import StackConfig
+
+
+
+class StackError(RuntimeError):
+    """The stack could not do what was asked; the text names the fix."""
+
+
+class Stack:
+    def __init__(self, cfg: StackConfig | None = None, log=print):
+        self.cfg = cfg or StackConfig.load()
+        self.dir = self.cfg.state_dir
+        self.state_file = self.dir / "state.json"
+        self.log = log
+        self.runtime = haproxy.Runtime(self.dir / "haproxy.sock")
+
+    # ---------------------------------------------------------------- state
+    @contextlib.contextmanager
+    def locked(self):
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / "lock", "w") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise StackError(f"another ./testbed command is changing the stack ({self.dir}/lock); "
+                                 "wait for it to finish") from None
+            yield
+
+    def load(self) -> dict:
+        if not self.state_file.exists():
+            return {"haproxy": None, "replicas": {}, "overrides": {}}
+        state = json.loads(self.state_file.read_text())
+        state.setdefault("overrides", {})
+        self.cfg.knobs.update(state["overrides"])
+        state["haproxy"] = procs.Proc.from_dict(state["haproxy"]) if state.get("haproxy") else None
+        for name, reps in state.get("replicas", {}).items():
+            for r in reps:
+                r["proc"] = procs.Proc.from_dict(r["proc"])
+        return state
+
+    def save(self, state: dict) -> None:
+        out = {"config": {**self.cfg.entry_ports(), "BIND_ADDRESS": self.cfg.bind},
+               "overrides": state.get("overrides", {}),
+               "haproxy": state["haproxy"].to_dict() if state.get("haproxy") else None,
+               "replicas": {n: [{**r, "proc": r["proc"].to_dict()} for r in reps]
+                            for n, reps in state["replicas"].items() if reps}}
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(out, indent=1))
+        os.replace(tmp, self.state_file)
+
+    def running(self) -> bool:
+        state = self.load()
+        return bool(state["haproxy"] and state["haproxy"].alive()) or any(
+            r["proc"].alive() for reps in state["replicas"].values() for r in reps)
+
+    # ---------------------------------------------------------------- replicas
+    def _start_replicas(self, tier: tiers.Tier, indexes: list[int]) -> list[dict]:
+        started = []
+        for i in indexes:
+            port = tier.port(self.cfg.replica_port_base, i)
+            if not procs.port_free(port):
+                raise StackError(f"port {port} (for {tier.name}-{i}) is in use by another program; "
+                                 f"free it or move all replica ports with TESTBED_REPLICA_PORT_BASE=<port>")
+            env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name))
+            proc = procs.start(f"{tier.name}-{i}", tier.argv(), self.dir / "logs" / f"{tier.name}-{i}.log",
+                               env=env, port=port, cwd=tiers.ROOT)
+            started.append({"index": i, "port": port, "proc": proc})
+        return started
+
+    def _wiring(self, tier: str) -> dict[str, str]:
+        """Where a tier finds the tiers it calls: through HAProxy, like in compose."""
+        h = self.cfg.client_host
+        return {"CLONES_URL": f"http://{h}:{self.cfg.clones_port}",
+                "SOAP_URL": f"http://{h}:{self.cfg.soap_port}"}
+
+    def _wait_healthy(self, tier: tiers.Tier, reps: list[dict]) -> None:
+        def one(r):
+            procs.wait_healthy(r["proc"], f"http://127.0.0.1:{r['port']}{tier.health_path}",
+                               tier.start_timeout)
+        with ThreadPoolExecutor(max_workers=max(1, len(reps))) as ex:
+            errors = [f.exception() for f in [ex.submit(one, r) for r in reps]]
+        errors = [e for e in errors if e]
+        if errors:
+            raise StackError("; ".join(str(e) for e in errors))
+
+    # ---------------------------------------------------------------- haproxy
+    @staticmethod
+    def _plan(state: dict) -> dict[str, list[tuple[int, int]]]:
+        return {name: [(r["index"], r["port"]) for r in reps] for name, reps in state["replicas"].items()}
+
+    def _render(self, plan: dict[str, list[tuple[int, int]]]) -> Path:
+        servers = {name: haproxy.local_servers(name, reps, self.cfg.knobs) for name, reps in plan.items()}
+        path = self.dir / "haproxy.cfg"
+        tmp = self.dir / "haproxy.cfg.new"
+        tmp.write_text(haproxy.render(self.cfg, servers))
+        haproxy.check(tmp)
+        os.replace(tmp, path)
+        return path
+
+    def _haproxy_serves(self, plan: dict[str, list[tuple[int, int]]]) -> bool:
+        try:
+            have = {(r["pxname"], r["svname"]) for r in self.runtime.stats()}
+        except OSError:
+            return False
+        return have == {(name, f"{name}{i}") for name, reps in plan.items() for i, _ in reps}
+
+    def _start_haproxy(self, state: dict, plan: dict[str, list[tuple[int, int]]]) -> None:
+        cfg_path = self._render(plan)
+        busy = [f"{k}={p}" for k, p in self.cfg.entry_ports().items() if not procs.port_free(p, self.cfg.bind)]
+        if busy:
+            raise StackError(f"port in use: {', '.join(busy)}; stop what holds it, or set "
+                             f"{busy[0].split('=')[0]}=<free port> in .env or the environment")
+        (self.dir / "haproxy.state").touch()
+        proc = procs.start("haproxy", ["haproxy", "-f", str(cfg_path), "-p", str(self.dir / "haproxy.pid")],
+                           self.dir / "logs" / "haproxy.log")
+        state["haproxy"] = proc
+        haproxy.wait_for(lambda: self._haproxy_serves(plan) or not proc.alive(), 15, "HAProxy to start")
+        if not proc.alive():
+            raise StackError("HAProxy exited at start:\n" + procs.tail(Path(proc.log)))
+
+    def _reload_haproxy(self, state: dict) -> None:
+        plan = self._plan(state)
+        self.runtime.save_state(self.dir / "haproxy.state")
+        self._render(plan)
+        os.kill(state["haproxy"].pid, signal.SIGUSR2)
+        haproxy.wait_for(lambda: self._haproxy_serves(plan), 15, "HAProxy to reload with the new servers")
+
+    def _wait_up_in_haproxy(self, name: str, reps: list[dict], timeout: float = 30) -> None:
+        names = {f"{name}{r['index']}" for r in reps}
+
+        def all_up():
+            rows = self.runtime.servers(name)
+            return all(s in rows and rows[s]["status"].startswith("UP") for s in names)
+        haproxy.wait_for(all_up, timeout, f"{', '.join(sorted(names))} to be UP in HAProxy")
+
+    # ---------------------------------------------------------------- verbs
+    def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None) -> dict:
+        """Start HAProxy with every planned replica, then the tiers callees first, each
+        healthy and UP in HAProxy before its callers start (a singleton client fetches its
+        WSDL through HAProxy at start-up)."""
+        with self.locked():
+            state = self.load()
+            if state["haproxy"] and state["haproxy"].alive() or any(
+                    r["proc"].alive() for reps in state["replicas"].values() for r in reps):
+                raise StackError("the stack is already up (./testbed status); change replica counts with "
+                                 "./testbed scale TIER=N, or ./testbed down first")
+            state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {})}
+            self.cfg.knobs.update(state["overrides"])
+            order = [n for n in tiers.START_ORDER if counts.get(n, 0) > 0]
+            plan = {n: [(i, tiers.TIERS[n].port(self.cfg.replica_port_base, i))
+                        for i in range(1, counts[n] + 1)] for n in order}
+            try:
+                self._start_haproxy(state, plan)
+                self.save(state)
+                for name in order:
+                    tier = tiers.TIERS[name]
+                    reps = self._start_replicas(tier, [i for i, _ in plan[name]])
+                    state["replicas"][name] = reps
+                    self.save(state)
+                    self.log(f"  waiting for {name} ×{len(reps)} to be healthy ...")
+                    self._wait_healthy(tier, reps)
+                    self._wait_up_in_haproxy(name, reps)
+            except BaseException:
+                self.log("  start failed; stopping what was started")
+                self._stop_all(state)
+                raise
+            return state
+
+    def down(self) -> list[str]:
+        with self.locked():
+            state = self.load()
+            stopped = self._stop_all(state)
+            return stopped
+
+    def _stop_all(self, state: dict) -> list[str]:
+        stopped = []
+        if state.get("haproxy") and procs.stop(state["haproxy"], sig=signal.SIGUSR1, timeout=5):
+            stopped.append("haproxy")
+        reps = [r for rs in state["replicas"].values() for r in rs]
+        with ThreadPoolExecutor(max_workers=max(1, len(reps))) as ex:
+            for r, was in zip(reps, ex.map(lambda r: procs.stop(r["proc"]), reps)):
+                if was:
+                    stopped.append(r["proc"].name)
+        self.state_file.unlink(missing_ok=True)
+        return stopped
+
+    def scale(self, name: str, n: int, drain_timeout: float = 30) -> tuple[int, int]:
+        tier = tiers.TIERS[name]
+        with self.locked():
+            state = self.load()
+            if not (state["haproxy"] and state["haproxy"].alive()):
+                raise StackError("the stack is not up; start it with ./testbed up")
+            reps = sorted(state["replicas"].get(name, []), key=lambda r: r["index"])
+            before = len(reps)
+            if n > before:
+                used = {r["index"] for r in reps}
+                new_idx = [i for i in range(1, tiers.MAX_REPLICAS + 1) if i not in used][: n - before]
+                new = self._start_replicas(tier, new_idx)
+                state["replicas"][name] = reps + new
+                self.save(state)
+                try:
+                    self._wait_healthy(tier, new)
+                except StackError:
+                    for r in new:
+                        procs.stop(r["proc"])
+                    state["replicas"][name] = reps
+                    self.save(state)
+                    raise
+                self._reload_haproxy(state)
+                self._wait_up_in_haproxy(name, new)
+            elif n < before:
+                gone = reps[n:]
+                for r in gone:
+                    self.runtime.set_state(name, f"{name}{r['index']}", "drain")
+                self._wait_drained(name, gone, drain_timeout)
+                state["replicas"][name] = reps[:n]
+                self._reload_haproxy(state)
+                self.save(state)
+                for r in gone:
+                    procs.stop(r["proc"])
+            return before, n
+
+    def _wait_drained(self, name: str, gone: list[dict], timeout: float) -> None:
+        names = {f"{name}{r['index']}" for r in gone}
+
+        def idle():
+            rows = self.runtime.servers(name)
+            return all(int(rows[s]["scur"] or 0) == 0 and int(rows[s]["qcur"] or 0) == 0 for s in names)
+        # a request may be between HAProxy's routing and the server's session count
+        time.sleep(0.5)
+        haproxy.wait_for(idle, timeout, f"{', '.join(sorted(names))} to finish their requests")
+
+    def status(self) -> dict:
+        state = self.load()
+        hp = state.get("haproxy")
+        ha_rows = {}
+        if hp and hp.alive():
+            with contextlib.suppress(OSError):
+                ha_rows = {(r["pxname"], r["svname"]): r for r in self.runtime.stats()}
+        out = {"up": bool(hp and hp.alive()), "state_dir": str(self.dir),
+               "entry_points": self.urls() if hp and hp.alive() else {},
+               "haproxy": {"pid": hp.pid, "alive": hp.alive()} if hp else None, "replicas": []}
+        for name, reps in sorted(state["replicas"].items()):
+            tier = tiers.TIERS[name]
+            for r in sorted(reps, key=lambda r: r["index"]):
+                alive = r["proc"].alive()
+                row = ha_rows.get((name, f"{name}{r['index']}"), {})
+                out["replicas"].append({
+                    "tier": name, "replica": r["index"], "port": r["port"], "pid": r["proc"].pid,
+                    "alive": alive,
+                    "healthy": alive and procs.http_ok(f"http://127.0.0.1:{r['port']}{tier.health_path}", 1.0),
+                    "haproxy": row.get("status", "-") if row else "-",
+                    "sessions": int(row.get("scur") or 0) if row else 0,
+                    "log": r["proc"].log})
+        return out
+
+    def urls(self) -> dict[str, str]:
+        h = self.cfg.client_host
+        return {"web": f"http://{h}:{self.cfg.web_port}/seg/1",
+                "clones": f"http://{h}:{self.cfg.clones_port}/invoke",
+                "axis": f"http://{h}:{self.cfg.soap_port}/axis",
+                "gsoap": f"http://{h}:{self.cfg.soap_port}/gsoap",
+                "stats": f"http://{h}:{self.cfg.stats_port}/",
+                "metrics": f"http://{h}:{self.cfg.stats_port}/metrics",
+                "bound": f"http://{h}:{self.cfg.bound_port}/"}
+
+    def logs(self, name: str) -> list[Path]:
+        state = self.load()
+        if name == "haproxy":
+            return [self.dir / "logs" / "haproxy.log"]
+        if name not in tiers.TIERS:
+            raise StackError(f"unknown tier {name!r}; one of: haproxy, {', '.join(tiers.TIERS)}")
+        paths = sorted((self.dir / "logs").glob(f"{name}-*.log"))
+        live = {Path(r["proc"].log) for r in state["replicas"].get(name, [])}
+        return [p for p in paths if p in live] or paths
