@@ -1,0 +1,139 @@
+"""Bottleneck hint for one run, from its steps at the plateau, and its thread dumps.
+
+Rule (stated in the report):
+1. plateau: the knee is the first valid step reaching max·(1 − tolerance); the run plateaued if
+   at least one valid step with more users follows the knee (more users bought no throughput).
+   Without a plateau there is no bottleneck to name: the load did not reach it.
+2. at the max-throughput step, utilisation = CPU / capacity, for the host (capacity = host cores),
+   for each tier (capacity = cpu quota × replicas when quotas are set, else the cores the stack
+   is pinned to, else host cores) and, when the stack is pinned, for the stack as a whole.
+3. plateau with host and every tier below utilisation_threshold (default 80 %) ⇒
+   "software/lock bottleneck (CPU idle)"; otherwise the most utilised saturated tier is named.
+A thread dump, when present, adds the count of BLOCKED threads and the monitor class they wait on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analysis import threaddump
+from analysis.cpu import LOADGEN, STACK_TIERS
+from analysis.folder import cpu_list
+from analysis.steps import StepSample
+
+SOFTWARE, CPU, RISING, UNKNOWN = "software", "cpu", "rising", "unknown"
+
+
+@dataclass
+class Hint:
+    kind: str                      # software | cpu | rising | unknown
+    text: str
+    plateaued: bool = False
+    step: int | None = None        # the max-throughput step the CPU was read at
+    host_utilisation: float | None = None
+    utilisation: dict[str, float] = field(default_factory=dict)   # tier -> fraction of capacity
+    saturated: list[str] = field(default_factory=list)
+    threaddumps: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "text": self.text, "plateaued": self.plateaued,
+                "step": self.step, "host_utilisation": self.host_utilisation,
+                "utilisation": self.utilisation, "saturated": self.saturated,
+                "threaddumps": self.threaddumps}
+
+
+@dataclass(frozen=True)
+class Capacities:
+    """Cores available to each tier (see the module rule)."""
+
+    host_cores: float
+    stack_cores: float | None = None        # set when the stack is pinned (cpu_affinity.stack)
+    loadgen_cores: float | None = None
+    quotas: dict[str, float] = field(default_factory=dict)   # tier -> cores per replica
+
+    @classmethod
+    def from_experiment(cls, experiment: dict) -> "Capacities":
+        host = float((experiment.get("host") or {}).get("cores") or 1)
+        aff = experiment.get("cpu_affinity") or {}
+        stack = float(len(cpu_list(str(aff["stack"])))) if aff.get("stack") else None
+        loadgen = float(len(cpu_list(str(aff["loadgen"])))) if aff.get("loadgen") else None
+        quotas = {k: float(v) for k, v in (experiment.get("cpu_quotas") or {}).items() if v}
+        return cls(host, stack, loadgen, quotas)
+
+    def tier_cores(self, tier: str, replicas: int) -> float:
+        if tier in self.quotas:
+            return self.quotas[tier] * max(replicas, 1)
+        if tier == LOADGEN:
+            return self.loadgen_cores or self.host_cores
+        if tier in STACK_TIERS and self.stack_cores:
+            return self.stack_cores
+        return self.host_cores
+
+
+def plateau(steps: list[StepSample], tolerance: float) -> tuple[bool, StepSample | None]:
+    """(plateaued, knee step) over the valid steps, ordered by users."""
+    valid = sorted((s for s in steps if s.valid), key=lambda s: (s.users, s.index))
+    if not valid:
+        return False, None
+    best = max(s.throughput for s in valid)
+    knee = next(s for s in valid if s.throughput >= best * (1 - tolerance))
+    return any(s.users > knee.users for s in valid), knee
+
+
+def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
+         threshold: float = 0.8, dumps: dict[tuple[str, str], str] | None = None) -> Hint:
+    """Bottleneck hint for one run (see the module rule). dumps: (tier, replica) -> jstack text."""
+    dump_info = []
+    for (tier, replica), text in sorted((dumps or {}).items()):
+        d = threaddump.parse(text)
+        dump_info.append({"tier": tier, "replica": replica, **d.to_json(),
+                          "sentence": threaddump.summary_sentence(d)})
+    valid = [s for s in steps if s.valid]
+    if not valid:
+        return Hint(UNKNOWN, "no valid step: nothing to diagnose", threaddumps=dump_info)
+    plateaued, knee = plateau(steps, tolerance)
+    top = max(valid, key=lambda s: (s.throughput, -s.users))
+    h = Hint(UNKNOWN, "", plateaued, top.index, threaddumps=dump_info)
+    if top.host_cpu is not None:
+        h.host_utilisation = top.host_cpu / (100 * caps.host_cores)
+    for tier, value in top.cpu.items():
+        h.utilisation[tier] = value / (100 * caps.tier_cores(tier, top.replicas.get(tier, 1)))
+    if caps.stack_cores:
+        stack = [v for t, v in top.cpu.items() if t in STACK_TIERS]
+        if stack:
+            h.utilisation["stack"] = sum(stack) / (100 * caps.stack_cores)
+    if not plateaued:
+        h.kind = RISING
+        h.text = (f"no plateau: throughput still rising at {top.users} users (the last valid step"
+                  f" reaching {top.throughput:.4g}/s); add steps with more users")
+        return h
+    if h.host_utilisation is None and not h.utilisation:
+        h.text = (f"plateau at {top.throughput:.4g}/s from {knee.users} users, but no CPU samples: "
+                  "cannot tell a CPU from a software bottleneck")
+        return h
+    h.saturated = sorted((t for t, u in h.utilisation.items() if u >= threshold and t != LOADGEN),
+                         key=lambda t: -h.utilisation[t])
+    host_hot = h.host_utilisation is not None and h.host_utilisation >= threshold
+    where = f"plateau at {top.throughput:.4g}/s from {knee.users} users"
+    if not h.saturated and not host_hot:
+        h.kind = SOFTWARE
+        host = f"host CPU {h.host_utilisation:.0%}" if h.host_utilisation is not None else "host CPU n/a"
+        h.text = (f"software/lock bottleneck (CPU idle): {where} while {host} of capacity and no "
+                  f"tier above {threshold:.0%}")
+    else:
+        h.kind = CPU
+        if h.saturated:
+            t = h.saturated[0]
+            h.text = f"CPU-bound: {where}; tier {t} at {h.utilisation[t]:.0%} of its capacity"
+        else:
+            h.text = (f"CPU-bound: {where}; host at {h.host_utilisation:.0%} of its cores "
+                      "(no single tier above the threshold: the tiers share the CPU)")
+    blocked = [d for d in dump_info if d["blocked"]]
+    if blocked:
+        h.text += "; thread dump " + "; ".join(f"{d['tier']}-{d['replica']}: {d['sentence']}"
+                                               for d in blocked)
+    return h
+
+
+def read_dumps(paths: dict[tuple[str, str], Path]) -> dict[tuple[str, str], str]:
+    return {k: p.read_text(encoding="utf-8", errors="replace") for k, p in paths.items()}

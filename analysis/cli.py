@@ -1,0 +1,139 @@
+"""Turn testbed results into tables, plots and a report, or apply the segment laws to numbers.
+
+  report FOLDER [-o OUTDIR]          regenerate steps.csv, summary.json, plots/, report.html
+                                     from a result folder's raw files (default: into FOLDER)
+  analyze segments --path-throughput 1=3000,2=2500,... [--tolerance 0.03] [--target-t5 X]
+                   [--think-time Z --critical-users N]
+                                     decompose path maxima into segment throughputs
+  analyze capacity --throughput X --critical-users N --think-time Z
+                                     users served with think time: N = N* + X·Z
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from analysis import capacity as capmod
+from analysis import segments as segmod
+from analysis.folder import NotAResultFolder
+
+PAIRS_HINT = "expected k=tps pairs like 1=3000,2=2500"
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad input: one line naming the fix, exit status 2."""
+
+    def error(self, message: str):
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def path_throughputs(text: str) -> dict[int, float]:
+    """"1=3000,2=2500" -> {1: 3000.0, 2: 2500.0}; paths 1..K, positive throughputs."""
+    out: dict[int, float] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        k, sep, v = part.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            k_int, value = int(k), float(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{PAIRS_HINT} (got {part.strip()!r})") from None
+        if not 1 <= k_int <= 99:
+            raise argparse.ArgumentTypeError(f"path numbers start at 1 (got {k_int}); {PAIRS_HINT}")
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"throughput of path {k_int} must be > 0 (got {v})")
+        if k_int in out:
+            raise argparse.ArgumentTypeError(f"path {k_int} given twice; {PAIRS_HINT}")
+        out[k_int] = value
+    if 1 not in out:
+        raise argparse.ArgumentTypeError(f"path 1 is required; {PAIRS_HINT}")
+    return out
+
+
+def _number(minimum: float, name: str, strict: bool = False):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number for {name} (got {text!r})") from None
+        if value < minimum or (strict and value == minimum) or value != value or value == float("inf"):
+            rel = ">" if strict else ">="
+            raise argparse.ArgumentTypeError(f"{name} must be {rel} {minimum:g} (got {text})")
+        return value
+    return parse
+
+
+def parser(prog: str = "analysis") -> argparse.ArgumentParser:
+    p = _Parser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    r = sub.add_parser("report", help="regenerate the derived files of a result folder")
+    r.add_argument("folder", help="a result folder results/<experiment>-<stamp>/")
+    r.add_argument("-o", "--output", help="write derived files here instead of into FOLDER")
+    a = sub.add_parser("analyze", help="apply the laws to numbers you give")
+    asub = a.add_subparsers(dest="what", required=True, parser_class=_Parser)
+    s = asub.add_parser("segments", help="decompose path maxima into per-segment throughputs")
+    s.add_argument("--path-throughput", required=True, type=path_throughputs,
+                   metavar="1=T1,2=T12,...", help="maximum throughput of each cumulative path 1..k")
+    s.add_argument("--tolerance", type=_number(0, "--tolerance"), default=segmod.DEFAULT_TOLERANCE,
+                   help="relative noise band for 'not measurable' (default %(default)s)")
+    s.add_argument("--target-t5", type=_number(0, "--target-t5", strict=True),
+                   help="what-if per-segment throughput of segment 5 for the composition")
+    s.add_argument("--think-time", type=_number(0, "--think-time"), help="Z in seconds")
+    s.add_argument("--critical-users", type=_number(0, "--critical-users"),
+                   help="N*: users at the critical point of the longest path")
+    c = asub.add_parser("capacity", help="N = N* + X·Z (interactive response-time law)")
+    c.add_argument("--throughput", required=True, type=_number(0, "--throughput"), help="X, requests/s")
+    c.add_argument("--critical-users", required=True, type=_number(0, "--critical-users"), help="N*")
+    c.add_argument("--think-time", required=True, type=_number(0, "--think-time"), help="Z, seconds")
+    return p
+
+
+def segments_text(paths: dict[int, float], tolerance: float, target_t5: float | None,
+                  think_time: float | None, critical_users: float | None) -> str:
+    rows = segmod.decompose(paths, tolerance)
+    lines = [f"{'segment':<8} {'T(1..k)':>10} {'T(k)':>14}  note",
+             *(f"{g.name:<8} {g.path_throughput if g.path_throughput is not None else '-':>10} "
+               f"{format(g.throughput, '.1f') if g.throughput is not None else 'not measurable':>14}"
+               f"  {g.reason or ''}" for g in rows)]
+    last = max(paths)
+    if target_t5 is not None:
+        if 4 in paths:
+            whole = segmod.whole_path(paths[4], target_t5)
+            lines.append(f"composition: whole path = 1/(1/T(1..4) + 1/T5) = 1/(1/{paths[4]:g} + "
+                         f"1/{target_t5:g}) = {whole:.1f}/s")
+        else:
+            lines.append("composition: needs T(1..4) (give path 4 in --path-throughput)")
+    if think_time is not None:
+        c = capmod.capacity(paths[last], critical_users, think_time)
+        lines.append(f"capacity of path 1..{last}: {c.sentence()}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
+    p = parser(prog)
+    args = p.parse_args(argv)
+    if args.command == "report":
+        from analysis.report import regenerate  # matplotlib is imported only when needed
+        try:
+            written = regenerate(args.folder, args.output)
+        except NotAResultFolder as e:
+            p.error(str(e))
+        except OSError as e:
+            p.error(f"cannot write the report: {e}")
+        print(f"wrote {len(written)} files; open {written['report.html']}")
+        return 0
+    if args.what == "segments":
+        if (args.think_time is None) != (args.critical_users is None):
+            p.error("--think-time and --critical-users go together (capacity needs both N* and Z)")
+        print(segments_text(args.path_throughput, args.tolerance, args.target_t5,
+                            args.think_time, args.critical_users))
+        return 0
+    print(capmod.capacity(args.throughput, args.critical_users, args.think_time).sentence())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

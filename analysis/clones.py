@@ -1,0 +1,107 @@
+"""Clone scaling: speed-up and efficiency per run against the 1-replica baseline of the same kind,
+for the client tier (clone) and the service tier (axis | gsoap) separately, and the
+request/pool client lifecycles as ratios to the singleton one.
+
+Method: the baseline of a run scaled in tier t is the set of runs with the same configuration
+(client mode, pool size, backend, op, ...), the same counts in every other tier, and 1 replica
+of t. speed-up = X / median X(baseline); efficiency = speed-up / replicas of t (1.0 = linear).
+Baseline runs get speed-up 1. A run differing from every 1-replica run in more than one tier
+gets none. vs_singleton = X / median X(singleton runs with the same tiers and configuration).
+
+A row is a dict with at least: id, tiers {front, clone, axis, gsoap}, client_mode, pool_size,
+max_throughput, and any other configuration keys (backend, op, ...) under "config".
+"""
+from __future__ import annotations
+
+import json
+import statistics
+
+SCALING_NAMES = {"clone": "client tier", "axis": "service tier", "gsoap": "service tier",
+                 "front": "front tier"}
+SINGLETON = "singleton"
+
+
+def _rest(row: dict, drop: tuple[str, ...] = ()) -> str:
+    config = {k: v for k, v in (row.get("config") or {}).items() if k not in drop}
+    if "client_mode" not in drop:
+        config["client_mode"] = row.get("client_mode")
+        config["pool_size"] = row.get("pool_size")
+    return json.dumps(config, sort_keys=True)
+
+
+def _tiers(row: dict) -> dict[str, int]:
+    return {k: int(v) for k, v in (row.get("tiers") or {}).items()}
+
+
+def _differs_in(a: dict[str, int], b: dict[str, int]) -> list[str]:
+    return [t for t in sorted(set(a) | set(b)) if a.get(t, 0) != b.get(t, 0)]
+
+
+def _median_x(rows: list[dict]) -> float | None:
+    xs = [r["max_throughput"] for r in rows if r.get("max_throughput") is not None]
+    return statistics.median(xs) if xs else None
+
+
+def scaling(rows: list[dict]) -> list[dict]:
+    """Rows with added keys: scaled_tier, scaling, replicas, speedup, efficiency, baseline_runs,
+    vs_singleton. Values are None where no baseline run exists."""
+    out = []
+    for orig in rows:
+        r = dict(orig, scaled_tier=None, scaling=None, replicas=None, speedup=None, efficiency=None,
+                 baseline_runs=[], vs_singleton=None)
+        tiers, x = _tiers(r), r.get("max_throughput")
+        candidates: dict[str, list[dict]] = {}
+        for b in rows:
+            if b is orig or _rest(b) != _rest(r):
+                continue
+            diff = _differs_in(tiers, _tiers(b))
+            if len(diff) == 1 and _tiers(b).get(diff[0]) == 1 and tiers.get(diff[0], 0) > 1:
+                candidates.setdefault(diff[0], []).append(b)
+        if len(candidates) == 1:
+            tier, base = next(iter(candidates.items()))
+            bx = _median_x(base)
+            r.update(scaled_tier=tier, scaling=SCALING_NAMES.get(tier, f"{tier} tier"),
+                     replicas=tiers[tier], baseline_runs=[b["id"] for b in base])
+            if x is not None and bx:
+                r["speedup"] = x / bx
+                r["efficiency"] = r["speedup"] / tiers[tier]
+        elif not candidates and x is not None and _is_baseline(orig, rows):
+            r.update(scaled_tier="baseline", scaling="baseline", replicas=1, speedup=1.0,
+                     efficiency=1.0)
+        if r.get("client_mode") not in (None, SINGLETON):
+            same = [b for b in rows if b.get("client_mode") == SINGLETON
+                    and _rest(b, ("client_mode",)) == _rest(r, ("client_mode",))
+                    and not _differs_in(tiers, _tiers(b))]
+            sx = _median_x(same)
+            if x is not None and sx:
+                r["vs_singleton"] = x / sx
+        out.append(r)
+    return out
+
+
+def _is_baseline(r: dict, rows: list[dict]) -> bool:
+    """r has 1 replica in some tier that another run of its kind scales."""
+    tiers = _tiers(r)
+    for b in rows:
+        if b is r or _rest(b) != _rest(r):
+            continue
+        diff = _differs_in(tiers, _tiers(b))
+        if len(diff) == 1 and tiers.get(diff[0]) == 1 and _tiers(b).get(diff[0], 0) > 1:
+            return True
+    return False
+
+
+def curves(rows: list[dict]) -> dict[str, list[tuple[int, float, str]]]:
+    """Speed-up curves for plotting: "client tier" / "service tier" -> [(replicas, speedup,
+    series label)], each series starting at its baseline (1, 1.0)."""
+    out: dict[str, list[tuple[int, float, str]]] = {}
+    for r in rows:
+        if r.get("speedup") is None or r.get("scaled_tier") in (None, "baseline"):
+            continue
+        cfg = ", ".join(f"{k}={v}" for k, v in sorted((r.get("config") or {}).items()))
+        label = f"{r['scaled_tier']} ({r.get('client_mode')}{', ' + cfg if cfg else ''})"
+        points = out.setdefault(r["scaling"], [])
+        if (1, 1.0, label) not in points:
+            points.append((1, 1.0, label))
+        points.append((r["replicas"], r["speedup"], label))
+    return out

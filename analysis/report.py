@@ -1,0 +1,168 @@
+"""Regenerate a result folder's derived files from its raw files alone:
+steps.csv, summary.json, plots/*.png + *.svg and report.html.
+
+    from analysis.report import regenerate
+    written = regenerate("results/segments-20250101-120000")   # -> {name: Path}
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from analysis import html as h
+from analysis import plots, steps
+from analysis.folder import load
+from analysis.summary import Analysis, analyse
+
+STEPS_FILE, SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "steps.csv", "summary.json", "report.html", "plots"
+
+
+def _throughput_lines(a: Analysis) -> dict[str, list[plots.Point]]:
+    lines = {}
+    for run in a.result.runs:
+        label = run.label if run.meta.get("repeat") in (None, 0) else f"{run.label} (repeat {run.meta['repeat']})"
+        lines[label] = [(s.users, s.throughput, s.excluded) for s in a.steps[run.id]]
+    return lines
+
+
+def figures(a: Analysis) -> dict[str, object]:
+    """name -> Figure for everything the report shows."""
+    s = a.summary
+    figs = {"throughput": plots.throughput_vs_users(_throughput_lines(a),
+                                                    f"{s['experiment']['name']}: throughput vs users")}
+    if s.get("segments"):
+        figs["segments"] = plots.segment_bars(s["segments"])
+    if "scaling" in s:
+        figs["clones"] = plots.clone_scaling({k: [tuple(p) for p in v] for k, v in s["scaling"].items()})
+    for run in a.result.runs:
+        rows = [{"users": x.users, "throughput": x.throughput, "excluded": x.excluded,
+                 "cpu": x.cpu, "host_cpu": x.host_cpu} for x in a.steps[run.id]]
+        figs[f"cpu-{run.id}"] = plots.cpu_beside_throughput(rows, f"{run.id}: {run.label}")
+    return figs
+
+
+def _segments_tables(s: dict) -> list[str]:
+    out = ["<h2>Paths: maximum throughput and critical point</h2>", h.table("paths", [
+        "series", "path", "max throughput (/s)", "critical users", "runs (with a max)",
+        "min", "max", "spread"], [
+        [h.esc(p["series"]), h.esc(p["name"]), "#" + h.num(p["max_throughput"]),
+         "#" + h.num(p["critical_users"]), f"#{p['runs']} ({p['runs_with_maximum']})",
+         "#" + h.num(p["min"]), "#" + h.num(p["max"]), h.pct(p["spread"])] for p in s["paths"]])]
+    out += ["<h2>Segments (serial-demand law)</h2>", h.table("segments", [
+        "series", "segment", "T(1..k-1)", "T(1..k)", "T(k) (/s)", "tolerance", "note"], [
+        [h.esc(g["series"]), h.esc(g["name"]), "#" + h.num(g["previous_path_throughput"]),
+         "#" + h.num(g["path_throughput"]),
+         "#" + (h.num(g["throughput"]) if g["throughput"] is not None else "not measurable"),
+         h.pct(g["tolerance"]), h.esc(g["reason"] or "")] for g in s["segments"]])]
+    out += ["<h2>Composition: whole path with a target T5</h2>", h.table("composition", [
+        "series", "T(1..4)", "T5", "which T5", "whole path 1/(1/T(1..4)+1/T5)"], [
+        [h.esc(c["series"]), "#" + h.num(c["t_1_4"]), "#" + h.num(c["target_t5"]), h.esc(c["label"]),
+         "#" + h.num(c["whole_path"])] for c in s["composition"]],
+        "needs T(1..4) and a measurable T(5) or settings.target_t5")]
+    out += ["<h2>Capacity with think time (interactive response-time law)</h2>", h.table("capacity", [
+        "series", "path", "X (/s)", "N*", "Z (s)", "N = N* + X·Z"], [
+        [h.esc(c["series"]), h.esc(f"1..{c['path']}"), "#" + h.num(c["throughput"]),
+         "#" + h.num(c["critical_users"]), "#" + h.num(c["think_time_s"]), "#" + h.num(c["users"])]
+        for c in s["capacity"]], "no path with a maximum")]
+    return out
+
+
+def _calibration_tables(s: dict) -> list[str]:
+    seg_rows, path_rows, verdicts = [], [], []
+    for c in s.get("calibration", []):
+        verdicts.append(f"<p><b>{h.esc(c['series'])}</b> (declared regime: "
+                        f"{h.esc(c['regime_declared'])}): {h.esc(c['verdict'])}</p>")
+        for g in c["segments"]:
+            d = g["demand"]
+            demand = (f"cpu {d.get('cpu_us', 0)} µs, wait {d.get('wait_us', 0)} µs"
+                      f"{', locked' if d.get('locked') else ''}") if d else "—"
+            seg_rows.append([h.esc(c["series"]), h.esc(f"T({g['segment']})"), h.esc(demand),
+                             h.esc(g["formula"]), "#" + h.num(g["expected"]),
+                             "#" + h.num(g["derived"]), h.pct(g["error"]), h.esc(g["reason"] or "")])
+        for p in c["paths"]:
+            path_rows.append([h.esc(c["series"]), h.esc(f"1..{p['path']}"), "#" + h.num(p["measured"]),
+                              "#" + h.num(p["serial_prediction"]), h.pct(p["serial_error"]),
+                              "#" + h.num(p["bottleneck_prediction"]), h.pct(p["bottleneck_error"])])
+    return ["<h2>Calibration: derived vs expected</h2>", *verdicts,
+            h.table("calibration-segments", ["series", "segment", "configured demand", "formula",
+                                             "expected c(k)", "derived T(k)", "error", "note"], seg_rows),
+            h.table("calibration-paths", ["series", "path", "measured T(1..k)", "serial prediction",
+                                          "error", "bottleneck prediction", "error"], path_rows)]
+
+
+def _clones_table(s: dict) -> list[str]:
+    rows = []
+    for r in s["runs"]:
+        tiers = ", ".join(f"{t}×{n}" for t, n in (r.get("tiers") or {}).items())
+        cpu = ", ".join(f"{t} {v:.0f}%" for t, v in sorted(r["cpu_at_plateau"].items()))
+        rows.append([h.esc(r["id"]), h.esc(tiers), h.esc(r.get("client_mode")),
+                     "#" + h.num(r.get("pool_size")), "#" + h.num(r["max_throughput"]),
+                     "#" + h.num(r["critical_users"]), h.esc(cpu), h.esc(r.get("scaling") or ""),
+                     "#" + h.num(r.get("speedup"), 3), h.pct(r.get("efficiency")),
+                     "#" + h.num(r.get("vs_singleton"), 3), h.esc(r["bottleneck"]["kind"])])
+    return ["<h2>Clone scaling</h2>", h.table("clones", [
+        "run", "tiers", "client mode", "pool", "max throughput (/s)", "critical users",
+        "CPU at plateau (% of a core)", "scaling", "speed-up", "efficiency", "vs singleton",
+        "bottleneck"], rows)]
+
+
+def render(a: Analysis, pngs: dict[str, bytes]) -> str:
+    """The report page for an analysis and its figures' PNG bytes."""
+    s = a.summary
+    e = s["experiment"]
+    body = [f"<h1>{h.esc(e['name'])} — {h.esc(e['kind'])} experiment</h1>",
+            f"<p>Status <b>{h.esc(e.get('status'))}</b>, {s['runs_total']} run(s), "
+            f"{len(s['excluded_steps'])} excluded step(s). Maxima use valid steps only; excluded "
+            "steps are listed below and drawn hollow.</p>",
+            "<h2>Settings</h2>", h.settings_table(s),
+            "<h2>Lost or interrupted</h2>", h.lost_table(s),
+            "<h2>Runs</h2>", h.runs_table(s), h.image(pngs["throughput"], "throughput vs users")]
+    if e["kind"] in ("segments", "calibration"):
+        body += _segments_tables(s)
+        if "segments" in pngs:
+            body.append(h.image(pngs["segments"], "per-segment throughput"))
+    if e["kind"] == "calibration":
+        body += _calibration_tables(s)
+    if e["kind"] == "clones":
+        body += _clones_table(s)
+        body.append(h.image(pngs["clones"], "clone scaling vs ideal"))
+    body += ["<h2>Bottleneck hints</h2>", h.bottleneck_table(s),
+             "<h2>Excluded steps</h2>", h.excluded_table(s), "<h2>CPU beside throughput</h2>"]
+    body += [h.image(pngs[f"cpu-{r.id}"], f"CPU per tier, {r.id}") for r in a.result.runs]
+    step_rows = [x.to_json() for r in a.result.runs for x in a.steps[r.id]]
+    body += ["<h2>All steps</h2>", h.steps_table(step_rows), h.method_section(s)]
+    return h.page(f"{e['name']} report", body)
+
+
+def regenerate(folder: str | Path, outdir: str | Path | None = None) -> dict[str, Path]:
+    """Write steps.csv, summary.json, plots/ and report.html for a result folder (into outdir,
+    default the folder itself) from its raw files; return what was written."""
+    folder = Path(folder)
+    out = Path(outdir) if outdir else folder
+    out.mkdir(parents=True, exist_ok=True)
+    a = analyse(load(folder))
+    written: dict[str, Path] = {}
+    (out / STEPS_FILE).write_text(steps_csv_text(a), encoding="utf-8")
+    written[STEPS_FILE] = out / STEPS_FILE
+    (out / SUMMARY_FILE).write_text(json.dumps(a.summary, indent=2, default=str) + "\n", encoding="utf-8")
+    written[SUMMARY_FILE] = out / SUMMARY_FILE
+    pngs = {}
+    for name, fig in figures(a).items():
+        png, svg = plots.save(fig, out / PLOTS_DIR, name)
+        written[f"{PLOTS_DIR}/{png.name}"], written[f"{PLOTS_DIR}/{svg.name}"] = png, svg
+        pngs[name] = png.read_bytes()
+    (out / REPORT_FILE).write_text(render(a, pngs), encoding="utf-8")
+    written[REPORT_FILE] = out / REPORT_FILE
+    return written
+
+
+def steps_csv_text(a: Analysis) -> str:
+    """steps.csv content (for callers that want it without writing)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=steps.STEPS_CSV_COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for run in a.result.runs:
+        w.writerows(steps.csv_row(x) for x in a.steps[run.id])
+    return buf.getvalue()

@@ -1,0 +1,177 @@
+"""summary.json: everything the report shows, as data, computed from a loaded result folder.
+
+`analyse(result)` returns an Analysis (per-run steps, maxima, hints and the summary dict);
+`build(folder)` is the same from a path. Keys are specified in docs/results.md.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from analysis import FORMAT_VERSION, bottleneck, calibration, clones, maxima, segments, steps
+from analysis.capacity import capacity
+from analysis.folder import ResultFolder, load
+
+METHOD = {
+    "steps": steps.__doc__.split("Method (also printed in the report):")[1].strip(),
+    "maxima": maxima.__doc__.split("\n", 2)[2].strip(),
+    "segments": segments.__doc__.split("\n", 1)[1].strip(),
+    "bottleneck": bottleneck.__doc__.split("Rule (stated in the report):")[1].strip(),
+    "calibration": calibration.__doc__.split("\n", 2)[2].strip(),
+    "clones": clones.__doc__.split("Method: ")[1].split("\n\n")[0].strip(),
+    "capacity": "N = N* + X·Z (interactive response-time law): X the maximum throughput, "
+                "N* the users at the critical point, Z the think time.",
+}
+SEGMENT_KEYS = ("backend", "op", "n")
+
+
+@dataclass
+class Analysis:
+    result: ResultFolder
+    steps: dict[str, list[steps.StepSample]]
+    maxima: dict[str, maxima.RunMaximum]
+    hints: dict[str, bottleneck.Hint]
+    summary: dict
+
+
+def _series(meta: dict, kind: str) -> str:
+    parts = [f"{meta[k]}" for k in SEGMENT_KEYS if meta.get(k) not in (None, "")]
+    if kind == "calibration":
+        parts.append(str(meta.get("regime") or "regime?"))
+    return " ".join(parts) or "all"
+
+
+def _calibration_key(meta: dict) -> str:
+    return json.dumps([_series(meta, "calibration"), meta.get("demands")], sort_keys=True)
+
+
+def _run_entry(run, run_steps, m: maxima.RunMaximum, h: bottleneck.Hint) -> dict:
+    at = next((s for s in run_steps if s.index == m.step), None)
+    config = {k: v for k, v in run.meta.items() if k not in maxima.CONFIG_IGNORED}
+    return {"id": run.id, "label": run.label, "status": run.status,
+            "repeat": run.meta.get("repeat", 0), "config": config,
+            "locust_workers": run.meta.get("locust_workers"),
+            "steps": len(run_steps), "valid_steps": m.valid_steps,
+            "excluded_steps": m.excluded_steps, "max_throughput": m.max_throughput,
+            "critical_users": m.critical_users, "plateau_step": m.step, "no_maximum": m.reason,
+            "cpu_at_plateau": dict(at.cpu) if at else {},
+            "host_cpu_at_plateau": at.host_cpu if at else None,
+            "requests_total": run.stats.get("requests"), "failures_total": run.stats.get("failures"),
+            "top_failures": run.failures, "exceptions": run.exceptions,
+            "bottleneck": h.to_json()}
+
+
+def _segments_section(result: ResultFolder, entries: list[dict], run_max) -> dict:
+    s = result.settings
+    kind = result.kind
+    by_series: dict[str, dict[int, dict[str, maxima.RunMaximum]]] = {}
+    demands: dict[str, dict] = {}
+    for run in result.runs:
+        if run.meta.get("path") is None:
+            continue
+        key = _calibration_key(run.meta) if kind == "calibration" else _series(run.meta, kind)
+        by_series.setdefault(key, {}).setdefault(int(run.meta["path"]), {})[run.id] = run_max[run.id]
+        demands.setdefault(key, run.meta)
+    out = {"paths": [], "segments": [], "composition": [], "capacity": [], "calibration": []}
+    for key, paths in by_series.items():
+        meta = demands[key]
+        label = _series(meta, kind)
+        reps = {k: maxima.repeated(runs) for k, runs in sorted(paths.items())}
+        for k, r in reps.items():
+            out["paths"].append({"series": label, "path": k, "name": f"1..{k}",
+                                 "max_throughput": r.max_throughput,
+                                 "critical_users": r.critical_users, "runs": r.runs,
+                                 "runs_with_maximum": r.runs_with_maximum, "run_ids": r.run_ids,
+                                 "min": r.minimum, "max": r.maximum, "spread": r.spread})
+        t = {k: r.max_throughput for k, r in reps.items()}
+        repeated = any(r.runs_with_maximum >= 2 for r in reps.values())
+        tol = segments.tolerances({k: r.spread for k, r in reps.items()}, s.tolerance) \
+            if repeated else s.tolerance
+        segs = segments.decompose(t, tol)
+        out["segments"].extend({"series": label, **g.to_json()} for g in segs)
+        seg = {g.segment: g for g in segs}
+        if t.get(4) and (s.target_t5 or (seg.get(5) and seg[5].throughput)):
+            targets = [(s.target_t5, "target T5 (settings.target_t5)")] if s.target_t5 else [
+                (seg[5].throughput * f, f"{f:g}× measured T(5)") for f in (1, 2, 10)]
+            for t5, why in targets:
+                out["composition"].append({"series": label, "t_1_4": t[4], "target_t5": t5,
+                                           "label": why, "whole_path": segments.whole_path(t[4], t5)})
+        last = max((k for k in t if t[k]), default=None)
+        if last is not None and reps[last].critical_users is not None:
+            zs = [s.think_time_s] if s.think_time_s > 0 else list(s.capacity_think_times_s)
+            for z in zs:
+                c = capacity(t[last], reps[last].critical_users, z)
+                out["capacity"].append({"series": label, "path": last, **c.to_json(),
+                                        "sentence": c.sentence()})
+        if kind == "calibration":
+            caps = bottleneck.Capacities.from_experiment(result.experiment)
+            dem = calibration.demands_from_run(meta)
+            tiers = meta.get("tiers") or {}
+            cores = {k: caps.tier_cores(d.get("tier", "front"), int(tiers.get(d.get("tier", "front"), 1)))
+                     for k, d in dem.items()}
+            cmp = calibration.compare(dem, t, segs, cores, s.tolerance)
+            out["calibration"].append({"series": label, "regime_declared": meta.get("regime"), **cmp})
+    if kind != "calibration":
+        del out["calibration"]
+    return out
+
+
+def _clones_section(entries: list[dict]) -> dict:
+    rows = []
+    for e in entries:
+        cfg = {k: v for k, v in e["config"].items() if k not in ("tiers", "client_mode", "pool_size")}
+        rows.append({"id": e["id"], "tiers": e["config"].get("tiers") or {},
+                     "client_mode": e["config"].get("client_mode"),
+                     "pool_size": e["config"].get("pool_size"), "config": cfg,
+                     "max_throughput": e["max_throughput"]})
+    scaled = {r["id"]: r for r in clones.scaling(rows)}
+    for e in entries:
+        r = scaled[e["id"]]
+        e.update(tiers=r["tiers"], client_mode=r["client_mode"], pool_size=r["pool_size"],
+                 speedup=r["speedup"], efficiency=r["efficiency"], scaled_tier=r["scaled_tier"],
+                 scaling=r["scaling"], replicas=r["replicas"], baseline_runs=r["baseline_runs"],
+                 vs_singleton=r["vs_singleton"])
+    return {"scaling": {k: [list(p) for p in v] for k, v in clones.curves(list(scaled.values())).items()}}
+
+
+def analyse(result: ResultFolder) -> Analysis:
+    """Steps, maxima, hints and the summary dict of a loaded result folder."""
+    s = result.settings
+    caps = bottleneck.Capacities.from_experiment(result.experiment)
+    all_steps, run_max, hints, entries = {}, {}, {}, []
+    excluded, notes, lost = [], [], [{"run_id": None, "what": w} for w in result.lost]
+    for run in result.runs:
+        st = steps.compute(run.meta, run.history, run.cpu, s)
+        all_steps[run.id] = st
+        run_max[run.id] = maxima.run_maximum(st)
+        hints[run.id] = bottleneck.hint(st, caps, s.tolerance, s.utilisation_threshold,
+                                        bottleneck.read_dumps(run.threaddumps))
+        entries.append(_run_entry(run, st, run_max[run.id], hints[run.id]))
+        lost.extend({"run_id": run.id, "what": w} for w in run.lost)
+        for x in st:
+            if x.flags:
+                (excluded if x.excluded else notes).append(
+                    {"run_id": run.id, "step": x.index, "users": x.users, "flags": dict(x.flags)})
+            if x.excluded and steps.INCOMPLETE in x.flags:
+                lost.append({"run_id": run.id, "what": f"step {x.index} ({x.users} users): "
+                             f"{x.flags[steps.INCOMPLETE]}"})
+    e = result.experiment
+    summary = {
+        "format": FORMAT_VERSION,
+        "experiment": {k: e.get(k) for k in ("name", "kind", "status", "started", "ended", "mode",
+                                             "host", "cpu_affinity", "cpu_quotas", "versions",
+                                             "definition")},
+        "settings": s.to_json(), "method": METHOD, "runs_total": len(result.runs),
+        "runs": entries, "excluded_steps": excluded, "step_notes": notes, "lost": lost,
+    }
+    if result.kind in ("segments", "calibration"):
+        summary.update(_segments_section(result, entries, run_max))
+    if result.kind == "clones":
+        summary.update(_clones_section(entries))
+    return Analysis(result, all_steps, run_max, hints, summary)
+
+
+def build(folder: str | Path) -> dict:
+    """summary.json content for a result folder."""
+    return analyse(load(folder)).summary
