@@ -1,0 +1,158 @@
+// Request and connection loops shared by the server models (connection.hpp).
+#include "connection.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace tb {
+
+std::atomic<bool> stopping{false};
+
+namespace {
+const int kSliceMs = 200;     // how often a waiting thread looks at the stop flag
+const int kLingerMs = 1000;   // after a failed request: how long unread input is drained
+
+// Writes all of data within timeout_s; false when the client does not take it.
+bool send_all(int fd, const std::string &data, int timeout_s) {
+  size_t done = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (done < data.size()) {
+    ssize_t n = send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EINTR) return false;
+    pollfd p{fd, POLLOUT, 0};
+    if (std::chrono::steady_clock::now() >= deadline || poll(&p, 1, kSliceMs) < 0) return false;
+  }
+  return true;
+}
+
+// The answer to a request gSOAP gave up on without answering (a body cut off by the client
+// or at the size limit, garbage instead of XML): a SOAP 1.1 Client fault, or HTTP 413.
+void send_canned_fault(int fd, const ContextState &st, int error, int timeout_s) {
+  const char *why = st.failure_text(error);
+  const std::string status = st.too_large ? "413 Request Entity Too Large" : "500 Internal Server Error";
+  const std::string text =
+      why ? why : "malformed HTTP or SOAP request (gSOAP error " + std::to_string(error) + ")";
+  const std::string body =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+      "<SOAP-ENV:Body><SOAP-ENV:Fault><faultcode>SOAP-ENV:Client</faultcode><faultstring>" +
+      text + "</faultstring></SOAP-ENV:Fault></SOAP-ENV:Body></SOAP-ENV:Envelope>\n";
+  send_all(fd,
+           "HTTP/1.1 " + status + "\r\nServer: gSOAP/2.8\r\n"
+           "Content-Type: text/xml; charset=utf-8\r\nContent-Length: " +
+               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body,
+           timeout_s);
+}
+
+// Closes a connection. After a failed request the client may still be sending: stop
+// writing, then read and drop its input for a while, so that closing with unread bytes
+// does not reset the connection before the client has read the answer.
+void close_connection(int fd, bool linger) {
+  if (linger) {
+    shutdown(fd, SHUT_WR);
+    char sink[16384];
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMs);
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 100) < 0) break;
+      if (p.revents && recv(fd, sink, sizeof sink, MSG_DONTWAIT) <= 0) break;
+    }
+  }
+  close(fd);
+}
+
+}  // namespace
+
+bool wait_readable(int fd, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (bool first = true;; first = false) {
+    pollfd p{fd, POLLIN, 0};
+    int slice = first ? 0 : kSliceMs;  // look first, so bytes already here are served
+    int n = poll(&p, 1, slice);
+    if (n > 0) return true;
+    if (n < 0 && errno != EINTR) return false;
+    if (stopping.load() || std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
+
+bool serve_request(Service &svc, int fd, int index) {
+  struct soap *soap = svc.soap;
+  ContextState &st = *static_cast<ContextState *>(soap->user);
+  st.begin_request(soap);
+  const int max = soap->max_keep_alive;
+  soap->socket = fd;
+  soap->error = SOAP_OK;
+  // keep_alive counts down the requests this connection may still carry; 0 makes this
+  // response say "Connection: close". gSOAP clears it when the client asks for close.
+  soap->keep_alive = stopping.load() ? 0 : max > 0 ? (index + 1 >= max ? 0 : max - index) : 1;
+  if (soap_begin_serve(soap)) {
+    // GET handled (SOAP_STOP), or a fault was sent; either way the request is done
+  } else if (svc.dispatch() && soap->error && soap->error < SOAP_STOP) {
+    soap_send_fault(soap);
+  }
+  const int error = soap->error;
+  const bool failed = error != SOAP_OK && error != SOAP_STOP;
+  if (failed && st.bytes_sent == 0 && st.bytes_received > 0)
+    send_canned_fault(fd, st, error, soap->send_timeout);
+  const bool open = !failed && !st.close_wanted && soap->keep_alive != 0;
+  if (!open) st.pending.clear();
+  svc.destroy();
+  soap->socket = SOAP_INVALID_SOCKET;  // the fd is the caller's again, or closed below
+  if (!open) close_connection(fd, failed);
+  return open;
+}
+
+bool has_buffered_request(const Service &svc) {
+  return !static_cast<const ContextState *>(svc.soap->user)->pending.empty();
+}
+
+void serve_connection(Service &svc, int fd) {
+  const int idle_ms = svc.soap->recv_timeout * 1000;
+  for (int index = 0;; ++index) {
+    if (!has_buffered_request(svc) && !wait_readable(fd, idle_ms)) {
+      close(fd);
+      return;
+    }
+    if (!serve_request(svc, fd, index)) return;  // closed
+  }
+}
+
+int listen_on(const ServerConfig &config) {
+  struct soap *soap = soap_new();
+  soap->bind_flags = SO_REUSEADDR;  // restart at once after a stop
+  SOAP_SOCKET s = soap_bind(soap, config.bind.c_str(), config.port, config.backlog);
+  if (!soap_valid_socket(s)) {
+    std::fprintf(stderr, "tb-gsoap-server: cannot listen on %s:%d: ", config.bind.c_str(),
+                 config.port);
+    soap_print_fault(soap, stderr);
+    std::fprintf(stderr, "set PORT/BIND (or --port/--bind) to a free address\n");
+    std::exit(1);
+  }
+  soap->master = SOAP_INVALID_SOCKET;  // the fd outlives this context
+  soap_free(soap);
+  return s;
+}
+
+int accept_connection(int listen_fd, int timeout_ms) {
+  pollfd p{listen_fd, POLLIN, 0};
+  if (poll(&p, 1, timeout_ms) <= 0) return -1;
+  int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) return -1;
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // small responses go out now
+  return fd;
+}
+
+}  // namespace tb

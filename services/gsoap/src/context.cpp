@@ -1,0 +1,189 @@
+// Limits and hooks of every soap context the service serves with (service.hpp):
+//  - keep-alive on, recv/send timeouts, XML depth and occurrence limits;
+//  - a request body over MAX_MESSAGE_BYTES gets HTTP 413: decided from Content-Length
+//    before the body is read; chunked bodies are cut off at the limit;
+//  - reads stop at the end of the body (Content-Length), so a truncated message is a
+//    fault at once, not a wait for bytes that never come;
+//  - a DTD or nesting deeper than MAX_XML_DEPTH is refused before the parser sees it;
+//  - faults caused by the request say Client (SOAP-ENV:Client), never Server.
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "service.hpp"
+
+namespace tb {
+namespace {
+
+ContextState &state_of(struct soap *soap) { return *static_cast<ContextState *>(soap->user); }
+
+// Transfer-Encoding: chunked (imode while the headers are parsed, mode while reading)
+bool chunked(struct soap *soap) {
+  return (soap->imode & SOAP_IO) == SOAP_IO_CHUNK || (soap->mode & SOAP_IO) == SOAP_IO_CHUNK;
+}
+
+int check_body(struct soap *soap, const char *buf, size_t len) {
+  switch (state_of(soap).guard.feed(buf, len)) {
+    case XmlGuard::Verdict::ok: return SOAP_OK;
+    case XmlGuard::Verdict::doctype: return soap->error = SOAP_SYNTAX_ERROR;
+    case XmlGuard::Verdict::too_deep: return soap->error = SOAP_LEVEL;
+  }
+  return SOAP_OK;
+}
+
+// After the HTTP headers: a declared body over the limit is refused unread; the body bytes
+// that came with the headers go through the XML guard (later blocks reach it through
+// fpreparerecv, chunked ones already decoded).
+int parse_http(struct soap *soap) {
+  ContextState &st = state_of(soap);
+  int err = st.gsoap_parse(soap);
+  if (err) return err;
+  st.header_bytes = st.bytes_received - (soap->buflen - soap->bufidx);
+  if (soap->length > st.config->max_message_bytes) {
+    st.too_large = true;
+    return soap->error = 413;
+  }
+  if (!chunked(soap)) return check_body(soap, soap->buf + soap->bufidx, soap->buflen - soap->bufidx);
+  return SOAP_OK;
+}
+
+int parse_header(struct soap *soap, const char *key, const char *val) {
+  ContextState &st = state_of(soap);
+  if (!soap_tag_cmp(key, "Host")) st.host_header = val;
+  return st.gsoap_parsehdr(soap, key, val);
+}
+
+int prepare_received(struct soap *soap, const char *buf, size_t len) {
+  return state_of(soap).header_bytes == ContextState::kUnknown ? SOAP_OK
+                                                                : check_body(soap, buf, len);
+}
+
+// Raw reads from the socket: never past the declared body, never past the size limit;
+// bytes of this request that came with the previous one first.
+size_t receive(struct soap *soap, char *buf, size_t len) {
+  ContextState &st = state_of(soap);
+  if (!st.pending.empty()) {
+    const size_t n = std::min(len, st.pending.size());
+    std::memcpy(buf, st.pending.data(), n);
+    st.pending.erase(0, n);
+    st.bytes_received += n;
+    return n;
+  }
+  if (st.header_bytes != ContextState::kUnknown) {
+    const uint64_t body = st.bytes_received - st.header_bytes;
+    if (!chunked(soap) && soap->length > 0) {
+      if (body >= soap->length) {  // the body is complete: nothing more to wait for
+        st.body_exhausted = true;
+        return 0;
+      }
+      len = static_cast<size_t>(std::min<uint64_t>(len, soap->length - body));
+    } else if (body > st.config->max_message_bytes) {
+      st.too_large = true;  // chunked (or until-close) body over the limit: cut off here
+      return 0;
+    }
+  }
+  size_t n = st.gsoap_recv(soap, buf, len);
+  st.bytes_received += n;
+  return n;
+}
+
+// The message is parsed: bytes read past its end belong to the next (pipelined) request.
+// Keep them before gSOAP reuses its buffer for the response.
+int end_of_request(struct soap *soap) {
+  ContextState &st = state_of(soap);
+  if (soap->bufidx < soap->buflen && !chunked(soap))
+    st.pending.append(soap->buf + soap->bufidx, soap->buflen - soap->bufidx);
+  return SOAP_OK;
+}
+
+int send_bytes(struct soap *soap, const char *buf, size_t len) {
+  ContextState &st = state_of(soap);
+  st.bytes_sent += len;
+  return st.gsoap_send(soap, buf, len);
+}
+
+// gSOAP's close and shutdown only record the wish; serve_request closes the fd.
+int close_wanted(struct soap *soap) {
+  state_of(soap).close_wanted = true;
+  return SOAP_OK;
+}
+int close_socket_wanted(struct soap *soap, SOAP_SOCKET) { return close_wanted(soap); }
+int shutdown_socket_wanted(struct soap *soap, SOAP_SOCKET, int) { return close_wanted(soap); }
+
+bool server_side_error(int error) {
+  return error == SOAP_EOM || error == SOAP_SVR_FAULT || error == SOAP_FATAL_ERROR ||
+         error == SOAP_PLUGIN_ERROR;
+}
+
+// A fault caused by the request is the client's: code Client, as a SOAP 1.1 envelope even
+// when the request never got as far as naming a SOAP version.
+void set_error(struct soap *soap, const char **code, const char **text) {
+  ContextState &st = state_of(soap);
+  if (soap->version == 0) soap->version = 1;
+  if (!*text) *text = st.failure_text(soap->error);
+  if (!*code) *code = server_side_error(soap->error) ? "SOAP-ENV:Server" : "SOAP-ENV:Client";
+}
+
+}  // namespace
+
+void configure_context(struct soap *soap, ContextState *state) {
+  const ServerConfig &c = *state->config;
+  soap_set_imode(soap, SOAP_IO_KEEPALIVE);
+  soap_set_omode(soap, SOAP_IO_KEEPALIVE);
+  soap->recv_timeout = c.recv_timeout_s;
+  soap->send_timeout = c.send_timeout_s;
+  soap->recv_maxlength = c.max_message_bytes + kHeaderAllowance;  // backstop of the 413 check
+  soap->maxlevel = static_cast<unsigned>(c.max_xml_depth);
+  soap->maxoccurs = static_cast<size_t>(c.max_xml_occurs);
+  soap->max_keep_alive = c.keepalive_max;
+  soap->socket_flags = MSG_NOSIGNAL;  // a vanished client is an error, not a SIGPIPE
+  soap->user = state;
+  state->guard = XmlGuard(c.max_xml_depth);
+  state->imode = soap->imode;
+  state->omode = soap->omode;
+  state->gsoap_parse = soap->fparse;
+  state->gsoap_parsehdr = soap->fparsehdr;
+  state->gsoap_recv = soap->frecv;
+  state->gsoap_send = soap->fsend;
+  soap->fparse = parse_http;
+  soap->fparsehdr = parse_header;
+  soap->frecv = receive;
+  soap->fsend = send_bytes;
+  soap->fpreparerecv = prepare_received;
+  soap->fpreparefinalrecv = end_of_request;
+  soap->fclose = close_wanted;
+  soap->fclosesocket = close_socket_wanted;
+  soap->fshutdownsocket = shutdown_socket_wanted;
+  soap->fget = http_get;
+  soap->fseterror = set_error;
+}
+
+const char *ContextState::failure_text(int error) const {
+  if (guard.verdict() == XmlGuard::Verdict::doctype)
+    return "DOCTYPE (DTD) not allowed in SOAP messages";
+  if (guard.verdict() == XmlGuard::Verdict::too_deep) return "XML nesting deeper than MAX_XML_DEPTH";
+  if (too_large) return "request body over MAX_MESSAGE_BYTES";
+  if (body_exhausted || error == SOAP_EOF || error > SOAP_STOP)
+    return "the request body is not a complete SOAP message (truncated, cut off, or not XML)";
+  return nullptr;
+}
+
+void ContextState::begin_request(struct soap *soap) {
+  // a failed request may leave a context mid-message: start every request from scratch
+  soap->bufidx = soap->buflen = 0;
+  soap->chunksize = soap->chunkbuflen = 0;
+  soap->ahead = 0;
+  soap->imode = imode;
+  soap->omode = omode;
+  host_header.clear();
+  bytes_received = 0;
+  header_bytes = kUnknown;
+  bytes_sent = 0;
+  too_large = false;
+  body_exhausted = false;
+  close_wanted = false;
+  guard = XmlGuard(config->max_xml_depth);
+}
+
+}  // namespace tb
