@@ -124,7 +124,9 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
         h.kind = CPU
         if h.saturated:
             t = h.saturated[0]
-            h.text = f"CPU-bound: {where}; tier {t} at {h.utilisation[t]:.0%} of its capacity"
+            what = (f"the stack's {caps.stack_cores:g} pinned core(s) (all its tiers together)"
+                    if t == "stack" else f"tier {t}")
+            h.text = f"CPU-bound: {where}; {what} at {h.utilisation[t]:.0%} of capacity"
         else:
             h.text = (f"CPU-bound: {where}; host at {h.host_utilisation:.0%} of its cores "
                       "(no single tier above the threshold: the tiers share the CPU)")

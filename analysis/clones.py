@@ -98,7 +98,7 @@ def curves(rows: list[dict]) -> dict[str, list[tuple[int, float, str]]]:
     for r in rows:
         if r.get("speedup") is None or r.get("scaled_tier") in (None, "baseline"):
             continue
-        cfg = ", ".join(f"{k}={v}" for k, v in sorted((r.get("config") or {}).items()))
+        cfg = ", ".join(f"{k}={v}" for k, v in sorted((r.get("config") or {}).items()) if k != "kind")
         label = f"{r['scaled_tier']} ({r.get('client_mode')}{', ' + cfg if cfg else ''})"
         points = out.setdefault(r["scaling"], [])
         if (1, 1.0, label) not in points:

@@ -14,6 +14,7 @@ from pathlib import Path
 from analysis import cpu as cpumod
 from analysis import locust_csv as lc
 from analysis.settings import Settings
+from analysis.steps import STEP_LOG_FILE, from_step_log
 
 EXPERIMENT_FILE = "experiment.json"
 RUNS_DIR = "runs"
@@ -76,6 +77,13 @@ def load_run(run_dir: Path) -> Run:
     meta = _json(run_dir / RUN_FILE)
     run_id = str(meta.get("id") or run_dir.name)
     lost: list[str] = []
+    log = run_dir / STEP_LOG_FILE
+    if not meta.get("steps") and log.is_file():
+        with open(log, encoding="utf-8", errors="replace") as f:
+            meta["steps"] = from_step_log(f)
+        lost.append(f"{RUN_FILE} has no steps: step boundaries taken from {STEP_LOG_FILE}")
+    elif not meta.get("steps"):
+        lost.append(f"{RUN_FILE} has no steps (and no {STEP_LOG_FILE}): nothing to measure")
     try:
         history = lc.read_history(run_dir / lc.HISTORY_FILE)
         if history.dropped_rows:

@@ -18,12 +18,15 @@ from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 Point = tuple[int, float | None, bool]   # (users, throughput, excluded)
 
 
-def throughput_vs_users(lines: dict[str, list[Point]], title: str = "Throughput vs users") -> Figure:
-    """lines: legend label -> [(users, throughput, excluded)]. Excluded steps are hollow."""
+def throughput_vs_users(lines: dict[str, list[Point]], title: str = "Throughput vs users",
+                        groups: dict[str, str] | None = None) -> Figure:
+    """lines: legend label -> [(users, throughput, excluded)]. Excluded steps are hollow.
+    groups: label -> group; lines of one group (repeats of a configuration) share a colour."""
     fig = Figure(figsize=(7.5, 4.5))
     ax = fig.add_subplot()
-    for i, (label, points) in enumerate(lines.items()):
-        colour = f"C{i % 10}"
+    order = list(dict.fromkeys((groups or {}).get(label, label) for label in lines))
+    for label, points in lines.items():
+        colour = f"C{order.index((groups or {}).get(label, label)) % 10}"
         pts = sorted((u, t, x) for u, t, x in points if t is not None)
         if not pts:
             continue
@@ -62,7 +65,7 @@ def segment_bars(rows: list[dict], title: str = "Per-segment throughput T(k)") -
             bars = ax.bar([x for x, _ in ok], [v for _, v in ok], width=width * 0.95,
                           color=f"C{i % 10}", label=name or None)
             for b, (_, v) in zip(bars, ok):
-                ax.annotate(f"{v:.3g}", (b.get_x() + b.get_width() / 2, v), ha="center",
+                ax.annotate(f"{v:,.0f}" if v >= 100 else f"{v:.3g}", (b.get_x() + b.get_width() / 2, v), ha="center",
                             va="bottom", fontsize="x-small")
         for x, r in zip(xs, mine):
             if not r.get("throughput"):

@@ -12,26 +12,31 @@ import json
 from pathlib import Path
 
 from analysis import html as h
-from analysis import plots, steps
+from analysis import maxima, plots, steps
 from analysis.folder import load
 from analysis.summary import Analysis, analyse
 
 STEPS_FILE, SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "steps.csv", "summary.json", "report.html", "plots"
 
 
-def _throughput_lines(a: Analysis) -> dict[str, list[plots.Point]]:
-    lines = {}
+def _throughput_lines(a: Analysis) -> tuple[dict[str, list[plots.Point]], dict[str, str]]:
+    """Lines per run (repeats labelled) and the configuration each belongs to (its colour)."""
+    lines, groups = {}, {}
     for run in a.result.runs:
         label = run.label if run.meta.get("repeat") in (None, 0) else f"{run.label} (repeat {run.meta['repeat']})"
+        if label in lines:
+            label = f"{label} [{run.id}]"
         lines[label] = [(s.users, s.throughput, s.excluded) for s in a.steps[run.id]]
-    return lines
+        groups[label] = maxima.config_key(run.meta)
+    return lines, groups
 
 
 def figures(a: Analysis) -> dict[str, object]:
     """name -> Figure for everything the report shows."""
     s = a.summary
-    figs = {"throughput": plots.throughput_vs_users(_throughput_lines(a),
-                                                    f"{s['experiment']['name']}: throughput vs users")}
+    lines, groups = _throughput_lines(a)
+    figs = {"throughput": plots.throughput_vs_users(
+        lines, f"{s['experiment']['name']}: throughput vs users", groups)}
     if s.get("segments"):
         figs["segments"] = plots.segment_bars(s["segments"])
     if "scaling" in s:

@@ -20,6 +20,7 @@ Flags that exclude a step from maxima: incomplete, high_errors, loadgen_saturate
 """
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 
 from analysis import cpu as cpumod
@@ -68,6 +69,25 @@ class StepSample:
         out = asdict(self)
         out["excluded"] = self.excluded
         return out
+
+
+STEP_LOG_FILE = "steps.jsonl"
+
+
+def from_step_log(lines) -> list[dict]:
+    """Steps from the load shape's JSON-lines log (one record per step start
+    {index, users, start, measure_from} and per step end {index, end}); a cut line is skipped."""
+    steps: dict[int, dict] = {}
+    for line in lines:
+        try:
+            rec = json.loads(line)
+            index = int(rec["index"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        step = steps.setdefault(index, {"index": index, "users": None, "start": None,
+                                        "measure_from": None, "end": None})
+        step.update({k: v for k, v in rec.items() if k in step and k != "index"})
+    return [steps[i] for i in sorted(steps) if steps[i]["users"] is not None]
 
 
 def _increase(values: list[int]) -> tuple[int, bool]:

@@ -36,7 +36,7 @@ class Analysis:
 
 
 def _series(meta: dict, kind: str) -> str:
-    parts = [f"{meta[k]}" for k in SEGMENT_KEYS if meta.get(k) not in (None, "")]
+    parts = [f"{'n=' if k == 'n' else ''}{meta[k]}" for k in SEGMENT_KEYS if meta.get(k) not in (None, "")]
     if kind == "calibration":
         parts.append(str(meta.get("regime") or "regime?"))
     return " ".join(parts) or "all"
