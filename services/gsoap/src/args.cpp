@@ -35,6 +35,7 @@ bool parse_bool(const std::string &what, const std::string &text) {
 std::string ArgCursor::next_flag() {
   std::string arg = argv_[i_++];
   has_inline_ = false;
+  if (arg == "-h") return "--help";
   if (arg.rfind("--", 0) != 0 || arg.size() < 3)
     throw UsageError("unexpected argument '" + arg + "'; flags look like --name VALUE (see --help)");
   size_t eq = arg.find('=');

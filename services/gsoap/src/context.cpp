@@ -32,9 +32,9 @@ int check_body(struct soap *soap, const char *buf, size_t len) {
   return SOAP_OK;
 }
 
-// After the HTTP headers: a declared body over the limit is refused unread; the body bytes
-// that came with the headers go through the XML guard (later blocks reach it through
-// fpreparerecv, chunked ones already decoded).
+// After the HTTP headers: a declared body over the limit is refused unread. (gSOAP then
+// hands the body bytes that came with the headers to fpreparerecv again, so the XML guard
+// sees every body byte exactly once, chunked bodies decoded.)
 int parse_http(struct soap *soap) {
   ContextState &st = state_of(soap);
   int err = st.gsoap_parse(soap);
@@ -44,7 +44,6 @@ int parse_http(struct soap *soap) {
     st.too_large = true;
     return soap->error = 413;
   }
-  if (!chunked(soap)) return check_body(soap, soap->buf + soap->bufidx, soap->buflen - soap->bufidx);
   return SOAP_OK;
 }
 
