@@ -80,21 +80,23 @@ def _calibration_tables(s: dict) -> list[str]:
         verdicts.append(f"<p><b>{h.esc(c['series'])}</b> (declared regime: "
                         f"{h.esc(c['regime_declared'])}): {h.esc(c['verdict'])}</p>")
         for g in c["segments"]:
-            d = g["demand"]
-            demand = (f"cpu {d.get('cpu_us', 0)} µs, wait {d.get('wait_us', 0)} µs"
-                      f"{', locked' if d.get('locked') else ''}") if d else "—"
+            demand = "; ".join(f"{p}: cpu {d.get('cpu_us') or 0} µs, wait {d.get('wait_us') or 0} µs"
+                               f"{', locked' if d.get('locked') else ''}"
+                               for p, d in g["demand"].items()) or "—"
             seg_rows.append([h.esc(c["series"]), h.esc(f"T({g['segment']})"), h.esc(demand),
                              h.esc(g["formula"]), "#" + h.num(g["expected"]),
                              "#" + h.num(g["derived"]), h.pct(g["error"]), h.esc(g["reason"] or "")])
         for p in c["paths"]:
             path_rows.append([h.esc(c["series"]), h.esc(f"1..{p['path']}"), "#" + h.num(p["measured"]),
                               "#" + h.num(p["serial_prediction"]), h.pct(p["serial_error"]),
-                              "#" + h.num(p["bottleneck_prediction"]), h.pct(p["bottleneck_error"])])
+                              "#" + h.num(p["bottleneck_prediction"]), h.pct(p["bottleneck_error"]),
+                              h.esc(p.get("bottleneck_resource") or "")])
     return ["<h2>Calibration: derived vs expected</h2>", *verdicts,
             h.table("calibration-segments", ["series", "segment", "configured demand", "formula",
                                              "expected c(k)", "derived T(k)", "error", "note"], seg_rows),
             h.table("calibration-paths", ["series", "path", "measured T(1..k)", "serial prediction",
-                                          "error", "bottleneck prediction", "error"], path_rows)]
+                                          "error", "bottleneck prediction", "error",
+                                          "busiest resource"], path_rows)]
 
 
 def _clones_table(s: dict) -> list[str]:

@@ -105,16 +105,20 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max) -> dic
                 out["capacity"].append({"series": label, "path": last, **c.to_json(),
                                         "sentence": c.sentence()})
         if kind == "calibration":
-            caps = bottleneck.Capacities.from_experiment(result.experiment)
-            dem = calibration.demands_from_run(meta)
-            tiers = meta.get("tiers") or {}
-            cores = {k: caps.tier_cores(d.get("tier", "front"), int(tiers.get(d.get("tier", "front"), 1)))
-                     for k, d in dem.items()}
-            cmp = calibration.compare(dem, t, segs, cores, s.tolerance)
-            out["calibration"].append({"series": label, "regime_declared": meta.get("regime"), **cmp})
+            out["calibration"].append({"series": label, "regime_declared": meta.get("regime"),
+                                       **_calibration(result, meta, t, segs)})
     if kind != "calibration":
         del out["calibration"]
     return out
+
+
+def _calibration(result: ResultFolder, meta: dict, paths: dict, segs: list) -> dict:
+    caps = bottleneck.Capacities.from_experiment(result.experiment)
+    replicas = {k: int(v) for k, v in (meta.get("tiers") or {}).items()}
+    tier_cores = {t: caps.tier_cores(t, replicas.get(t, 1)) for t in caps.quotas} or None
+    return calibration.compare(meta.get("demands") or {}, paths, segs, backend=meta.get("backend"),
+                               replicas=replicas, cores=caps.stack_cores or caps.host_cores,
+                               tier_cores=tier_cores, tolerance=result.settings.tolerance)
 
 
 def _clones_section(entries: list[dict]) -> dict:

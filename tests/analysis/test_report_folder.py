@@ -80,6 +80,8 @@ def test_calibration_summary_names_the_matching_law_per_regime(reports):
     s = json.loads((reports["calibration-handmade"][0] / "summary.json").read_text())
     matched = {c["regime_declared"]: c["matched"] for c in s["calibration"]}
     assert matched == {"serial": "serial", "parallel": "bottleneck"}
+    parallel = next(c for c in s["calibration"] if c["regime_declared"] == "parallel")
+    assert parallel["paths"][-1]["bottleneck_resource"] == "lock of clone"
 
 
 def test_real_sample_plateaus_at_idle_cpu(reports):

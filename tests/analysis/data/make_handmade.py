@@ -176,21 +176,24 @@ def clones_folder() -> None:
 def calibration_folder() -> None:
     f = HERE / "calibration-handmade"
     shutil.rmtree(f, ignore_errors=True)
-    lock = lambda us, tier="front": {"cpu_us": 0, "wait_us": us, "locked": True, "tier": tier}  # noqa: E731
+    lock = {"cpu_us": 0, "locked": True}
     regimes = {
-        # one lock in the front for segments 2-4: c = 1000, 2000, 500 /s; T(1) measured 5000
-        "serial": ({"2": lock(1000), "3": lock(500), "4": lock(2000)}, [5000, 833, 588, 270]),
-        # segment 2 under the front's lock, 3 pure CPU (C=1 pinned core: 5000/s), 4 under the
-        # clone tier's own lock: different resources -> bottleneck law min(c) = 1000, 1000, 500
-        "parallel": ({"2": lock(1000), "3": {"cpu_us": 200, "wait_us": 0, "locked": False, "tier": "front"},
-                      "4": lock(2000, "clone")}, [5000, 990, 985, 495]),
+        # every demand under the front's one lock: c = 1000, 2000, 500 /s; T(1) measured 5000
+        "serial": ({"SEG2": dict(lock, wait_us=1000), "SEG3": dict(lock, wait_us=500),
+                    "SEG4": dict(lock, wait_us=2000)}, [5000, 833, 588, 270]),
+        # SEG2 under the front's lock (1000/s), SEG3 pure CPU on the one pinned core (5000/s),
+        # CLONE under the clone's own lock (500/s): different resources, so the bottleneck law
+        # holds: 1000, 1000, 1000, 500 /s (path 4 adds no demand)
+        "parallel": ({"SEG2": dict(lock, wait_us=1000), "SEG3": {"cpu_us": 200, "wait_us": 0, "locked": False},
+                      "CLONE": dict(lock, wait_us=2000)}, [5000, 990, 985, 983, 495]),
     }
     t, ids = T0, []
     for regime, (demands, xs) in regimes.items():
         for path, x in enumerate(xs, start=1):
             rid = f"{regime}-path{path}"
             meta = {"kind": "calibration", "backend": "axis", "op": "ping", "n": 0, "path": path,
-                    "regime": regime, "demands": demands, "tiers": {"front": 1, "clone": 1, "axis": 1},
+                    "regime": regime, "demands": demands,
+                    "tiers": {"front": 1, "clone": 1, "axis": 1, "gsoap": 0},
                     "label": f"{regime} path 1..{path}"}
             t = run(f, rid, t, meta, plateau(x, per_user=max(x // 2, 1)))
             ids.append(rid)
