@@ -1,0 +1,125 @@
+package org.soaptestbed.common;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** A real TomcatServer on a free loopback port, with an echo servlet behind the limit. */
+class BodyLimitFilterTest {
+
+    private static final int LIMIT = 1000;
+    private static TomcatServer server;
+
+    /** Echoes the request body; answers 500 if reading it failed, as an application would. */
+    static final class Echo extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            byte[] body;
+            try {
+                body = req.getInputStream().readAllBytes();
+            } catch (IOException e) {
+                resp.setStatus(500);
+                resp.getOutputStream().write(("failed: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+                resp.flushBuffer();
+                return;
+            }
+            resp.setContentType("application/octet-stream");
+            resp.getOutputStream().write(body);
+        }
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        TomcatSettings s = new TomcatSettings("127.0.0.1", 0, 4, 1, 10, 100, 5000, 5000, 100, LIMIT);
+        server = new TomcatServer("test", s).addServlet("echo", new Echo(), "/echo");
+        server.start(Map.of());
+    }
+
+    @AfterAll
+    static void stop() {
+        server.stop();
+    }
+
+    private static String exchange(String head, byte[] body) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
+            try {
+                out.write(body);
+                out.flush();
+            } catch (IOException closedEarly) {
+                // the server may answer and close before reading a rejected body
+            }
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            in.transferTo(got);
+            return got.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static byte[] chunked(int size) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (int left = size; left > 0; left -= 100) {
+            int n = Math.min(100, left);
+            b.writeBytes((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            b.writeBytes(new byte[n]);
+            b.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        b.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        return b.toByteArray();
+    }
+
+    @Test
+    void healthAnswersOk() throws IOException {
+        String r = exchange("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", new byte[0]);
+        assertTrue(r.startsWith("HTTP/1.1 200"), r);
+        assertTrue(r.endsWith("ok\n"), r);
+    }
+
+    @Test
+    void aBodyWithinTheLimitReachesTheApplication() throws IOException {
+        String r = exchange("POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: "
+                + LIMIT + "\r\n\r\n", new byte[LIMIT]);
+        assertTrue(r.startsWith("HTTP/1.1 200"), r);
+    }
+
+    @Test
+    void aDeclaredLengthOverTheLimitIsRejectedWith413() throws IOException {
+        String r = exchange("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + (LIMIT + 1)
+                + "\r\n\r\n", new byte[LIMIT + 1]);
+        assertTrue(r.startsWith("HTTP/1.1 413"), r);
+        assertTrue(r.contains("MAX_MESSAGE_BYTES (" + LIMIT + " bytes)"), r);
+    }
+
+    @Test
+    void aChunkedBodyWithinTheLimitReachesTheApplication() throws IOException {
+        String r = exchange("POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n", chunked(LIMIT));
+        assertTrue(r.startsWith("HTTP/1.1 200"), r);
+    }
+
+    @Test
+    void aChunkedBodyOverTheLimitIsCutOffWith413AndTheApplicationAnswerIsDropped() throws IOException {
+        String r = exchange("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+                chunked(LIMIT * 5));
+        assertTrue(r.startsWith("HTTP/1.1 413"), r);
+        assertTrue(!r.contains("failed:"), r);
+        assertEquals(1, r.split("HTTP/1.1 ").length - 1, r);
+    }
+}
