@@ -1,0 +1,176 @@
+package org.soaptestbed.clones;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+import javax.wsdl.Definition;
+import javax.wsdl.WSDLException;
+import javax.wsdl.xml.WSDLReader;
+import javax.xml.XMLConstants;
+import javax.xml.namespace.QName;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.addressing.EndpointReference;
+import org.apache.axis2.client.Options;
+import org.apache.axis2.client.ServiceClient;
+import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.description.AxisService;
+import org.apache.axis2.kernel.http.HTTPConstants;
+import org.apache.axis2.wsdl.WSDLUtil;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.soaptestbed.contract.Contract;
+import org.soaptestbed.contract.v1.TestbedServiceStub;
+import org.w3c.dom.Document;
+import org.xml.sax.SAXException;
+
+/**
+ * Builds a {@link SoapClient} the way a WSDL-driven client is built — the expensive step the
+ * client lifecycles exist to avoid or repeat:
+ *
+ * <ol>
+ * <li>fetch {@code <endpoint>?wsdl} from the service (through HAProxy);</li>
+ * <li>parse it: DOM, WSDL4J, then Axis2's WSDL11ToAxisServiceBuilder turns the
+ *     {@code TestbedService}/{@code TestbedPort} port into an AxisService (operations,
+ *     messages, schema) and reads its soap:address;</li>
+ * <li>check the port offers every operation of the contract;</li>
+ * <li>create the generated ADB stub on it: the stub's ServiceClient is replaced by a
+ *     ServiceClient on the WSDL's AxisService, sending to the soap:address, on the given
+ *     HTTP transport, with SOAP_TIMEOUT_MS timeouts.</li>
+ * </ol>
+ * Each successful fetch+parse counts one {@code wsdl_load} in {@link Stats}.
+ */
+public final class ClientFactory {
+
+    /** The client could not be built: the service is unreachable or its WSDL unusable. */
+    public static final class BuildFailed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BuildFailed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    static final QName SERVICE = new QName(Contract.NAMESPACE, "TestbedService");
+    static final String PORT = "TestbedPort";
+    private static final int MAX_WSDL_BYTES = 1 << 20;
+    private static final Logger LOG = Logger.getLogger(ClientFactory.class.getName());
+    /** Makes each client's service name unique in the shared AxisConfiguration. */
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+
+    private final ConfigurationContext axis2;
+    private final CloneConfig config;
+    private final Stats stats;
+
+    public ClientFactory(ConfigurationContext axis2, CloneConfig config, Stats stats) {
+        this.axis2 = axis2;
+        this.config = config;
+        this.stats = stats;
+    }
+
+    /**
+     * @param transport     the HTTP transport the WSDL is fetched and the calls are sent on
+     * @param ownsTransport true: closing the client closes the transport (request mode)
+     */
+    public SoapClient build(Backend backend, HttpTransport transport, boolean ownsTransport) throws BuildFailed {
+        URI wsdlUri = URI.create(config.endpoint(backend) + "?wsdl");
+        long t0 = System.nanoTime();
+        AxisService described;
+        String address;
+        String soapVersion;
+        try {
+            Definition wsdl = parse(fetch(transport, wsdlUri), wsdlUri);
+            Options fromWsdl = new Options();
+            described = AxisService.createClientSideAxisService(wsdl, SERVICE, PORT, fromWsdl);
+            for (String op : Contract.OPERATIONS) {
+                if (described.getOperation(new QName(Contract.NAMESPACE, op)) == null) {
+                    throw new BuildFailed("the WSDL at " + wsdlUri + " has no operation " + op, null);
+                }
+            }
+            if (fromWsdl.getTo() == null || fromWsdl.getTo().getAddress() == null) {
+                throw new BuildFailed("the WSDL at " + wsdlUri + " gives no soap:address for " + PORT, null);
+            }
+            address = fromWsdl.getTo().getAddress();
+            soapVersion = fromWsdl.getSoapVersionURI();
+        } catch (BuildFailed e) {
+            stats.wsdlFailed(backend);
+            throw e;
+        } catch (IOException | SAXException | ParserConfigurationException | WSDLException e) {
+            stats.wsdlFailed(backend);
+            throw new BuildFailed("cannot load the WSDL " + wsdlUri + ": " + e, e);
+        }
+        stats.wsdlLoaded(backend, System.nanoTime() - t0);
+        if (!address.equals(config.endpoint(backend).toString())) {
+            LOG.fine(() -> backend.label() + ": the WSDL's soap:address " + address
+                    + " differs from the endpoint it was fetched from; calls go to the soap:address");
+        }
+        return onStub(backend, described, address, soapVersion, transport, ownsTransport);
+    }
+
+    private SoapClient onStub(Backend backend, AxisService described, String address, String soapVersion,
+                              HttpTransport transport, boolean ownsTransport) throws BuildFailed {
+        described.setName(SERVICE.getLocalPart() + "-" + backend.label() + "-" + SEQUENCE.incrementAndGet());
+        ServiceClient fromWsdl = null;
+        try {
+            fromWsdl = new ServiceClient(axis2, described);
+            TestbedServiceStub stub = new TestbedServiceStub(axis2, address);
+            stub._getServiceClient().cleanup();   // the description compiled into the stub...
+            stub._setServiceClient(fromWsdl);     // ...gives way to the one read from the WSDL
+            Options o = fromWsdl.getOptions();
+            o.setTo(new EndpointReference(address));
+            if (soapVersion != null) {
+                o.setSoapVersionURI(soapVersion);
+            }
+            int timeout = config.soapTimeoutMs();
+            o.setTimeOutInMilliSeconds(timeout);
+            o.setProperty(HTTPConstants.CONNECTION_TIMEOUT, timeout);
+            o.setProperty(HTTPConstants.SO_TIMEOUT, timeout);
+            o.setProperty(HTTPConstants.CACHED_HTTP_CLIENT, transport.client());
+            return new SoapClient(backend, URI.create(address), stub, ownsTransport ? transport : null, stats);
+        } catch (AxisFault | RuntimeException e) {
+            if (fromWsdl != null) {
+                try {
+                    fromWsdl.cleanup();
+                } catch (AxisFault ignored) {
+                    // the build failed already; that is what is reported
+                }
+            }
+            throw new BuildFailed("cannot create the " + backend.label() + " stub: " + e, e);
+        }
+    }
+
+    private static byte[] fetch(HttpTransport transport, URI wsdlUri) throws IOException {
+        return transport.client().execute(new HttpGet(wsdlUri), response -> {
+            HttpEntity entity = response.getEntity();
+            if (response.getCode() != 200 || entity == null) {
+                EntityUtils.consume(entity);
+                throw new IOException("GET " + wsdlUri + " answered HTTP " + response.getCode());
+            }
+            try (InputStream in = entity.getContent()) {
+                byte[] body = in.readNBytes(MAX_WSDL_BYTES + 1);
+                if (body.length > MAX_WSDL_BYTES) {
+                    throw new IOException("GET " + wsdlUri + " answered more than " + MAX_WSDL_BYTES + " bytes");
+                }
+                return body;
+            }
+        });
+    }
+
+    private static Definition parse(byte[] wsdl, URI wsdlUri)
+            throws ParserConfigurationException, SAXException, IOException, WSDLException {
+        DocumentBuilderFactory dbf = DocumentBuilderFactory.newInstance();
+        dbf.setNamespaceAware(true);
+        dbf.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+        dbf.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+        Document doc = dbf.newDocumentBuilder().parse(new ByteArrayInputStream(wsdl));
+        WSDLReader reader = WSDLUtil.newWSDLReaderWithPopulatedExtensionRegistry();
+        reader.setFeature("javax.wsdl.verbose", false);
+        reader.setFeature("javax.wsdl.importDocuments", false);   // the contract is one file
+        return reader.readWSDL(wsdlUri.toString(), doc);
+    }
+}

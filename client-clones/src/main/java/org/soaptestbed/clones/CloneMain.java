@@ -1,0 +1,95 @@
+package org.soaptestbed.clones;
+
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.context.ConfigurationContextFactory;
+import org.soaptestbed.common.Env;
+import org.soaptestbed.common.Logs;
+import org.soaptestbed.common.TomcatServer;
+import org.soaptestbed.common.TomcatSettings;
+
+/**
+ * The client tier ("clone"): reads its knobs once ({@link CloneConfig}, TOMCAT_*), starts
+ * the Axis2 client runtime and the chosen {@link ClientLifecycle}, serves /invoke, /status
+ * and /health on an embedded Tomcat, builds its clients from the services' WSDLs, and
+ * stops gracefully on SIGTERM.
+ *
+ * <p>Exit status 2: a knob is set to something unusable (the message names it and what is
+ * expected); 1: the tier could not start (port in use, Axis2 runtime unusable).
+ */
+public final class CloneMain {
+
+    /** The container-side port; the local stack and tests always set PORT. */
+    static final int DEFAULT_PORT = 8080;
+    private static final Logger LOG = Logger.getLogger(CloneMain.class.getName());
+
+    private CloneMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Logs.configure();
+        // Axis2 logs every refused connection with a stack trace at INFO: the JSON answer
+        // already says it, once.
+        Logs.setLevel("org.apache.axis2", Level.WARNING);
+        Logs.setLevel("org.apache.axiom", Level.WARNING);
+        Logs.setLevel("org.apache.hc", Level.WARNING);
+
+        Env env = Env.system();
+        TomcatSettings tomcat;
+        CloneConfig config;
+        try {
+            tomcat = TomcatSettings.fromEnv(env, DEFAULT_PORT);
+            config = CloneConfig.fromEnv(env);
+        } catch (IllegalArgumentException e) {   // Env.BadValue, BadConfig
+            System.err.println("clone: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+
+        ConfigurationContext axis2 = axis2Runtime();
+        Stats stats = new Stats();
+        ClientLifecycle lifecycle = ClientLifecycle.create(config, new ClientFactory(axis2, config, stats));
+        Identity identity = Identity.current(config.mode());
+
+        TomcatServer server = new TomcatServer("clone", tomcat);
+        server.addServlet("invoke", new InvokeServlet(config, lifecycle, stats, identity), "/invoke");
+        server.addServlet("status", new StatusServlet(config, lifecycle, stats, identity, axis2), "/status");
+        try {
+            server.start(config.describe());
+        } catch (Exception e) {
+            LOG.severe("clone: cannot start: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+
+        // Clients are built from the services' WSDLs once the tier answers /health; a call
+        // arriving meanwhile waits for (singleton), or shares in (pool), that build.
+        Thread warmUp = new Thread(lifecycle::warmUp, "clone-warm-up");
+        warmUp.setDaemon(true);
+        warmUp.start();
+
+        server.awaitStop();
+        lifecycle.close();
+        try {
+            axis2.terminate();
+        } catch (AxisFault e) {
+            LOG.fine(() -> "Axis2 runtime did not stop cleanly: " + e);
+        }
+    }
+
+    /** The client-only axis2.xml every client of this process runs in (see the file). */
+    static final String AXIS2_XML = "org/soaptestbed/clones/axis2-client.xml";
+
+    /** The Axis2 engine every client of this process runs in. */
+    private static ConfigurationContext axis2Runtime() {
+        try {
+            return ConfigurationContextFactory.createBasicConfigurationContext(AXIS2_XML);
+        } catch (Exception e) {
+            LOG.log(Level.SEVERE, "clone: cannot create the Axis2 client runtime", e);
+            System.exit(1);
+            return null;
+        }
+    }
+}

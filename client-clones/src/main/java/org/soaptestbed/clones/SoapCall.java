@@ -1,0 +1,175 @@
+package org.soaptestbed.clones;
+
+import java.rmi.RemoteException;
+import java.util.Arrays;
+import org.apache.axiom.blob.Blobs;
+import org.apache.axiom.util.activation.DataHandlerUtils;
+import org.apache.axis2.databinding.types.UnsignedByte;
+import org.soaptestbed.contract.Checksum;
+import org.soaptestbed.contract.Payload;
+import org.soaptestbed.contract.v1.Digest;
+import org.soaptestbed.contract.v1.EchoInts;
+import org.soaptestbed.contract.v1.Ping;
+import org.soaptestbed.contract.v1.SendBytes;
+import org.soaptestbed.contract.v1.SendDoubles;
+import org.soaptestbed.contract.v1.SendFloats;
+import org.soaptestbed.contract.v1.SendIntBuffer;
+import org.soaptestbed.contract.v1.SendInts;
+import org.soaptestbed.contract.v1.TestbedServiceStub;
+import org.soaptestbed.contract.v1.Work;
+import org.soaptestbed.contract.v1.WorkResponse;
+
+/**
+ * One contract operation ready to send: the request bean built from the seeded payload
+ * generator, what the answer must be (computed locally), and how to check it.
+ *
+ * <p>The payload is built when the call is prepared, outside any client lock; only
+ * {@link #send} touches a stub, so a client's lock covers exactly the SOAP exchange.
+ */
+public final class SoapCall {
+
+    /** The answer does not match what was sent (HTTP 502: the service tier is wrong). */
+    public static final class WrongAnswer extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        WrongAnswer(String message) {
+            super(message);
+        }
+    }
+
+    /** What a checked answer shows; null where the operation has no such value. */
+    public record Result(Long count, Long checksum, Boolean echoEqual, WorkResponse work) {
+    }
+
+    @FunctionalInterface
+    private interface Sender {
+        Object send(TestbedServiceStub stub) throws RemoteException;
+    }
+
+    @FunctionalInterface
+    private interface Checker {
+        Result check(Object response) throws WrongAnswer;
+    }
+
+    private final String op;
+    private final Sender sender;
+    private final Checker checker;
+
+    private SoapCall(String op, Sender sender, Checker checker) {
+        this.op = op;
+        this.sender = sender;
+        this.checker = checker;
+    }
+
+    public String op() {
+        return op;
+    }
+
+    /** Sends the request with {@code stub} and returns the response bean (no checking). */
+    public Object send(TestbedServiceStub stub) throws RemoteException {
+        return sender.send(stub);
+    }
+
+    /** Checks the response bean against the local computation. */
+    public Result check(Object response) throws WrongAnswer {
+        return checker.check(response);
+    }
+
+    /** Builds the request of {@code r} (payload generated here). */
+    public static SoapCall prepare(InvokeRequest r) {
+        int n = r.n();
+        long seed = r.seed();
+        switch (r.op()) {
+            case "ping":
+                return new SoapCall("ping", stub -> stub.ping(new Ping()), resp -> new Result(null, null, null, null));
+            case "sendBytes": {
+                int[] items = Payload.bytes(n, seed);
+                UnsignedByte[] wire = new UnsignedByte[n];
+                for (int i = 0; i < n; i++) {
+                    wire[i] = new UnsignedByte(items[i]);
+                }
+                SendBytes req = new SendBytes();
+                req.setItems(wire);
+                return digest("sendBytes", n, Checksum.ofUnsignedBytes(items),
+                        stub -> stub.sendBytes(req).getSendBytesResponse());
+            }
+            case "sendInts": {
+                int[] items = Payload.ints(n, seed);
+                SendInts req = new SendInts();
+                req.setItems(items);
+                return digest("sendInts", n, Checksum.ofInts(items), stub -> stub.sendInts(req).getSendIntsResponse());
+            }
+            case "sendFloats": {
+                float[] items = Payload.floats(n, seed);
+                SendFloats req = new SendFloats();
+                req.setItems(items);
+                return digest("sendFloats", n, Checksum.ofFloats(items),
+                        stub -> stub.sendFloats(req).getSendFloatsResponse());
+            }
+            case "sendDoubles": {
+                double[] items = Payload.doubles(n, seed);
+                SendDoubles req = new SendDoubles();
+                req.setItems(items);
+                return digest("sendDoubles", n, Checksum.ofDoubles(items),
+                        stub -> stub.sendDoubles(req).getSendDoublesResponse());
+            }
+            case "sendIntBuffer": {
+                byte[] data = Payload.intBuffer(Payload.ints(n, seed));
+                SendIntBuffer req = new SendIntBuffer();
+                req.setData(DataHandlerUtils.toDataHandler(Blobs.createBlob(data)));
+                return digest("sendIntBuffer", n, Checksum.ofBytes(data),
+                        stub -> stub.sendIntBuffer(req).getSendIntBufferResponse());
+            }
+            case "echoInts":
+                return echo(Payload.ints(n, seed));
+            case "work": {
+                Work req = new Work();
+                req.setCpuMicros(r.cpuMicros());
+                req.setWaitMicros(r.waitMicros());
+                return new SoapCall("work", stub -> stub.work(req), resp -> {
+                    WorkResponse w = (WorkResponse) resp;
+                    if (w == null || w.getHost() == null || w.getImplementation() == null) {
+                        throw new WrongAnswer("work: the answer names no implementation or host");
+                    }
+                    return new Result(null, null, null, w);
+                });
+            }
+            default:
+                throw new IllegalArgumentException("not a contract operation: " + r.op());
+        }
+    }
+
+    private static SoapCall digest(String op, int n, long expected, Sender sender) {
+        return new SoapCall(op, sender, resp -> {
+            Digest d = (Digest) resp;
+            if (d == null || d.getChecksum() == null) {
+                throw new WrongAnswer(op + ": the answer has no count or checksum");
+            }
+            long count = d.getCount();
+            long checksum = d.getChecksum().longValue();
+            if (count != n || checksum != expected) {
+                throw new WrongAnswer(String.format(
+                        "%s: wrong checksum: the service answered count=%d checksum=%d, expected count=%d checksum=%d",
+                        op, count, checksum, n, expected));
+            }
+            return new Result(count, checksum, null, null);
+        });
+    }
+
+    private static SoapCall echo(int[] items) {
+        EchoInts req = new EchoInts();
+        req.setItems(items);
+        return new SoapCall("echoInts", stub -> stub.echoInts(req), resp -> {
+            int[] back = ((org.soaptestbed.contract.v1.EchoIntsResponse) resp).getItems();
+            if (back == null) {
+                back = new int[0];
+            }
+            if (!Arrays.equals(items, back)) {
+                throw new WrongAnswer(String.format(
+                        "echoInts: the echo differs from the request (%d items sent, %d returned)",
+                        items.length, back.length));
+            }
+            return new Result((long) back.length, Checksum.ofInts(back), true, null);
+        });
+    }
+}

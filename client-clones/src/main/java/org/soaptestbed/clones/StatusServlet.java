@@ -1,0 +1,68 @@
+package org.soaptestbed.clones;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.axis2.context.ConfigurationContext;
+
+/**
+ * {@code GET /status}: the client lifecycle at work, without calling any service.
+ *
+ * <pre>
+ * {"mode", "pool_size", "wsdl_loads", "calls", "errors", "in_flight", "bad_requests",
+ *  "host", "pid", "soap_timeout_ms",
+ *  "axis2_services":  client service descriptions registered in Axis2 now (constant
+ *                     unless clients leak),
+ *  "backends": {"axis"|"gsoap": {"endpoint", "wsdl_loads", "wsdl_failures",
+ *               "wsdl_load_ms_mean", "calls", "errors", "clients_open", ...mode-specific}}}
+ * </pre>
+ * wsdl_loads counts every WSDL fetched and parsed: one per backend in singleton mode, one
+ * per call in request mode, CLIENT_POOL_SIZE per backend in pool mode.
+ */
+final class StatusServlet extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+
+    private final transient CloneConfig config;
+    private final transient ClientLifecycle lifecycle;
+    private final transient Stats stats;
+    private final transient Identity identity;
+    private final transient ConfigurationContext axis2;
+
+    StatusServlet(CloneConfig config, ClientLifecycle lifecycle, Stats stats, Identity identity,
+                  ConfigurationContext axis2) {
+        this.config = config;
+        this.lifecycle = lifecycle;
+        this.stats = stats;
+        this.identity = identity;
+        this.axis2 = axis2;
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("mode", config.mode().label());
+        body.put("pool_size", config.poolSize());
+        body.put("wsdl_loads", stats.wsdlLoads());
+        body.put("calls", stats.calls());
+        body.put("errors", stats.errors());
+        body.put("in_flight", stats.inFlight());
+        body.put("bad_requests", stats.badRequests());
+        body.put("host", identity.host());
+        body.put("pid", identity.pid());
+        body.put("soap_timeout_ms", config.soapTimeoutMs());
+        body.put("axis2_services", axis2.getAxisConfiguration().getServices().size());
+        Map<String, Object> backends = new LinkedHashMap<>();
+        for (Backend b : Backend.values()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("endpoint", config.endpoint(b).toString());
+            m.putAll(stats.describe(b));
+            m.putAll(lifecycle.describe(b));
+            backends.put(b.label(), m);
+        }
+        body.put("backends", backends);
+        InvokeServlet.send(resp, 200, body);
+    }
+}
