@@ -62,9 +62,10 @@ def segment_capacity(points: Mapping[str, Mapping], cores: float) -> tuple[float
 
 
 def resource_demands(demands: Mapping[str, Mapping], k: int, backend: str | None,
-                     replicas: Mapping[str, int], cpu_cores: Mapping[str, float] | float,
-                     t1: float | None) -> dict[str, float]:
-    """D_r in seconds per request for each resource used by path 1..k."""
+                     replicas: Mapping[str, int], cores: float,
+                     tier_cores: Mapping[str, float] | None, t1: float | None) -> dict[str, float]:
+    """D_r in seconds per request for each resource used by path 1..k. cores: C of the shared
+    CPU; tier_cores: tiers with a CPU quota (each its own CPU), the others share C."""
     out: dict[str, float] = {}
     if t1:
         out["segment 1 (measured)"] = 1.0 / t1
@@ -77,9 +78,9 @@ def resource_demands(demands: Mapping[str, Mapping], k: int, backend: str | None
             key = f"lock of {tier}"
             out[key] = out.get(key, 0.0) + (cpu_s + wait_s) / max(int(replicas.get(tier, 1)), 1)
         if cpu_s > 0:
-            pool, cores = (tier, cpu_cores[tier]) if isinstance(cpu_cores, Mapping) else ("stack", cpu_cores)
+            pool, c = (tier, tier_cores[tier]) if tier in (tier_cores or {}) else ("stack", cores)
             key = f"CPU of {pool}"
-            out[key] = out.get(key, 0.0) + cpu_s / cores
+            out[key] = out.get(key, 0.0) + cpu_s / c
     return out
 
 
@@ -123,7 +124,7 @@ def compare(demands: Mapping[str, Mapping], paths: Mapping[int, float | None],
     for k in sorted(paths):
         cs = [caps.get(j) for j in range(1, k + 1) if caps.get(j)]
         serial = 1.0 / sum(1.0 / c for c in cs) if cs else None
-        res = resource_demands(demands, k, backend, replicas, tier_cores or cores, paths.get(1))
+        res = resource_demands(demands, k, backend, replicas, cores, tier_cores, paths.get(1))
         top = max(res, key=res.get) if res else None
         bottleneck = 1.0 / res[top] if top else None
         measured = paths.get(k)

@@ -64,7 +64,7 @@ def repeated(maxima: dict[str, RunMaximum]) -> RepeatedMaximum:
     return RepeatedMaximum(med, users, len(maxima), len(have), lo, hi, spread, ids)
 
 
-CONFIG_IGNORED = ("id", "label", "repeat", "status", "steps", "started", "ended",
+CONFIG_IGNORED = ("id", "label", "repeat", "status", "steps", "started", "ended", "error",
                   "locust_workers", "locust_csv_full_history", "notes")
 
 

@@ -115,7 +115,7 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max) -> dic
 def _calibration(result: ResultFolder, meta: dict, paths: dict, segs: list) -> dict:
     caps = bottleneck.Capacities.from_experiment(result.experiment)
     replicas = {k: int(v) for k, v in (meta.get("tiers") or {}).items()}
-    tier_cores = {t: caps.tier_cores(t, replicas.get(t, 1)) for t in caps.quotas} or None
+    tier_cores = {t: caps.tier_cores(t, replicas.get(t, 1)) for t in caps.quotas}  # own CPU each
     return calibration.compare(meta.get("demands") or {}, paths, segs, backend=meta.get("backend"),
                                replicas=replicas, cores=caps.stack_cores or caps.host_cores,
                                tier_cores=tier_cores, tolerance=result.settings.tolerance)

@@ -50,24 +50,24 @@ def test_parallel_resources_are_matched_by_the_bottleneck_law():
 
 
 def test_two_points_under_one_process_lock_share_it():
-    res = calibration.resource_demands({"SEG2": lock(1000), "SEG4": lock(1000)}, 4, None, {}, 1.0, None)
+    res = calibration.resource_demands({"SEG2": lock(1000), "SEG4": lock(1000)}, 4, None, {}, 1.0, None, None)
     assert res == {"lock of front": pytest.approx(0.002)}
 
 
 def test_each_replica_has_its_own_lock():
-    res = calibration.resource_demands({"CLONE": lock(2000)}, 5, None, {"clone": 4}, 1.0, None)
+    res = calibration.resource_demands({"CLONE": lock(2000)}, 5, None, {"clone": 4}, 1.0, None, None)
     assert res["lock of clone"] == pytest.approx(0.0005)
 
 
 def test_service_point_belongs_to_the_backend_of_the_run():
-    res = calibration.resource_demands({"SERVICE": lock(1000)}, 5, "gsoap", {}, 1.0, None)
+    res = calibration.resource_demands({"SERVICE": lock(1000)}, 5, "gsoap", {}, 1.0, None, None)
     assert set(res) == {"lock of gsoap"}
 
 
-def test_cpu_quotas_make_each_tier_its_own_cpu_resource():
-    res = calibration.resource_demands({"SEG2": {"cpu_us": 1000}, "CLONE": {"cpu_us": 1000}}, 5, None, {},
-                                       {"front": 2.0, "clone": 0.5}, None)
-    assert res == {"CPU of front": pytest.approx(0.0005), "CPU of clone": pytest.approx(0.002)}
+def test_cpu_quotas_make_a_quoted_tier_its_own_cpu_and_the_rest_share_the_stack():
+    demands = {"SEG2": {"cpu_us": 1000}, "CLONE": {"cpu_us": 1000}, "SERVICE": {"cpu_us": 1000}}
+    res = calibration.resource_demands(demands, 5, "axis", {}, 2.0, {"clone": 0.5}, None)
+    assert res == {"CPU of stack": pytest.approx(0.001), "CPU of clone": pytest.approx(0.002)}
 
 
 def test_one_dominant_resource_cannot_tell_the_regimes_apart():
