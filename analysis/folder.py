@@ -147,10 +147,19 @@ def load(path: str | Path) -> ResultFolder:
     if kind not in KINDS:
         raise NotAResultFolder(f"{path / EXPERIMENT_FILE}: \"kind\" is {kind!r}; "
                                f"expected one of {', '.join(KINDS)}")
-    settings = Settings.from_json(experiment.get("settings"))
-    runs = [load_run(d) for d in run_dirs]
+    try:
+        settings = Settings.from_json(experiment.get("settings"))
+    except (TypeError, ValueError) as e:
+        raise NotAResultFolder(f"{path / EXPERIMENT_FILE}: \"settings\" must hold numbers ({e})") from e
+    runs, lost = [], []
+    for d in run_dirs:
+        try:
+            runs.append(load_run(d))
+        except NotAResultFolder as e:  # one unreadable run.json does not hide the others
+            lost.append(f"{d.name}: {e}")
+    if not runs:
+        raise NotAResultFolder(f"{path}: no readable {RUNS_DIR}/<run_id>/{RUN_FILE} ({'; '.join(lost)})")
     runs.sort(key=lambda r: (r.meta.get("started") or 0, r.id))
-    lost = []
     if experiment.get("status") not in (None, "complete"):
         lost.append(f"experiment status {experiment.get('status')}")
     declared = experiment.get("runs")

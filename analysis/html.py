@@ -80,7 +80,7 @@ def settings_table(s: dict) -> str:
             ["CPU quotas (cores per replica)", esc(e.get("cpu_quotas") or "none")],
             ["started / ended", f"{when(e.get('started'))} / {when(e.get('ended'))}"],
             ["status", esc(e.get("status"))], ["runs", num(s.get("runs_total"))]]
-    rows += [[esc(k), esc(v)] for k, v in s["settings"].items()]
+    rows += [[esc(k), num(v) if v is None else esc(v)] for k, v in s["settings"].items()]
     rows += [[esc(f"version: {k}"), esc(v)] for k, v in (e.get("versions") or {}).items()]
     return table("settings", ["setting", "value"], rows)
 

@@ -123,13 +123,16 @@ def _monotone(values: list[int]) -> list[int]:
     return out
 
 
-def _window_end(step: dict, next_step: dict | None, rows: list[HistoryRow]) -> tuple[float | None, str | None]:
+def _window_end(step: dict, next_step: dict | None, rows: list[HistoryRow],
+                running: bool) -> tuple[float | None, str | None]:
     """The end to use and, if the step has no recorded end, why it is incomplete."""
     if step.get("end") is not None:
         return float(step["end"]), None
     if next_step is not None and next_step.get("start") is not None:
         return float(next_step["start"]), None
     last = rows[-1].timestamp + 1 if rows else None
+    if running:
+        return last, "step still running; measured up to the last history row so far"
     return last, "step has no end (the run stopped during it); measured up to the last history row"
 
 
@@ -195,10 +198,10 @@ def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cp
     for i, step in enumerate(steps):
         nxt = steps[i + 1] if i + 1 < len(steps) else None
         s = StepSample(run_id=str(run.get("id", "")), index=int(step.get("index", i)),
-                       users=int(step.get("users", 0)), start=step.get("start"),
+                       users=int(step.get("users") or 0), start=step.get("start"),
                        measure_from=step.get("measure_from"), end=step.get("end"), window_s=None)
         start = step.get("measure_from", step.get("start"))
-        end, why = _window_end(step, nxt, rows)
+        end, why = _window_end(step, nxt, rows, run.get("status") == "running")
         if why:
             s.flags[INCOMPLETE] = why
         if start is None or end is None or end <= start:

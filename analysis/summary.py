@@ -68,8 +68,8 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max) -> dic
     by_series: dict[str, dict[int, dict[str, maxima.RunMaximum]]] = {}
     demands: dict[str, dict] = {}
     for run in result.runs:
-        if run.meta.get("path") is None:
-            continue
+        if not isinstance(run.meta.get("path"), int) or not 1 <= run.meta["path"] <= 99:
+            continue  # reported as lost by analyse()
         key = _calibration_key(run.meta) if kind == "calibration" else _series(run.meta, kind)
         by_series.setdefault(key, {}).setdefault(int(run.meta["path"]), {})[run.id] = run_max[run.id]
         demands.setdefault(key, run.meta)
@@ -153,6 +153,9 @@ def analyse(result: ResultFolder) -> Analysis:
                                         bottleneck.read_dumps(run.threaddumps))
         entries.append(_run_entry(run, st, run_max[run.id], hints[run.id]))
         lost.extend({"run_id": run.id, "what": w} for w in run.lost)
+        if result.kind != "clones" and not isinstance(run.meta.get("path"), int):
+            lost.append({"run_id": run.id, "what": "run.json has no integer \"path\": left out of "
+                                                   "the decomposition"})
         for x in st:
             if x.flags:
                 (excluded if x.excluded else notes).append(

@@ -133,3 +133,22 @@ def test_steps_come_from_the_step_log_when_run_json_has_none(tmp_path, data):
     (folder / "runs/path1-r0/steps.jsonl").write_text(log)
     s = summary.build(folder)
     assert s["runs"][0]["valid_steps"] == 3 and any("steps.jsonl" in x["what"] for x in s["lost"])
+
+
+def test_one_unreadable_run_json_is_lost_not_fatal(tmp_path, data):
+    folder = tmp_path / "copy"
+    shutil.copytree(data / "segments-handmade", folder)
+    (folder / "runs/path3-r0/run.json").write_text('{"id": "path3-r0", "steps": [')
+    s = summary.build(folder)
+    assert s["runs_total"] == 6 and any("path3-r0" in x["what"] for x in s["lost"])
+    assert next(g for g in s["segments"] if g["segment"] == 3)["throughput"] is None
+
+
+def test_settings_that_are_not_numbers_name_the_problem(tmp_path, data):
+    folder = tmp_path / "copy"
+    shutil.copytree(data / "real-sample", folder)
+    exp = json.loads((folder / "experiment.json").read_text())
+    exp["settings"]["tolerance"] = "three percent"
+    (folder / "experiment.json").write_text(json.dumps(exp))
+    with pytest.raises(NotAResultFolder, match="settings"):
+        load(folder)

@@ -104,3 +104,9 @@ def test_steps_csv_row_has_every_column_and_empty_cells_for_missing_values(histo
     (s,) = steps.compute(run_with((0, 4, 1000.0, 1005.0, 1025.0)), history([100] * 30), [], S)
     row = steps.csv_row(s)
     assert tuple(row) == steps.STEPS_CSV_COLUMNS and row["cpu_clone"] == "" and row["throughput"] == 100.0
+
+
+def test_live_run_says_its_last_step_is_still_running(history):
+    run = dict(run_with((0, 4, 1000.0, 1003.0, None)), status="running")
+    (s,) = steps.compute(run, history([100] * 20), [], S)
+    assert "still running" in s.flags[steps.INCOMPLETE] and s.throughput == 100.0
