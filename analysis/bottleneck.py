@@ -8,7 +8,8 @@ Rule (stated in the report):
    for each tier (capacity = cpu quota × replicas when quotas are set, else the cores the stack
    is pinned to, else host cores) and, when the stack is pinned, for the stack as a whole.
 3. plateau with host and every tier below utilisation_threshold (default 80 %) ⇒
-   "software/lock bottleneck (CPU idle)"; otherwise the most utilised saturated tier is named.
+   "software/lock bottleneck (CPU idle)"; otherwise the most utilised saturated tier is named
+   (the host counts only when the stack is not pinned: pinned, the stack's cores decide).
 A thread dump, when present, adds the count of BLOCKED threads and the monitor class they wait on.
 """
 from __future__ import annotations
@@ -113,7 +114,9 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
         return h
     h.saturated = sorted((t for t, u in h.utilisation.items() if u >= threshold and t != LOADGEN),
                          key=lambda t: -h.utilisation[t])
-    host_hot = h.host_utilisation is not None and h.host_utilisation >= threshold
+    # with the stack pinned apart from the load generator, the stack's cores are what counts
+    host_hot = (h.host_utilisation is not None and h.host_utilisation >= threshold
+                and not caps.stack_cores)
     where = f"plateau at {top.throughput:.4g}/s from {knee.users} users"
     if not h.saturated and not host_hot:
         h.kind = SOFTWARE
@@ -128,8 +131,9 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
                     if t == "stack" else f"tier {t}")
             h.text = f"CPU-bound: {where}; {what} at {h.utilisation[t]:.0%} of capacity"
         else:
-            h.text = (f"CPU-bound: {where}; host at {h.host_utilisation:.0%} of its cores "
-                      "(no single tier above the threshold: the tiers share the CPU)")
+            h.text = (f"CPU-bound: {where}; host at {h.host_utilisation:.0%} of its cores, no "
+                      "single tier above the threshold: the tiers and the load generator share "
+                      "the CPU (pin them apart to tell which)")
     blocked = [d for d in dump_info if d["blocked"]]
     if blocked:
         h.text += "; thread dump " + "; ".join(f"{d['tier']}-{d['replica']}: {d['sentence']}"

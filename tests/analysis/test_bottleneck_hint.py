@@ -63,3 +63,9 @@ def test_thread_dump_is_added_to_the_hint(step, data):
     dump = (data / "threaddump-contended.txt").read_text()
     h = bottleneck.hint(plateau_steps(step, {"clone": 10.0}, 20.0), CAPS, dumps={("clone", "1"): dump})
     assert "Contended$SingletonClient" in h.text and h.threaddumps[0]["blocked"] == 7
+
+
+def test_busy_loadgen_core_does_not_make_a_pinned_stack_cpu_bound(step):
+    caps = bottleneck.Capacities.from_experiment({"host": {"cores": 2}, "cpu_affinity": {"loadgen": "0", "stack": "1"}})
+    h = bottleneck.hint(plateau_steps(step, {"front": 20.0, "loadgen": 95.0}, 170.0), caps)
+    assert h.kind == bottleneck.SOFTWARE
