@@ -1,0 +1,112 @@
+"""The three client lifecycles, observed from outside: how often the WSDL is loaded, and
+whether concurrent calls are serialized (singleton) or not (pool)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from clones.clonetools import POOL_SIZE
+
+WAIT_US = 300_000      # the service's wait per work call: 0.3 s
+CONCURRENT = 4
+
+
+def concurrent_work(clone, backend: str, calls: int, wait_us: int = WAIT_US) -> tuple[float, list]:
+    """Wall time of `calls` simultaneous work calls, and their (status, body)."""
+    start = threading.Barrier(calls)
+
+    def one(_):
+        start.wait(timeout=30)
+        return clone.invoke(backend=backend, op="work", waitMicros=wait_us, timeout=60)
+
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(calls) as ex:
+        results = list(ex.map(one, range(calls)))
+    return time.monotonic() - t0, results
+
+
+def wait_for(predicate, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    return predicate()
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+def test_singleton_loads_each_wsdl_once(clone_singleton, backend):
+    for op in ("ping", "sendInts", "echoInts", "ping"):
+        assert clone_singleton.invoke(backend=backend, op=op, n=10)[0] == 200
+    s = clone_singleton.status()
+    assert s["mode"] == "singleton"
+    assert s["backends"][backend]["wsdl_loads"] == 1
+    assert s["backends"][backend]["client_built"] is True
+    assert s["backends"][backend]["clients_open"] == 1
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+def test_request_mode_loads_the_wsdl_for_every_call_and_keeps_nothing(clone_request, backend):
+    assert clone_request.invoke(backend=backend)[0] == 200
+    before = clone_request.status()
+    for _ in range(5):
+        assert clone_request.invoke(backend=backend, op="sendInts", n=10)[0] == 200
+    after = clone_request.status()
+    assert after["backends"][backend]["wsdl_loads"] == before["backends"][backend]["wsdl_loads"] + 5
+    assert after["wsdl_loads"] == before["wsdl_loads"] + 5
+    # every client was closed: no client, connection or Axis2 service description left
+    assert after["backends"][backend]["clients_open"] == 0
+    assert after["axis2_services"] == before["axis2_services"] == 0
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+def test_pool_mode_builds_pool_size_clients_and_no_more(clone_pool, backend):
+    assert wait_for(lambda: clone_pool.status()["backends"][backend]["wsdl_loads"] == POOL_SIZE), \
+        clone_pool.status()
+    elapsed, results = concurrent_work(clone_pool, backend, 2 * POOL_SIZE, wait_us=50_000)
+    assert all(code == 200 for code, _ in results), results
+    s = clone_pool.status()
+    assert s["pool_size"] == POOL_SIZE
+    assert s["backends"][backend]["wsdl_loads"] == POOL_SIZE
+    assert s["backends"][backend]["pool_clients"] == POOL_SIZE
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+def test_singleton_serializes_concurrent_calls(clone_singleton, backend):
+    assert clone_singleton.invoke(backend=backend, op="work")[0] == 200   # client built, connection open
+    elapsed, results = concurrent_work(clone_singleton, backend, CONCURRENT)
+    assert all(code == 200 for code, _ in results), results
+    # 4 × 0.3 s one after the other: at least 1.0 s (1.2 s when perfectly serialized)
+    assert elapsed >= 1.0, f"{CONCURRENT} calls of {WAIT_US / 1e6} s overlapped: {elapsed:.2f} s"
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+def test_pool_calls_run_side_by_side(clone_pool, backend):
+    assert wait_for(lambda: clone_pool.status()["backends"][backend]["pool_clients"] == POOL_SIZE)
+    elapsed, results = concurrent_work(clone_pool, backend, CONCURRENT)
+    assert all(code == 200 for code, _ in results), results
+    # 4 × 0.3 s side by side: about 0.3 s; serialized would be 1.2 s
+    assert elapsed <= 0.9, f"{CONCURRENT} calls on a pool of {POOL_SIZE} took {elapsed:.2f} s"
+
+
+@pytest.mark.skipif(shutil.which("jstack") is None, reason="jstack (JDK) not on PATH")
+def test_a_thread_dump_under_load_shows_callers_blocked_on_the_singleton(clone_singleton):
+    assert clone_singleton.invoke(backend="gsoap", op="work")[0] == 200
+    calls = 8   # 8 × 0.3 s = 2.4 s of queue for the dump to catch
+    with ThreadPoolExecutor(1) as ex:
+        load = ex.submit(concurrent_work, clone_singleton, "gsoap", calls)
+        time.sleep(0.6)
+        dump = subprocess.run(["jstack", str(clone_singleton.proc.pid)], capture_output=True,
+                              text=True, timeout=60).stdout
+        load.result(timeout=120)
+    blocked = [block for block in dump.split("\n\n")
+               if "java.lang.Thread.State: BLOCKED" in block
+               and "waiting to lock" in block and "(a org.soaptestbed.clones.SingletonSoapClient)" in block]
+    assert len(blocked) >= 2, dump[-4000:]
+    assert all("at org.soaptestbed.clones.SingletonSoapClient.invoke" in b for b in blocked)
