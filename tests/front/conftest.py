@@ -1,0 +1,51 @@
+"""Fixtures of the front's own tests: front.jar started directly on a free loopback port,
+its CLONES_URL aimed at a fake client tier (frontcheck.FakeClones, a test double: the
+end-to-end tests through HAProxy and the real client tier live elsewhere)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))     # frontcheck, beside this file
+from frontcheck import FakeClones, Front  # noqa: E402
+from testbed import procs  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def fake_clones():
+    fake = FakeClones()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture(scope="session")
+def front(fake_clones):
+    """A front with default knobs, its client tier the fake, INVOKER_TIMEOUT_MS=1000."""
+    f = Front("front-unit", {"CLONES_URL": fake_clones.url, "INVOKER_TIMEOUT_MS": "1000"})
+    yield f
+    f.stop()
+
+
+@pytest.fixture(scope="session")
+def slow_front():
+    """A front whose client tier is unreachable, with a 0.2 s JSP demand and a one-instance
+    bean pool held 1 s per call (so a second concurrent call times out after 0.3 s)."""
+    f = Front("front-unit-slow", {
+        "CLONES_URL": f"http://127.0.0.1:{procs.free_port()}",
+        "DEMAND_SEG2_WAIT_US": "200000",
+        "DEMAND_SEG4_WAIT_US": "1000000",
+        "BEAN_POOL_SIZE": "1",
+        "BEAN_POOL_TIMEOUT_MS": "300",
+    })
+    yield f
+    f.stop()
+
+
+@pytest.fixture
+def reset_fake(fake_clones):
+    fake_clones.mode = "ok"
+    fake_clones.queries.clear()
+    yield fake_clones
+    fake_clones.mode = "ok"
