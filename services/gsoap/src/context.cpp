@@ -84,6 +84,9 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
   }
   size_t n = st.gsoap_recv(soap, buf, len);
   st.bytes_received += n;
+  if (st.header_bytes != ContextState::kUnknown &&
+      st.bytes_received - st.header_bytes > st.config->max_message_bytes)
+    st.too_large = true;  // whichever stops the read next, the answer is 413
   return n;
 }
 

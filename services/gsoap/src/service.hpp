@@ -44,8 +44,9 @@ struct ContextState {
 };
 
 // Slack of gSOAP's own message-size backstop (recv_maxlength) over MAX_MESSAGE_BYTES: HTTP
-// headers and chunk framing. The 413 check on the body itself comes first.
-constexpr uint64_t kHeaderAllowance = 65536;
+// headers, chunk framing, and gSOAP counting the first buffer of a chunked body twice. The
+// 413 check on the body itself (context.cpp) comes first.
+constexpr uint64_t kHeaderAllowance = 4 * SOAP_BUFLEN;
 
 // Sets the limits (timeouts, message size, depth, occurrences, keep-alive, no DTDs) and the
 // HTTP hooks (GET /health and ?wsdl, HTTP 413, Client faults) on one soap context.

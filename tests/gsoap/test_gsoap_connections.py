@@ -1,0 +1,52 @@
+"""Connections: many calls over parallel kept-alive connections succeed in every server
+model; one connection carries many requests (keep-alive), also when they are pipelined;
+an idle kept-alive connection does not stop the pool model from serving others."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from gsoap.gsoap_http import PING, Reader, call, envelope, post_bytes, read_response
+from testbed import contract
+
+
+def keep_alive_post(body: bytes) -> bytes:
+    return post_bytes(body).replace(b"Connection: close\r\n", b"")
+
+
+@pytest.mark.parametrize("op,n", [("ping", 0), ("sendInts", 1000), ("echoInts", 100)])
+def test_200_calls_over_8_connections_all_succeed(gsoap_server, op, n):
+    r = call(gsoap_server.endpoint, op, n, 5, "--calls", "200", "--connections", "8")
+    assert r["exit"] == 0, r
+    assert (r["ok"], r["errors"], r["connections"]) == (200, 0, 8)
+    assert r["request_bytes"] > 0 and r["response_bytes"] > 0
+
+
+def test_one_connection_carries_many_requests(gsoap_server):
+    with socket.create_connection(("127.0.0.1", gsoap_server.port), timeout=30) as s:
+        reader = Reader(s)
+        for _ in range(20):
+            s.sendall(keep_alive_post(PING))
+            r = reader.response()
+            assert r.status == 200 and r.headers.get("connection", "").lower() == "keep-alive"
+
+
+def test_pipelined_requests_are_all_answered_in_order(gsoap_server):
+    bodies = [envelope(f"<tb:sendBytes><tb:items>{i}</tb:items></tb:sendBytes>") for i in range(3)]
+    with socket.create_connection(("127.0.0.1", gsoap_server.port), timeout=30) as s:
+        s.sendall(b"".join(keep_alive_post(b) for b in bodies))
+        reader = Reader(s)
+        for i in range(3):
+            r = reader.response()
+            assert r.status == 200
+            assert f"<tb:checksum>{contract.checksum('byte', [i])}<".encode() in r.body
+
+
+def test_an_idle_kept_alive_connection_does_not_block_the_pool(gsoap_pool_server):
+    with socket.create_connection(("127.0.0.1", gsoap_pool_server.port), timeout=30) as idle:
+        idle.sendall(keep_alive_post(PING))
+        assert read_response(idle).status == 200
+        # the idle connection stays open; more calls than workers still go through
+        r = call(gsoap_pool_server.endpoint, "ping", 0, 1, "--calls", "100", "--connections", "20")
+        assert (r["exit"], r["ok"]) == (0, 100), r

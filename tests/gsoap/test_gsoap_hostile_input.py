@@ -1,0 +1,88 @@
+"""Hostile input gets a SOAP 1.1 Client fault with HTTP 500 -- or HTTP 413 for a body over
+MAX_MESSAGE_BYTES -- and the service keeps serving: after each case a ping is answered, in
+every server model."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from gsoap.gsoap_http import PING, chunked_post, envelope, exchange, ping_works, post_bytes, read_response
+from testbed import procs
+
+BILLION_LAUGHS = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+                  + b"".join(b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10)
+                             for i in range(1, 10))
+                  + b"]>" + envelope("<tb:echoInts><tb:items>&lol9;</tb:items></tb:echoInts>", prolog=""))
+DEEP = envelope("<tb:ping>" + "<a>" * 5000 + "</a>" * 5000 + "</tb:ping>")
+
+CLIENT_FAULT_CASES = {
+    "truncated-xml": post_bytes(PING[: len(PING) // 2]),
+    "wrong-namespace": post_bytes(envelope('<x:ping xmlns:x="urn:not-the-contract"/>')),
+    "unknown-operation": post_bytes(envelope("<tb:noSuchOperation/>")),
+    "doctype-with-entities": post_bytes(BILLION_LAUGHS),
+    "doctype-split-across-chunks": chunked_post(BILLION_LAUGHS, chunk=25),
+    "nesting-deeper-than-max-xml-depth": post_bytes(DEEP),
+    "garbage-bytes": post_bytes(bytes(range(256)) * 4),
+    "empty-post": post_bytes(b""),
+    "not-soap-xml": post_bytes(b"<?xml version='1.0'?><html><body>hello</body></html>"),
+}
+
+
+@pytest.mark.parametrize("case", list(CLIENT_FAULT_CASES))
+def test_hostile_input_is_a_client_fault_and_ping_still_works(gsoap_server, case):
+    r = exchange(gsoap_server.port, CLIENT_FAULT_CASES[case])
+    assert r.status == 500, r.text
+    assert r.faultcode() == "SOAP-ENV:Client", r.text
+    assert ping_works(gsoap_server.port)
+
+
+def test_body_cut_off_by_the_client_is_a_client_fault(gsoap_server):
+    raw = post_bytes(PING, content_length=len(PING) + 100)[:-50]
+    r = exchange(gsoap_server.port, raw, shutdown_write=True)
+    assert r.status == 500 and r.faultcode() == "SOAP-ENV:Client"
+    assert ping_works(gsoap_server.port)
+
+
+def test_declared_body_over_the_limit_is_413_before_it_is_read(gsoap_server):
+    # 1 GB declared, a few bytes sent: the answer comes from the headers alone
+    r = exchange(gsoap_server.port, post_bytes(b"<soap:Envelope", content_length=10**9))
+    assert r.status == 413
+    assert ping_works(gsoap_server.port)
+
+
+def test_raw_garbage_instead_of_http_gets_an_answer_and_ping_still_works(gsoap_server):
+    with socket.create_connection(("127.0.0.1", gsoap_server.port), timeout=30) as s:
+        s.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 not http at all\r\n\r\n")
+        s.shutdown(socket.SHUT_WR)
+        try:
+            r = read_response(s)
+            assert r.status >= 400
+        except ConnectionError:
+            pass  # closing without an answer is fine for bytes that are not HTTP
+    assert ping_works(gsoap_server.port)
+
+
+@pytest.fixture(scope="module")
+def small_limit_server():
+    """A pool-model service whose MAX_MESSAGE_BYTES is 100 kB."""
+    from conftest import start_tier
+    server = start_tier("gsoap", "gsoap-small-limit", "/gsoap",
+                        {"GSOAP_SERVER_MODEL": "pool", "MAX_MESSAGE_BYTES": "100000"})
+    yield server
+    procs.stop(server.proc)
+
+
+def test_chunked_body_over_the_limit_is_cut_off_with_413(small_limit_server):
+    body = envelope("<tb:sendBytes>" + "<tb:items>7</tb:items>" * 20000 + "</tb:sendBytes>")
+    r = exchange(small_limit_server.port, chunked_post(body))
+    assert r.status == 413 and r.faultcode() == "SOAP-ENV:Client"
+    assert ping_works(small_limit_server.port)
+
+
+@pytest.mark.parametrize("framing", [post_bytes, chunked_post], ids=["content-length", "chunked"])
+def test_body_just_under_the_limit_is_served(small_limit_server, framing):
+    body = envelope("<tb:sendBytes>" + "<tb:items>7</tb:items>" * 4000 + "</tb:sendBytes>")
+    assert len(body) < 100000
+    r = exchange(small_limit_server.port, framing(body))
+    assert r.status == 200 and b"<tb:count>4000</tb:count>" in r.body
