@@ -36,10 +36,13 @@ def field(page: str, name: str) -> str | None:
 
 
 class FakeClones:
-    """A stand-in for the client tier's `GET /invoke`, on 127.0.0.1.
+    """A stand-in for the client tier's `GET /invoke` on 127.0.0.1, answering in its format
+    (client-clones' InvokeServlet).
 
-    mode -- "ok": 200 with JSON naming this fake as the serving clone;
-            "error": 500 with a JSON error; "slow": answers only after `delay` seconds.
+    mode -- "ok": 200 naming this fake as the serving clone;
+            "error": 500 without a tier (the client tier's own failure);
+            "service-down": 502 blaming the SOAP service;
+            "slow": 200 only after `delay` seconds.
     """
 
     HOST = "fake-clone"
@@ -58,14 +61,19 @@ class FakeClones:
                 query = dict(urllib.parse.parse_qsl(url.query))
                 fake.queries.append(query)
                 if url.path != "/invoke":
-                    return self._send(404, {"error": "no such path"})
+                    return self._send(404, {"ok": False, "error": "no such path"})
+                head = {"clone": {"host": FakeClones.HOST, "pid": os.getpid(), "mode": "fake"},
+                        "backend": query.get("backend"), "op": query.get("op"), "n": int(query.get("n", 0)),
+                        "seed": "1"}
                 if fake.mode == "error":
-                    return self._send(500, {"error": "fake clone: SOAP fault from the service"})
+                    return self._send(500, {"ok": False, "error": "fake clone: internal error"})
+                if fake.mode == "service-down":
+                    return self._send(502, {**head, "ok": False, "tier": "soap-service",
+                                            "error": "connection refused: fake service"})
                 if fake.mode == "slow":
                     time.sleep(fake.delay)
-                self._send(200, {"clone": {"host": FakeClones.HOST, "pid": os.getpid()},
-                                 "backend": query.get("backend"), "op": query.get("op"),
-                                 "result": {"count": int(query.get("n", 0)), "checksum": 2166136261}})
+                self._send(200, {**head, "ok": True, "count": head["n"], "checksum": 2166136261,
+                                 "echo_equal": None, "work": None, "millis": 0.1})
 
             def _send(self, status, obj):
                 body = json.dumps(obj).encode()

@@ -32,7 +32,15 @@ def test_a_client_tier_error_is_a_502_naming_the_client_tier_and_its_reason(fron
     assert status == 502, page
     assert field(page, "failing-tier") == "client tier"
     reason = field(page, "reason")
-    assert "HTTP 500" in reason and "SOAP fault from the service" in reason, reason
+    assert "HTTP 500" in reason and "fake clone: internal error" in reason, reason
+
+
+def test_a_service_failure_reported_by_the_client_tier_is_a_502_naming_the_service(front, reset_fake):
+    reset_fake.mode = "service-down"
+    status, _, page = get(f"{front.base}/seg/5?backend=gsoap")
+    assert status == 502, page
+    assert field(page, "failing-tier") == "soap-service"
+    assert "connection refused: fake service" in field(page, "reason")
 
 
 def test_a_client_tier_slower_than_the_invoker_timeout_is_a_504(front, reset_fake):

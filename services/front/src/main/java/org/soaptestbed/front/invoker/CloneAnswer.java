@@ -12,10 +12,17 @@ import org.soaptestbed.front.FrontException;
  * What the client tier's {@code /invoke} answered, reduced to what a front page shows: the
  * clone that served the call (host, pid) and the SOAP result in one short line.
  *
- * <p>Reading is lenient about the JSON's layout: host and pid are taken from the top level
- * or from the first nested object that has them (e.g. {@code "clone": {"host", "pid"}});
- * the result is the {@code "result"} member if there is one, otherwise the known result
- * fields found at the top level ({@code ok, count, checksum, echo_equal, work}).
+ * <p>The client tier answers (client-clones' InvokeServlet)
+ * <pre>
+ * 200 {"clone": {"host", "pid", "mode"}, "backend", "op", "n", "seed", "ok": true,
+ *      "count", "checksum", "echo_equal", "work": {...}|null, "millis"}
+ * 4xx/5xx {"ok": false, "tier": "soap-service"|"clone", "error": "...", ...}
+ * </pre>
+ * Reading is lenient about the layout: host and pid come from {@code "clone"}, else the top
+ * level, else the first nested object that has them; the result is a {@code "result"}
+ * member if there is one, else the non-null result fields
+ * ({@code ok, count, checksum, echo_equal, work}), written as {@code name=value} words. An error names the tier the client tier
+ * blames ({@code "tier"}; "clone" is the client tier itself), else the client tier.
  */
 public record CloneAnswer(String host, String pid, String result) {
 
@@ -24,17 +31,22 @@ public record CloneAnswer(String host, String pid, String result) {
     private static final List<String> RESULT_FIELDS = List.of("ok", "count", "checksum", "echo_equal", "work");
     private static final List<String> REASON_FIELDS = List.of("reason", "error", "message", "fault");
 
-    /** Interprets one answer; any status but 200 is a {@link FrontException} naming the client tier. */
+    /**
+     * Interprets one answer; any status but 200 is a {@link FrontException}: 504 when the
+     * client tier answered 504 (a timeout behind it), else 502.
+     */
     static CloneAnswer of(int status, String body, URI uri) {
-        if (status != 200) {
-            String reason = "answered HTTP " + status + " to GET " + uri.getPath() + "?" + uri.getRawQuery()
-                    + ": " + reason(body);
-            if (status == 504) {
-                throw FrontException.gatewayTimeout(FrontException.CLIENT_TIER, reason, null);
-            }
-            throw FrontException.badGateway(FrontException.CLIENT_TIER, reason, null);
-        }
         JsonObject root = object(body);
+        if (status != 200) {
+            String tier = root == null ? null : text(root.get("tier"));
+            String failing = tier == null || tier.equals("clone") ? FrontException.CLIENT_TIER : tier;
+            String reason = "the client tier answered HTTP " + status + " to GET " + uri.getPath() + "?"
+                    + uri.getRawQuery() + ": " + reason(root, body);
+            if (status == 504) {
+                throw FrontException.gatewayTimeout(failing, reason, null);
+            }
+            throw FrontException.badGateway(failing, reason, null);
+        }
         if (root == null) {
             throw FrontException.badGateway(FrontException.CLIENT_TIER,
                     "answered 200 but not with a JSON object: " + clip(body), null);
@@ -51,9 +63,13 @@ public record CloneAnswer(String host, String pid, String result) {
         }
     }
 
-    /** The member at the top level, else in the first nested object that has it; "?" if none. */
+    /** The member in "clone", else at the top level, else in the first nested object that has it; "?" if none. */
     private static String find(JsonObject root, String key) {
-        String value = text(root.get(key));
+        JsonElement clone = root.get("clone");
+        String value = clone != null && clone.isJsonObject() ? text(clone.getAsJsonObject().get(key)) : null;
+        if (value == null) {
+            value = text(root.get(key));
+        }
         if (value != null) {
             return value;
         }
@@ -68,24 +84,44 @@ public record CloneAnswer(String host, String pid, String result) {
         return "?";
     }
 
+    /** The result fields as {@code name=value} words, e.g. {@code ok=true count=5 checksum=123}. */
     private static String result(JsonObject root) {
+        StringBuilder words = new StringBuilder();
         JsonElement result = root.get("result");
-        if (result != null && !result.isJsonNull()) {
-            return clip(result.isJsonPrimitive() ? result.getAsString() : result.toString());
-        }
-        JsonObject picked = new JsonObject();
-        for (String field : RESULT_FIELDS) {
-            JsonElement e = root.get(field);
-            if (e != null && !e.isJsonNull()) {
-                picked.add(field, e);
+        if (result != null && result.isJsonObject()) {
+            for (var member : result.getAsJsonObject().entrySet()) {
+                words(words, member.getKey(), member.getValue());
+            }
+        } else if (result != null && !result.isJsonNull()) {
+            words(words, "result", result);
+        } else {
+            for (String field : RESULT_FIELDS) {
+                words(words, field, root.get(field));
             }
         }
-        return picked.size() == 0 ? "ok" : clip(picked.toString());
+        return words.length() == 0 ? "ok" : clip(words.toString());
+    }
+
+    /** Primitives as name=value; objects flattened with dotted names; arrays by size. */
+    private static void words(StringBuilder out, String name, JsonElement e) {
+        if (e == null || e.isJsonNull()) {
+            return;
+        }
+        if (e.isJsonObject()) {
+            for (var member : e.getAsJsonObject().entrySet()) {
+                words(out, name + "." + member.getKey(), member.getValue());
+            }
+            return;
+        }
+        if (out.length() > 0) {
+            out.append(' ');
+        }
+        out.append(name).append('=');
+        out.append(e.isJsonArray() ? "[" + e.getAsJsonArray().size() + " items]" : e.getAsString());
     }
 
     /** The error's own words: a reason-like JSON field, else the body's text. */
-    private static String reason(String body) {
-        JsonObject root = object(body);
+    private static String reason(JsonObject root, String body) {
         if (root != null) {
             for (String field : REASON_FIELDS) {
                 String value = text(root.get(field));

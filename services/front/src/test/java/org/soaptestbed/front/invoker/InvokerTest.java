@@ -77,7 +77,30 @@ class InvokerTest {
         assertEquals("backend=gsoap&op=sendInts&n=5", lastQuery.get());
         assertEquals("box1", answer.host());
         assertEquals("4242", answer.pid());
-        assertEquals("{\"count\":5,\"checksum\":123}", answer.result());
+        assertEquals("count=5 checksum=123", answer.result());
+    }
+
+    @Test
+    void reads_the_client_tiers_answer() {
+        body = "{\"clone\": {\"host\": \"clone-3\", \"pid\": 77, \"mode\": \"singleton\"}, \"backend\": \"axis\","
+                + " \"op\": \"work\", \"n\": 0, \"seed\": \"1\", \"ok\": true, \"count\": null, \"checksum\": null,"
+                + " \"echo_equal\": null, \"work\": {\"implementation\": \"axis\", \"host\": \"svc\", \"pid\": 9},"
+                + " \"millis\": 1.5}";
+        CloneAnswer answer = invoker(5_000).invoke("axis", "work", 0);
+        assertEquals("clone-3", answer.host());           // the clone's, not the service's
+        assertEquals("77", answer.pid());
+        assertEquals("ok=true work.implementation=axis work.host=svc work.pid=9", answer.result());
+    }
+
+    @Test
+    void an_error_the_client_tier_blames_on_the_service_names_the_service() {
+        status = 502;
+        body = "{\"ok\": false, \"tier\": \"soap-service\", \"error\": \"connection refused: gsoap\"}";
+        FrontException e = assertThrows(FrontException.class, () -> invoker(5_000).invoke("gsoap", "ping", 0));
+        assertEquals(502, e.status());
+        assertEquals("soap-service", e.tier());
+        assertTrue(e.reason().contains("client tier answered HTTP 502") && e.reason().contains("connection refused: gsoap"),
+                e.reason());
     }
 
     @Test
@@ -86,7 +109,7 @@ class InvokerTest {
         CloneAnswer answer = invoker(5_000).invoke("axis", "ping", 0);
         assertEquals("box2", answer.host());
         assertEquals("7", answer.pid());
-        assertEquals("{\"ok\":true,\"count\":0,\"checksum\":2166136261}", answer.result());
+        assertEquals("ok=true count=0 checksum=2166136261", answer.result());
     }
 
     @Test
