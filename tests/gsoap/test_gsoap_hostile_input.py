@@ -65,16 +65,19 @@ def test_raw_garbage_instead_of_http_gets_an_answer_and_ping_still_works(gsoap_s
 
 @pytest.fixture(scope="module")
 def small_limit_server():
-    """A pool-model service whose MAX_MESSAGE_BYTES is 100 kB."""
+    """A pool-model service with small limits (200 kB bodies, 5000 items, depth 8) and a
+    locked demand on every operation."""
     from conftest import start_tier
-    server = start_tier("gsoap", "gsoap-small-limit", "/gsoap",
-                        {"GSOAP_SERVER_MODEL": "pool", "MAX_MESSAGE_BYTES": "100000"})
+    server = start_tier("gsoap", "gsoap-small-limits", "/gsoap", {
+        "GSOAP_SERVER_MODEL": "pool", "MAX_MESSAGE_BYTES": "200000", "MAX_XML_OCCURS": "5000",
+        "MAX_XML_DEPTH": "8", "DEMAND_SERVICE_CPU_US": "200", "DEMAND_SERVICE_WAIT_US": "200",
+        "DEMAND_SERVICE_LOCKED": "1"})
     yield server
     procs.stop(server.proc)
 
 
 def test_chunked_body_over_the_limit_is_cut_off_with_413(small_limit_server):
-    body = envelope("<tb:sendBytes>" + "<tb:items>7</tb:items>" * 20000 + "</tb:sendBytes>")
+    body = envelope("<tb:ping><!--" + "x" * 300000 + "--></tb:ping>")
     r = exchange(small_limit_server.port, chunked_post(body))
     assert r.status == 413 and r.faultcode() == "SOAP-ENV:Client"
     assert ping_works(small_limit_server.port)
@@ -83,6 +86,30 @@ def test_chunked_body_over_the_limit_is_cut_off_with_413(small_limit_server):
 @pytest.mark.parametrize("framing", [post_bytes, chunked_post], ids=["content-length", "chunked"])
 def test_body_just_under_the_limit_is_served(small_limit_server, framing):
     body = envelope("<tb:sendBytes>" + "<tb:items>7</tb:items>" * 4000 + "</tb:sendBytes>")
-    assert len(body) < 100000
+    assert len(body) < 200000
     r = exchange(small_limit_server.port, framing(body))
     assert r.status == 200 and b"<tb:count>4000</tb:count>" in r.body
+
+
+def test_more_items_than_max_xml_occurs_is_a_client_fault(small_limit_server):
+    def send(n):
+        body = envelope("<tb:sendBytes>" + "<tb:items>7</tb:items>" * n + "</tb:sendBytes>")
+        return exchange(small_limit_server.port, post_bytes(body))
+    assert send(5000).status == 200
+    r = send(5001)
+    assert r.status == 500 and r.faultcode() == "SOAP-ENV:Client"
+    assert ping_works(small_limit_server.port)
+
+
+def test_nesting_over_the_configured_max_xml_depth_is_a_client_fault(small_limit_server):
+    ok = envelope("<tb:ping>" + "<a>" * 5 + "</a>" * 5 + "</tb:ping>")     # depth 8
+    deep = envelope("<tb:ping>" + "<a>" * 6 + "</a>" * 6 + "</tb:ping>")   # depth 9
+    assert exchange(small_limit_server.port, post_bytes(ok)).status == 200
+    r = exchange(small_limit_server.port, post_bytes(deep))
+    assert r.status == 500 and r.faultcode() == "SOAP-ENV:Client"
+
+
+def test_calls_with_a_locked_service_demand_succeed(small_limit_server):
+    from gsoap.gsoap_http import call
+    r = call(small_limit_server.endpoint, "sendInts", 100, 1, "--calls", "40", "--connections", "4")
+    assert (r["exit"], r["ok"], r["errors"]) == (0, 40, 0), r

@@ -54,8 +54,10 @@ int parse_header(struct soap *soap, const char *key, const char *val) {
 }
 
 int prepare_received(struct soap *soap, const char *buf, size_t len) {
-  return state_of(soap).header_bytes == ContextState::kUnknown ? SOAP_OK
-                                                                : check_body(soap, buf, len);
+  const ContextState &st = state_of(soap);
+  if (st.header_bytes == ContextState::kUnknown) return SOAP_OK;
+  if (st.too_large) return soap->error = 413;  // the read that crossed MAX_MESSAGE_BYTES
+  return check_body(soap, buf, len);
 }
 
 // Raw reads from the socket: never past the declared body, never past the size limit;
@@ -137,7 +139,9 @@ void configure_context(struct soap *soap, ContextState *state) {
   soap->send_timeout = c.send_timeout_s;
   soap->recv_maxlength = c.max_message_bytes + kHeaderAllowance;  // backstop of the 413 check
   soap->maxlevel = static_cast<unsigned>(c.max_xml_depth);
-  soap->maxoccurs = static_cast<size_t>(c.max_xml_occurs);
+  // gSOAP refuses an item when the container already holds more than maxoccurs, so it
+  // accepts maxoccurs + 1: one less makes MAX_XML_OCCURS the most accepted
+  soap->maxoccurs = static_cast<size_t>(c.max_xml_occurs > 1 ? c.max_xml_occurs - 1 : 1);
   soap->max_keep_alive = c.keepalive_max;
   soap->socket_flags = MSG_NOSIGNAL;  // a vanished client is an error, not a SIGPIPE
   soap->user = state;
