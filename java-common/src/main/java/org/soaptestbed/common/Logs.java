@@ -62,6 +62,17 @@ public final class Logs {
         setLevel("org.apache.tomcat", Level.WARNING);
     }
 
+    /**
+     * Logs one record straight to stderr, bypassing the handlers: for shutdown hooks, which
+     * run concurrently with java.util.logging's own hook that removes every handler.
+     */
+    public static void atShutdown(Class<?> source, String message) {
+        LogRecord r = new LogRecord(Level.INFO, message);
+        r.setLoggerName(source.getName());
+        System.err.print(new OneLine().format(r));
+        System.err.flush();
+    }
+
     /** Sets a logger's level and keeps the logger alive so the level sticks. */
     public static synchronized void setLevel(String loggerName, Level level) {
         Logger logger = Logger.getLogger(loggerName);

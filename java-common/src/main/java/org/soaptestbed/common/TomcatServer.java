@@ -186,12 +186,13 @@ public final class TomcatServer {
             return;
         }
         stopping = true;
-        LOG.info(() -> name + " stopping");
+        Logs.atShutdown(TomcatServer.class, name + " stopping");
         try {
             tomcat.stop();
             tomcat.destroy();
+            Logs.atShutdown(TomcatServer.class, name + " stopped");
         } catch (LifecycleException e) {
-            LOG.warning(() -> name + ": error while stopping: " + e);
+            Logs.atShutdown(TomcatServer.class, name + ": error while stopping: " + e);
         } finally {
             deleteQuietly(baseDir);
             stopped.countDown();
