@@ -66,7 +66,7 @@ def cmd_up(args) -> int:
     t0 = time.monotonic()
     print("up: starting HAProxy and " + ", ".join(f"{n} ×{c}" for n, c in counts.items() if c))
     try:
-        stack.up({n: c for n, c in counts.items() if c > 0}, overrides)
+        stack.up({n: c for n, c in counts.items() if c > 0}, overrides, locust=not args.no_locust)
     except (StackError, ProcError) as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 1
@@ -99,6 +99,9 @@ def cmd_status(args) -> int:
     print(f"status: {'up' if st['up'] else 'HAProxy NOT running'}")
     for name, url in st["entry_points"].items():
         print(f"  {name:8s} {url}")
+    if st["locust"]:
+        alive = sum(p["alive"] for p in st["locust"])
+        print(f"  locust: {alive}/{len(st['locust'])} processes alive (master + workers)")
     print(f"  {'replica':10s} {'port':>5s} {'pid':>7s}  {'process':8s} {'health':8s} {'haproxy':10s} sessions")
     for r in st["replicas"]:
         print(f"  {r['tier'] + '-' + str(r['replica']):10s} {r['port']:5d} {r['pid']:7d}  "
@@ -194,6 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="client lifecycle of the client tier (default: CLIENT_MODE in .env, singleton)")
     s.add_argument("--pool-size", type=int, default=None, metavar="N",
                    help="clients per clone in --client-mode pool (default: CLIENT_POOL_SIZE in .env)")
+    s.add_argument("--no-locust", action="store_true",
+                   help="do not start the Locust web UI (master + LOCUST_WORKERS workers)")
     s.set_defaults(func=cmd_up)
 
     s = sub.add_parser("down", help="stop everything `up` and `scale` started, and nothing else")
@@ -236,3 +241,6 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("\ntestbed: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:            # e.g. ./testbed status | head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

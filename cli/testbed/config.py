@@ -69,6 +69,9 @@ class StackConfig:
     soap_port: int = 8082
     stats_port: int = 8404
     bound_port: int = 8088
+    locust_port: int = 8089
+    locust_master_port: int = 5557
+    locust_workers: int = 0             # 0: one per core
     replica_port_base: int = 19000      # replicas listen on 127.0.0.1, base + tier offset + i
     state_dir: Path = field(default_factory=lambda: ROOT / ".testbed")
     knobs: dict[str, str] = field(default_factory=dict)
@@ -83,15 +86,22 @@ class StackConfig:
             soap_port=_int(k, "SOAP_PORT", 8082, 1, 65535),
             stats_port=_int(k, "STATS_PORT", 8404, 1, 65535),
             bound_port=_int(k, "BOUND_PORT", 8088, 1, 65535),
+            locust_port=_int(k, "LOCUST_PORT", 8089, 1, 65535),
+            locust_master_port=_int(k, "LOCUST_MASTER_PORT", 5557, 1, 65535),
+            locust_workers=_int(k, "LOCUST_WORKERS", 0, 0, 64),
             replica_port_base=_int(k, "TESTBED_REPLICA_PORT_BASE", 19000, 1024, 65000),
             state_dir=Path(k.get("TESTBED_STATE_DIR") or ROOT / ".testbed"),
             knobs=k,
         )
 
     def entry_ports(self) -> dict[str, int]:
+        """The ports HAProxy listens on."""
         return {"WEB_PORT": self.web_port, "CLONES_PORT": self.clones_port,
                 "SOAP_PORT": self.soap_port, "STATS_PORT": self.stats_port,
                 "BOUND_PORT": self.bound_port}
+
+    def locust_worker_count(self) -> int:
+        return self.locust_workers or os.cpu_count() or 1
 
     @property
     def client_host(self) -> str:

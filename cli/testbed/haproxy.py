@@ -52,8 +52,18 @@ def local_servers(tier: str, replicas: list[tuple[int, int]], knobs: dict[str, s
                      for i, port in replicas)
 
 
+def global_maxconn() -> int:
+    """8000 connections, or what the open-files limit allows (HAProxy needs 2 fds each)."""
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard == resource.RLIM_INFINITY:
+        return 8000
+    return max(256, min(8000, (hard - 200) // 2))
+
+
 def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "") -> str:
     values = {
+        "MAXCONN": global_maxconn(),
         "BIND": cfg.bind, "WEB_PORT": cfg.web_port, "CLONES_PORT": cfg.clones_port,
         "SOAP_PORT": cfg.soap_port, "STATS_PORT": cfg.stats_port, "BOUND_PORT": cfg.bound_port,
         "STATE_DIR": str(cfg.state_dir), "GLOBAL_EXTRA": global_extra,

@@ -12,7 +12,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from testbed import haproxy, procs, tiers
+from testbed import haproxy, locust_ui, procs, tiers
 from testbed.config import StackConfig
 
 
@@ -43,9 +43,10 @@ class Stack:
 
     def load(self) -> dict:
         if not self.state_file.exists():
-            return {"haproxy": None, "replicas": {}, "overrides": {}}
+            return {"haproxy": None, "replicas": {}, "overrides": {}, "locust": None}
         state = json.loads(self.state_file.read_text())
         state.setdefault("overrides", {})
+        state["locust"] = locust_ui.from_dict(state.get("locust"))
         self.cfg.knobs.update(state["overrides"])
         state["haproxy"] = procs.Proc.from_dict(state["haproxy"]) if state.get("haproxy") else None
         for name, reps in state.get("replicas", {}).items():
@@ -57,6 +58,7 @@ class Stack:
         out = {"config": {**self.cfg.entry_ports(), "BIND_ADDRESS": self.cfg.bind},
                "overrides": state.get("overrides", {}),
                "haproxy": state["haproxy"].to_dict() if state.get("haproxy") else None,
+               "locust": locust_ui.to_dict(state.get("locust")),
                "replicas": {n: [{**r, "proc": r["proc"].to_dict()} for r in reps]
                             for n, reps in state["replicas"].items() if reps}}
         tmp = self.state_file.with_suffix(".tmp")
@@ -125,7 +127,7 @@ class Stack:
         if busy:
             raise StackError(f"port in use: {', '.join(busy)}; stop what holds it, or set "
                              f"{busy[0].split('=')[0]}=<free port> in .env or the environment")
-        (self.dir / "haproxy.state").touch()
+        (self.dir / "haproxy.state").write_text("1\n")   # an empty server-state file, version 1
         proc = procs.start("haproxy", ["haproxy", "-f", str(cfg_path), "-p", str(self.dir / "haproxy.pid")],
                            self.dir / "logs" / "haproxy.log")
         state["haproxy"] = proc
@@ -149,17 +151,18 @@ class Stack:
         haproxy.wait_for(all_up, timeout, f"{', '.join(sorted(names))} to be UP in HAProxy")
 
     # ---------------------------------------------------------------- verbs
-    def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None) -> dict:
+    def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
+           locust: bool = False) -> dict:
         """Start HAProxy with every planned replica, then the tiers callees first, each
         healthy and UP in HAProxy before its callers start (a singleton client fetches its
-        WSDL through HAProxy at start-up)."""
+        WSDL through HAProxy at start-up); then, with locust=True, the Locust web UI."""
         with self.locked():
             state = self.load()
             if state["haproxy"] and state["haproxy"].alive() or any(
                     r["proc"].alive() for reps in state["replicas"].values() for r in reps):
                 raise StackError("the stack is already up (./testbed status); change replica counts with "
                                  "./testbed scale TIER=N, or ./testbed down first")
-            state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {})}
+            state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {}), "locust": None}
             self.cfg.knobs.update(state["overrides"])
             order = [n for n in tiers.START_ORDER if counts.get(n, 0) > 0]
             plan = {n: [(i, tiers.TIERS[n].port(self.cfg.replica_port_base, i))
@@ -175,6 +178,10 @@ class Stack:
                     self.log(f"  waiting for {name} ×{len(reps)} to be healthy ...")
                     self._wait_healthy(tier, reps)
                     self._wait_up_in_haproxy(name, reps)
+                if locust:
+                    state["locust"] = locust_ui.start(self.cfg, self.dir / "logs")
+                    self.save(state)
+                    locust_ui.wait(state["locust"], self.cfg)
             except BaseException:
                 self.log("  start failed; stopping what was started")
                 self._stop_all(state)
@@ -188,7 +195,7 @@ class Stack:
             return stopped
 
     def _stop_all(self, state: dict) -> list[str]:
-        stopped = []
+        stopped = [p.name for p in locust_ui.all_procs(state.get("locust")) if procs.stop(p, timeout=5)]
         if state.get("haproxy") and procs.stop(state["haproxy"], sig=signal.SIGUSR1, timeout=5):
             stopped.append("haproxy")
         reps = [r for rs in state["replicas"].values() for r in rs]
@@ -254,7 +261,10 @@ class Stack:
                 ha_rows = {(r["pxname"], r["svname"]): r for r in self.runtime.stats()}
         out = {"up": bool(hp and hp.alive()), "state_dir": str(self.dir),
                "entry_points": self.urls() if hp and hp.alive() else {},
-               "haproxy": {"pid": hp.pid, "alive": hp.alive()} if hp else None, "replicas": []}
+               "haproxy": {"pid": hp.pid, "alive": hp.alive()} if hp else None,
+               "locust": [{"name": p.name, "pid": p.pid, "alive": p.alive()}
+                          for p in locust_ui.all_procs(state.get("locust"))],
+               "replicas": []}
         for name, reps in sorted(state["replicas"].items()):
             tier = tiers.TIERS[name]
             for r in sorted(reps, key=lambda r: r["index"]):
@@ -271,7 +281,8 @@ class Stack:
 
     def urls(self) -> dict[str, str]:
         h = self.cfg.client_host
-        return {"web": f"http://{h}:{self.cfg.web_port}/seg/1",
+        return {"locust": locust_ui.url(self.cfg),
+                "web": f"http://{h}:{self.cfg.web_port}/seg/1",
                 "clones": f"http://{h}:{self.cfg.clones_port}/invoke",
                 "axis": f"http://{h}:{self.cfg.soap_port}/axis",
                 "gsoap": f"http://{h}:{self.cfg.soap_port}/gsoap",
@@ -283,8 +294,10 @@ class Stack:
         state = self.load()
         if name == "haproxy":
             return [self.dir / "logs" / "haproxy.log"]
+        if name == "locust":
+            return sorted((self.dir / "logs").glob("locust-*.log"))
         if name not in tiers.TIERS:
-            raise StackError(f"unknown tier {name!r}; one of: haproxy, {', '.join(tiers.TIERS)}")
+            raise StackError(f"unknown tier {name!r}; one of: haproxy, locust, {', '.join(tiers.TIERS)}")
         paths = sorted((self.dir / "logs").glob(f"{name}-*.log"))
         live = {Path(r["proc"].log) for r in state["replicas"].get(name, [])}
         return [p for p in paths if p in live] or paths

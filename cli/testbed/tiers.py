@@ -3,6 +3,7 @@ binaries, jars, ports and the environment each tier reads (docs/tiers.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from testbed import ROOT
 
@@ -34,8 +35,8 @@ class Tier:
             return ["java", *JAVA_OPTS, "-jar", str(ROOT / self.java_jar)]
         return [str(self.native)]
 
-    def artifact(self):
-        return ROOT / self.java_jar if self.java_jar else self.native
+    def artifact(self) -> Path:
+        return ROOT / self.java_jar if self.java_jar else Path(self.native)
 
     def built(self) -> bool:
         return self.artifact().exists()

@@ -1,0 +1,59 @@
+"""The Locust web UI of a running stack: one master (web UI on LOCUST_PORT) and its
+workers, all on loopback, aimed at HAProxy's web entry point. A person picks the user
+class and the shape in the UI (class picker) and sets backend/op/n/think time there."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from testbed import ROOT, procs
+from testbed.config import StackConfig
+
+LOCUSTFILES = f"{ROOT / 'loadgen' / 'locustfile.py'},{ROOT / 'loadgen' / 'shapes.py'}"
+
+
+def _locust() -> list[str]:
+    return [sys.executable, "-m", "locust", "-f", LOCUSTFILES]
+
+
+def start(cfg: StackConfig, log_dir: Path) -> dict:
+    busy = [f"{k}={p}" for k, p in (("LOCUST_PORT", cfg.locust_port),
+                                    ("LOCUST_MASTER_PORT", cfg.locust_master_port))
+            if not procs.port_free(p, cfg.bind if k == "LOCUST_PORT" else "127.0.0.1")]
+    if busy:
+        raise procs.ProcError(f"port in use: {', '.join(busy)}; stop what holds it, or set "
+                              f"{busy[0].split('=')[0]}=<free port> in .env or the environment")
+    n = cfg.locust_worker_count()
+    master = procs.start("locust-master", _locust() + [
+        "--master", "--web-host", cfg.bind, "--web-port", str(cfg.locust_port),
+        "--master-bind-host", "127.0.0.1", "--master-bind-port", str(cfg.locust_master_port),
+        "--expect-workers", str(n), "--class-picker",
+        "-H", f"http://{cfg.client_host}:{cfg.web_port}"], log_dir / "locust-master.log",
+        port=cfg.locust_port, cwd=ROOT)
+    workers = [procs.start(f"locust-worker-{i}", _locust() + [
+        "--worker", "--master-host", "127.0.0.1", "--master-port", str(cfg.locust_master_port)],
+        log_dir / f"locust-worker-{i}.log", cwd=ROOT) for i in range(1, n + 1)]
+    return {"master": master, "workers": workers}
+
+
+def wait(ui: dict, cfg: StackConfig, timeout: float = 60) -> None:
+    procs.wait_healthy(ui["master"], f"http://{cfg.client_host}:{cfg.locust_port}/", timeout)
+
+
+def url(cfg: StackConfig) -> str:
+    return f"http://{cfg.client_host}:{cfg.locust_port}/"
+
+
+def all_procs(ui: dict | None) -> list[procs.Proc]:
+    if not ui:
+        return []
+    return [ui["master"], *ui["workers"]]
+
+
+def to_dict(ui: dict | None) -> dict | None:
+    return {"master": ui["master"].to_dict(), "workers": [w.to_dict() for w in ui["workers"]]} if ui else None
+
+
+def from_dict(d: dict | None) -> dict | None:
+    return {"master": procs.Proc.from_dict(d["master"]),
+            "workers": [procs.Proc.from_dict(w) for w in d["workers"]]} if d else None
