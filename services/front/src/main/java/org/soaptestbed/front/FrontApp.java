@@ -101,7 +101,12 @@ public final class FrontApp {
         });
     }
 
-    /** The static pages: META-INF/resources of front.jar (or of target/classes, in unit tests). */
+    /**
+     * The static pages: META-INF/resources of front.jar (or of target/classes, in unit tests).
+     * /seg/1 is a file named "1", so the DefaultServlet finds no extension to derive a
+     * Content-Type from and sends none (the body is an HTML document); naming the file
+     * seg/1.html would need a redirect or a rewrite in front of segment ①.
+     */
     private static void mountStaticFiles(Context ctx) {
         Path code;
         try {
