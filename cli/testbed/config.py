@@ -61,6 +61,14 @@ def _int(values: dict[str, str], key: str, default: int, lo: int = 0, hi: int = 
     return v
 
 
+def _cpus(values: dict[str, str], key: str) -> set[int] | None:
+    from testbed.procs import parse_cpus
+    try:
+        return parse_cpus(values.get(key, ""))
+    except ValueError as e:
+        raise ConfigError(f"{key}: {e}") from None
+
+
 @dataclass
 class StackConfig:
     bind: str = "127.0.0.1"
@@ -72,6 +80,8 @@ class StackConfig:
     locust_port: int = 8089
     locust_master_port: int = 5557
     locust_workers: int = 0             # 0: one per core
+    stack_cpus: set[int] | None = None      # pin every tier + HAProxy to these CPUs
+    loadgen_cpus: set[int] | None = None    # pin Locust to these CPUs
     replica_port_base: int = 19000      # replicas listen on 127.0.0.1, base + tier offset + i
     state_dir: Path = field(default_factory=lambda: ROOT / ".testbed")
     knobs: dict[str, str] = field(default_factory=dict)
@@ -89,6 +99,8 @@ class StackConfig:
             locust_port=_int(k, "LOCUST_PORT", 8089, 1, 65535),
             locust_master_port=_int(k, "LOCUST_MASTER_PORT", 5557, 1, 65535),
             locust_workers=_int(k, "LOCUST_WORKERS", 0, 0, 64),
+            stack_cpus=_cpus(k, "STACK_CPUS"),
+            loadgen_cpus=_cpus(k, "LOADGEN_CPUS"),
             replica_port_base=_int(k, "TESTBED_REPLICA_PORT_BASE", 19000, 1024, 65000),
             state_dir=Path(k.get("TESTBED_STATE_DIR") or ROOT / ".testbed"),
             knobs=k,
@@ -101,7 +113,9 @@ class StackConfig:
                 "BOUND_PORT": self.bound_port}
 
     def locust_worker_count(self) -> int:
-        return self.locust_workers or os.cpu_count() or 1
+        if self.locust_workers:
+            return self.locust_workers
+        return len(self.loadgen_cpus) if self.loadgen_cpus else len(os.sched_getaffinity(0))
 
     @property
     def client_host(self) -> str:

@@ -80,7 +80,7 @@ class Stack:
                                  f"free it or move all replica ports with TESTBED_REPLICA_PORT_BASE=<port>")
             env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name))
             proc = procs.start(f"{tier.name}-{i}", tier.argv(), self.dir / "logs" / f"{tier.name}-{i}.log",
-                               env=env, port=port, cwd=tiers.ROOT)
+                               env=env, port=port, cwd=tiers.ROOT, cpus=self.cfg.stack_cpus)
             started.append({"index": i, "port": port, "proc": proc})
         return started
 
@@ -129,7 +129,7 @@ class Stack:
                              f"{busy[0].split('=')[0]}=<free port> in .env or the environment")
         (self.dir / "haproxy.state").write_text("1\n")   # an empty server-state file, version 1
         proc = procs.start("haproxy", ["haproxy", "-f", str(cfg_path), "-p", str(self.dir / "haproxy.pid")],
-                           self.dir / "logs" / "haproxy.log")
+                           self.dir / "logs" / "haproxy.log", cpus=self.cfg.stack_cpus)
         state["haproxy"] = proc
         haproxy.wait_for(lambda: self._haproxy_serves(plan) or not proc.alive(), 15, "HAProxy to start")
         if not proc.alive():
@@ -147,7 +147,7 @@ class Stack:
 
         def all_up():
             rows = self.runtime.servers(name)
-            return all(s in rows and rows[s]["status"].startswith("UP") for s in names)
+            return all(s in rows and rows[s]["status"] == "UP" for s in names)
         haproxy.wait_for(all_up, timeout, f"{', '.join(sorted(names))} to be UP in HAProxy")
 
     # ---------------------------------------------------------------- verbs
@@ -241,6 +241,34 @@ class Stack:
                 for r in gone:
                     procs.stop(r["proc"])
             return before, n
+
+    def restart(self, name: str, overrides: dict[str, str], drain_timeout: float = 30) -> None:
+        """Give a tier new knobs (e.g. CLIENT_MODE) while the stack runs: one replica at a
+        time is drained in HAProxy, stopped, started again with the new environment on the
+        same port, and put back in rotation once healthy. The knobs stay for later scaling."""
+        tier = tiers.TIERS[name]
+        with self.locked():
+            state = self.load()
+            if not (state["haproxy"] and state["haproxy"].alive()):
+                raise StackError("the stack is not up; start it with ./testbed up")
+            state["overrides"].update(overrides)
+            self.cfg.knobs.update(overrides)
+            self.save(state)
+            reps = sorted(state["replicas"].get(name, []), key=lambda r: r["index"])
+            for pos, r in enumerate(reps):
+                server = f"{name}{r['index']}"
+                if len(reps) > 1:
+                    self.runtime.set_state(name, server, "drain")
+                    self._wait_drained(name, [r], drain_timeout)
+                procs.stop(r["proc"])
+                new = self._start_replicas(tier, [r["index"]])[0]
+                reps[pos] = new
+                state["replicas"][name] = reps
+                self.save(state)
+                self._wait_healthy(tier, [new])
+                self.runtime.set_state(name, server, "ready")
+                self._wait_up_in_haproxy(name, [new])
+            self._reload_haproxy(state)      # knobs such as GSOAP_POOL_SIZE shape its maxconn
 
     def _wait_drained(self, name: str, gone: list[dict], timeout: float) -> None:
         names = {f"{name}{r['index']}" for r in gone}

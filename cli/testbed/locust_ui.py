@@ -29,10 +29,10 @@ def start(cfg: StackConfig, log_dir: Path) -> dict:
         "--master-bind-host", "127.0.0.1", "--master-bind-port", str(cfg.locust_master_port),
         "--expect-workers", str(n), "--class-picker",
         "-H", f"http://{cfg.client_host}:{cfg.web_port}"], log_dir / "locust-master.log",
-        port=cfg.locust_port, cwd=ROOT)
+        port=cfg.locust_port, cwd=ROOT, cpus=cfg.loadgen_cpus)
     workers = [procs.start(f"locust-worker-{i}", _locust() + [
         "--worker", "--master-host", "127.0.0.1", "--master-port", str(cfg.locust_master_port)],
-        log_dir / f"locust-worker-{i}.log", cwd=ROOT) for i in range(1, n + 1)]
+        log_dir / f"locust-worker-{i}.log", cwd=ROOT, cpus=cfg.loadgen_cpus) for i in range(1, n + 1)]
     return {"master": master, "workers": workers}
 
 

@@ -70,16 +70,36 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
+def parse_cpus(text: str) -> set[int] | None:
+    """'0', '1-3', '0,2' -> a CPU set; '' -> None (no pinning). ValueError names the form."""
+    if not text.strip():
+        return None
+    cpus: set[int] = set()
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            cpus.update(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        raise ValueError(f"expected a CPU list like 0 or 1-3 or 0,2, got {text!r}") from None
+    have = os.sched_getaffinity(0)
+    if not cpus <= have:
+        raise ValueError(f"CPUs {sorted(cpus - have)} are not available here (have {sorted(have)})")
+    return cpus
+
+
 def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = None,
-          port: int | None = None, cwd: Path | None = None) -> Proc:
+          port: int | None = None, cwd: Path | None = None, cpus: set[int] | None = None) -> Proc:
+    """Start argv in its own session, output to log; pinned to cpus (every thread it will
+    ever make inherits the set) when given."""
     if not Path(argv[0]).exists() and not _which(argv[0]):
         raise ProcError(f"{name}: {argv[0]} not found; build it first: ./testbed build")
     log.parent.mkdir(parents=True, exist_ok=True)
     full_env = dict(os.environ)
     full_env.update(env or {})
     with open(log, "ab") as out:
+        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                             env=full_env, cwd=cwd, start_new_session=True)
+                             env=full_env, cwd=cwd, start_new_session=True, preexec_fn=pin)
     ticks = None
     for _ in range(50):
         ticks = _start_ticks(p.pid)
