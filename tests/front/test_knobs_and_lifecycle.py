@@ -88,8 +88,6 @@ def test_sigterm_stops_the_front_within_ten_seconds(stopped_front):
     assert took < 10
 
 
-@pytest.mark.xfail(strict=False, reason="java-common's Logs: JUL's own shutdown hook resets the "
-                   "log handlers, so records logged while stopping can be lost")
 def test_sigterm_logs_the_stop_and_the_bean_calls(stopped_front):
     _, log = stopped_front
     assert "front stopping" in log

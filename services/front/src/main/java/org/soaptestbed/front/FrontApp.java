@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Logger;
 import org.apache.catalina.Context;
 import org.apache.catalina.Lifecycle;
 import org.apache.catalina.WebResourceRoot;
@@ -16,6 +15,7 @@ import org.apache.catalina.webresources.JarResourceSet;
 import org.apache.catalina.webresources.StandardRoot;
 import org.apache.jasper.servlet.JasperInitializer;
 import org.apache.tomcat.util.scan.StandardJarScanner;
+import org.soaptestbed.common.Logs;
 import org.soaptestbed.common.TomcatServer;
 import org.soaptestbed.front.container.BeanContainer;
 import org.soaptestbed.front.container.BeanDeployment;
@@ -40,7 +40,6 @@ import org.soaptestbed.front.invoker.Invoker;
  */
 public final class FrontApp {
 
-    private static final Logger LOG = Logger.getLogger(FrontApp.class.getName());
     private static final String JSP_PACKAGE = "org.soaptestbed.front.jsp.";
     /** URL -> precompiled JSP servlet class (JspC names /seg2.jsp seg2_jsp). */
     static final Map<String, String> PAGES = Map.of(
@@ -70,7 +69,8 @@ public final class FrontApp {
             if (Lifecycle.BEFORE_START_EVENT.equals(event.getType())) {
                 container.publish();
             } else if (Lifecycle.AFTER_STOP_EVENT.equals(event.getType())) {
-                container.summary().forEach((what, stats) -> LOG.info(() -> what + ": " + stats));
+                // usually inside the SIGTERM hook, when java.util.logging may be shut down already
+                container.summary().forEach((what, stats) -> Logs.atShutdown(FrontApp.class, what + ": " + stats));
                 container.close();
             }
         });
