@@ -83,6 +83,18 @@ def test_chunked_body_over_the_limit_is_cut_off_with_413(small_limit_server):
     assert ping_works(small_limit_server.port)
 
 
+def test_oversized_upload_sent_in_full_reads_413_not_a_reset(small_limit_server):
+    import http.client
+    body = envelope("<tb:ping><!--" + "x" * 5_000_000 + "--></tb:ping>")
+    conn = http.client.HTTPConnection("127.0.0.1", small_limit_server.port, timeout=60)
+    try:
+        conn.request("POST", "/gsoap", body=body, headers={"Content-Type": "text/xml; charset=utf-8"})
+        assert conn.getresponse().status == 413
+    finally:
+        conn.close()
+    assert ping_works(small_limit_server.port)
+
+
 @pytest.mark.parametrize("framing", [post_bytes, chunked_post], ids=["content-length", "chunked"])
 def test_body_just_under_the_limit_is_served(small_limit_server, framing):
     body = envelope("<tb:sendBytes>" + "<tb:items>7</tb:items>" * 4000 + "</tb:sendBytes>")

@@ -19,7 +19,7 @@ std::atomic<bool> stopping{false};
 
 namespace {
 const int kSliceMs = 200;     // how often a waiting thread looks at the stop flag
-const int kLingerMs = 1000;   // after a failed request: how long unread input is drained
+const int kQuietMs = 1000;    // after a failed request: input drained until quiet this long
 
 // Writes all of data within timeout_s; false when the client does not take it.
 bool send_all(int fd, const std::string &data, int timeout_s) {
@@ -57,18 +57,19 @@ void send_canned_fault(int fd, const ContextState &st, int error, int timeout_s)
            timeout_s);
 }
 
-// Closes a connection. After a failed request the client may still be sending: stop
-// writing, then read and drop its input for a while, so that closing with unread bytes
-// does not reset the connection before the client has read the answer.
-void close_connection(int fd, bool linger) {
+// Closes a connection. After a failed request the client may still be sending (a body
+// refused with 413 from its Content-Length): stop writing, then read and drop its input
+// until it stops (EOF, or nothing for a second; at most max_ms), so that closing with
+// unread bytes does not reset the connection before the client has read the answer.
+void close_connection(int fd, bool linger, int max_ms) {
   if (linger) {
     shutdown(fd, SHUT_WR);
-    char sink[16384];
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMs);
-    while (std::chrono::steady_clock::now() < deadline) {
+    char sink[65536];
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(max_ms);
+    while (std::chrono::steady_clock::now() < deadline && !stopping.load()) {
       pollfd p{fd, POLLIN, 0};
-      if (poll(&p, 1, 100) < 0) break;
-      if (p.revents && recv(fd, sink, sizeof sink, MSG_DONTWAIT) <= 0) break;
+      if (poll(&p, 1, kQuietMs) <= 0) break;  // quiet for a second (or an error)
+      if (recv(fd, sink, sizeof sink, MSG_DONTWAIT) <= 0) break;  // EOF
     }
   }
   close(fd);
@@ -111,7 +112,7 @@ bool serve_request(Service &svc, int fd, int index) {
   if (!open) st.pending.clear();
   svc.destroy();
   soap->socket = SOAP_INVALID_SOCKET;  // the fd is the caller's again, or closed below
-  if (!open) close_connection(fd, failed);
+  if (!open) close_connection(fd, failed, soap->recv_timeout * 1000);
   return open;
 }
 
@@ -135,10 +136,11 @@ int listen_on(const ServerConfig &config) {
   soap->bind_flags = SO_REUSEADDR;  // restart at once after a stop
   SOAP_SOCKET s = soap_bind(soap, config.bind.c_str(), config.port, config.backlog);
   if (!soap_valid_socket(s)) {
-    std::fprintf(stderr, "tb-gsoap-server: cannot listen on %s:%d: ", config.bind.c_str(),
-                 config.port);
-    soap_print_fault(soap, stderr);
-    std::fprintf(stderr, "set PORT/BIND (or --port/--bind) to a free address\n");
+    const char **why = soap_faultstring(soap);
+    std::fprintf(stderr,
+                 "tb-gsoap-server: cannot listen on %s:%d: %s; set PORT/BIND (or --port/--bind) "
+                 "to a free address\n",
+                 config.bind.c_str(), config.port, why && *why ? *why : "bind failed");
     std::exit(1);
   }
   soap->master = SOAP_INVALID_SOCKET;  // the fd outlives this context
