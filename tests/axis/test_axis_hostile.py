@@ -105,3 +105,10 @@ def test_more_items_than_max_xml_occurs_get_a_client_fault(axis_small_limits):
 def test_exactly_max_xml_occurs_items_are_served(axis_small_limits):
     r = post(axis_small_limits.port, contract.envelope("sendInts", SMALL_MAX_XML_OCCURS), action("sendInts"))
     assert r.status == 200, r.text[:500]
+
+
+def test_the_java_client_reports_an_oversized_request_as_http_413(axis_small_limits):
+    from clients import call
+    r = call("axis", f"http://127.0.0.1:{axis_small_limits.port}/axis", "sendInts", 10000)
+    assert (r["exit"], r["ok"], r["errors"]) == (3, 0, 1), r
+    assert r["fault"].startswith("HTTP 413"), r["fault"]

@@ -27,14 +27,18 @@ final class CountingHttpClient {
     static final Timeout READ_TIMEOUT = Timeout.ofSeconds(150);
     static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(10);
 
-    /** Body bytes of the current call, reset by the worker before each call. */
+    /** Body bytes and HTTP status of the current call, reset by the worker before each call. */
     static final class Counter {
         long requestBytes;
         long responseBytes;
+        int status;             // 0: no response
+        String reason = "";
 
         void reset() {
             requestBytes = 0;
             responseBytes = 0;
+            status = 0;
+            reason = "";
         }
     }
 
@@ -59,6 +63,8 @@ final class CountingHttpClient {
                     }
                 })
                 .addResponseInterceptorLast((response, details, context) -> {
+                    counter.status = response.getCode();
+                    counter.reason = response.getReasonPhrase() == null ? "" : response.getReasonPhrase();
                     if (response instanceof ClassicHttpResponse r && r.getEntity() != null) {
                         r.setEntity(new CountedResponseBody(r.getEntity(), counter));
                     }

@@ -2,6 +2,7 @@ package org.soaptestbed.contract.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -10,6 +11,7 @@ import org.apache.axis2.client.Options;
 import org.apache.axis2.context.ConfigurationContext;
 import org.apache.axis2.kernel.http.HTTPConstants;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.core5.http.impl.EnglishReasonPhraseCatalog;
 import org.soaptestbed.contract.v1.TestbedServiceStub;
 
 /**
@@ -92,7 +94,9 @@ final class Run {
                 } catch (Exception | LinkageError e) {
                     latencies[i] = System.nanoTime() - t0;
                     faults.incrementAndGet();
-                    firstFault.compareAndSet(null, describe(e));
+                    if (firstFault.get() == null) {
+                        firstFault.compareAndSet(null, describe(e, counter.status, counter.reason));
+                    }
                 }
             }
         }
@@ -137,19 +141,34 @@ final class Run {
         }
     }
 
-    /** "Client: reason" for a SOAP fault, "ExceptionType: message" for a transport error. */
-    static String describe(Throwable e) {
-        if (e instanceof AxisFault f && f.getFaultCode() != null && !f.getFaultCode().getLocalPart().isEmpty()) {
-            return f.getFaultCode().getLocalPart() + ": " + f.getMessage();
+    /**
+     * Like the gSOAP client: "Client: reason" for a SOAP fault, "HTTP 413: reason" for an
+     * HTTP error that is not a SOAP fault, "transport: reason" for anything else.
+     */
+    static String describe(Throwable e, int httpStatus, String httpReason) {
+        boolean soapFault = e instanceof AxisFault f && f.getFaultCode() != null
+                && !f.getFaultCode().getLocalPart().isEmpty() && (httpStatus == 500 || httpStatus == 0);
+        if (soapFault) {
+            return ((AxisFault) e).getFaultCode().getLocalPart() + ": " + e.getMessage();
         }
+        if (httpStatus >= 300) {
+            String reason = httpReason.isEmpty()
+                    ? EnglishReasonPhraseCatalog.INSTANCE.getReason(httpStatus, Locale.ENGLISH) : httpReason;
+            return "HTTP " + httpStatus + ": " + (reason == null ? rootMessage(e) : reason);
+        }
+        return "transport: " + rootMessage(e);
+    }
+
+    static String describe(Throwable e) {
+        return describe(e, 0, "");
+    }
+
+    private static String rootMessage(Throwable e) {
         Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
+        for (int i = 0; i < 20 && root.getCause() != null && root.getCause() != root; i++) {
             root = root.getCause();
         }
-        String text = root.getClass().getSimpleName() + ": " + root.getMessage();
-        if (root != e && e.getMessage() != null && !e.getMessage().contains(String.valueOf(root.getMessage()))) {
-            text = e.getMessage() + " (" + text + ")";
-        }
-        return text;
+        String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        return message.replaceAll("\\s+", " ").trim();
     }
 }
