@@ -133,13 +133,13 @@ class InvokerTest {
 
     @Test
     void no_answer_within_the_timeout_is_a_504() {
-        delayMs = 1_500;
+        delayMs = 3_000;
         long t0 = System.nanoTime();
         FrontException e = assertThrows(FrontException.class, () -> invoker(300).invoke("axis", "ping", 0));
         long tookMs = (System.nanoTime() - t0) / 1_000_000;
         assertEquals(504, e.status());
         assertTrue(e.reason().contains("INVOKER_TIMEOUT_MS=300"), e.reason());
-        assertTrue(tookMs < 1_400, "gave up after " + tookMs + " ms");
+        assertTrue(tookMs < 2_500, "gave up after " + tookMs + " ms, not at the 300 ms timeout");
     }
 
     @Test
