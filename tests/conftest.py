@@ -74,9 +74,15 @@ TEST_KNOBS = {
 }
 
 
+_stacks_made = []
+
+
 def make_stack_config(name: str, knobs: dict[str, str] | None = None):
+    """A private stack: free entry ports, its own state dir, and a replica port range of its
+    own (29000, 30000, ... one per stack made in this session) so stacks never collide."""
     from testbed.config import StackConfig, knobs as env_knobs
-    base = int(os.environ.get("TESTBED_TEST_PORT_BASE", "29000"))
+    _stacks_made.append(name)
+    base = int(os.environ.get("TESTBED_TEST_PORT_BASE", "29000")) + 1000 * (len(_stacks_made) - 1)
     merged = {**env_knobs(), **TEST_KNOBS, **(knobs or {})}
     return StackConfig(bind="127.0.0.1", web_port=procs.free_port(), clones_port=procs.free_port(),
                        soap_port=procs.free_port(), stats_port=procs.free_port(),
@@ -86,13 +92,14 @@ def make_stack_config(name: str, knobs: dict[str, str] | None = None):
 
 @pytest.fixture(scope="session")
 def stack():
-    """axis ×1 and gsoap ×1 behind HAProxy."""
+    """The whole request path behind HAProxy: front, clone (singleton), axis, gsoap ×1.
+    Tests that change it (scale, client mode, a killed replica) put it back as it was."""
     from testbed.local import Stack
     st = Stack(make_stack_config("stack"), log=lambda *a: None)
     if st.running():
         st.down()
     try:
-        st.up({"axis": 1, "gsoap": 1})
+        st.up({"front": 1, "clone": 1, "axis": 1, "gsoap": 1}, {"CLIENT_MODE": "singleton"})
     except Exception as e:
         st.down()
         pytest.fail(f"stack did not start: {e}")

@@ -207,40 +207,60 @@ class Stack:
         return stopped
 
     def scale(self, name: str, n: int, drain_timeout: float = 30) -> tuple[int, int]:
+        """Bring a tier to n replicas while load runs. Removed replicas (dead ones first,
+        then the highest indexes) are drained in HAProxy and stopped once idle; new ones
+        join after they are healthy, through a seamless reload. A kept replica that had
+        died is started again on its port."""
         tier = tiers.TIERS[name]
         with self.locked():
             state = self.load()
             if not (state["haproxy"] and state["haproxy"].alive()):
                 raise StackError("the stack is not up; start it with ./testbed up")
-            reps = sorted(state["replicas"].get(name, []), key=lambda r: r["index"])
+            reps = sorted(state["replicas"].get(name, []), key=lambda r: (not r["proc"].alive(), r["index"]))
             before = len(reps)
+            keep, gone = reps[:n], reps[n:]
+            if gone:
+                live = [r for r in gone if r["proc"].alive()]
+                for r in live:
+                    self.runtime.set_state(name, f"{name}{r['index']}", "drain")
+                if live:
+                    self._wait_drained(name, live, drain_timeout)
+                state["replicas"][name] = keep
+                self._reload_haproxy(state)
+                self.save(state)
+                for r in live:
+                    procs.stop(r["proc"])
+            self._replace_dead(tier, keep, state)
             if n > before:
-                used = {r["index"] for r in reps}
+                used = {r["index"] for r in keep}
                 new_idx = [i for i in range(1, tiers.MAX_REPLICAS + 1) if i not in used][: n - before]
                 new = self._start_replicas(tier, new_idx)
-                state["replicas"][name] = reps + new
+                state["replicas"][name] = keep + new
                 self.save(state)
                 try:
                     self._wait_healthy(tier, new)
                 except StackError:
                     for r in new:
                         procs.stop(r["proc"])
-                    state["replicas"][name] = reps
+                    state["replicas"][name] = keep
                     self.save(state)
                     raise
                 self._reload_haproxy(state)
                 self._wait_up_in_haproxy(name, new)
-            elif n < before:
-                gone = reps[n:]
-                for r in gone:
-                    self.runtime.set_state(name, f"{name}{r['index']}", "drain")
-                self._wait_drained(name, gone, drain_timeout)
-                state["replicas"][name] = reps[:n]
-                self._reload_haproxy(state)
-                self.save(state)
-                for r in gone:
-                    procs.stop(r["proc"])
             return before, n
+
+    def _replace_dead(self, tier: tiers.Tier, reps: list[dict], state: dict) -> None:
+        """A replica that died (crash, kill) is started again on its port before scaling."""
+        for pos, r in enumerate(reps):
+            if r["proc"].alive():
+                continue
+            self.log(f"  {tier.name}-{r['index']} had died; starting it again")
+            new = self._start_replicas(tier, [r["index"]])[0]
+            reps[pos] = new
+            state["replicas"][tier.name] = reps
+            self.save(state)
+            self._wait_healthy(tier, [new])
+            self._wait_up_in_haproxy(tier.name, [new])
 
     def restart(self, name: str, overrides: dict[str, str], drain_timeout: float = 30) -> None:
         """Give a tier new knobs (e.g. CLIENT_MODE) while the stack runs: one replica at a

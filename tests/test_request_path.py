@@ -1,0 +1,183 @@
+"""The whole request path ①–⑤ through HAProxy, on the real tiers: what each segment path
+shows, /seg/5 for every backend and operation, and the client tier's lifecycles."""
+from __future__ import annotations
+
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from clients import expected
+from testbed import contract
+
+pytestmark = pytest.mark.stack
+
+MARKERS = {
+    2: r"jsp: seg\d\.jsp",
+    3: r"access-bean: AccessBean",
+    4: r"bean-instance: \d+",
+    5: r"clone: host=\S+ pid=\d+",
+}
+
+
+def web(stack, path: str) -> requests.Response:
+    return requests.get(f"http://127.0.0.1:{stack.cfg.web_port}{path}", timeout=60)
+
+
+def clones(stack, path: str) -> requests.Response:
+    return requests.get(f"http://127.0.0.1:{stack.cfg.clones_port}{path}", timeout=60)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+def test_each_segment_path_shows_exactly_the_segments_that_ran(stack, k):
+    r = web(stack, f"/seg/{k}")
+    assert r.status_code == 200, r.text
+    assert f"segments: {','.join(str(i) for i in range(1, k + 1))}\n" in r.text
+    for seg, marker in MARKERS.items():
+        assert bool(re.search(marker, r.text)) == (seg <= k), (seg, r.text)
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+@pytest.mark.parametrize("op", contract.OPERATIONS)
+def test_seg5_reaches_every_operation_of_both_backends(stack, backend, op):
+    n = 1000 if op in contract.KIND_OF else 0
+    r = web(stack, f"/seg/5?backend={backend}&op={op}&n={n}")
+    assert r.status_code == 200, r.text
+    assert "soap-result: ok=true" in r.text
+    if op in contract.SEND_OPERATIONS:
+        count, checksum = expected(op, n)
+        assert f"count={count} checksum={checksum}" in r.text
+    if op == "work":
+        assert f"work.implementation={backend}" in r.text
+
+
+@pytest.mark.parametrize("query", ["backend=nope", "op=launch", "n=-1", "n=abc"])
+def test_seg5_bad_parameters_get_400_with_a_reason(stack, query):
+    r = web(stack, f"/seg/5?{query}")
+    assert r.status_code == 400
+    assert "reason:" in r.text
+
+
+def _status(stack) -> dict:
+    r = clones(stack, "/status")
+    assert r.status_code == 200
+    return r.json()
+
+
+def _stream(stack, seconds: float, stop, seen: list, failures: list, workers: int = 4) -> None:
+    """A bounded stream of /seg/5 requests from a few threads: it ends at `seconds` or as
+    soon as stop() is true; records the serving clone of every answer, and every failure."""
+    deadline = time.monotonic() + seconds
+
+    def loop():
+        s = requests.Session()
+        while time.monotonic() < deadline and not stop():
+            try:
+                r = s.get(f"http://127.0.0.1:{stack.cfg.web_port}/seg/5", timeout=30)
+            except requests.RequestException as e:
+                failures.append(repr(e))
+                continue
+            m = re.search(r"clone: host=\S+ pid=(\d+)", r.text)
+            if r.status_code != 200 or not m:
+                failures.append(f"{r.status_code}: {r.text[:200]}")
+            else:
+                seen.append((time.monotonic(), int(m.group(1))))
+    with ThreadPoolExecutor(workers) as ex:
+        for f in [ex.submit(loop) for _ in range(workers)]:
+            f.result()
+
+
+def _clone_pids(stack) -> set[int]:
+    return {r["pid"] for r in stack.status()["replicas"] if r["tier"] == "clone"}
+
+
+def test_scaling_clones_during_load_fails_no_request_and_uses_every_clone(stack):
+    seen, failures, done = [], [], []
+    marks = {}
+    with ThreadPoolExecutor(1) as ex:
+        load = ex.submit(_stream, stack, 120, lambda: bool(done), seen, failures)
+        time.sleep(1)
+        stack.scale("clone", 3)
+        three = _clone_pids(stack)
+        marks["three"] = time.monotonic()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and {p for t, p in seen if t > marks["three"]} != three:
+            time.sleep(0.2)
+        marks["reached"] = {p for t, p in seen if t > marks["three"]}
+        stack.scale("clone", 1)
+        marks["one"] = time.monotonic()
+        time.sleep(2)
+        done.append(True)
+        load.result()
+    assert failures == []
+    assert len(three) == 3 and marks["reached"] == three
+    after = {p for t, p in seen if t > marks["one"] + 0.5}
+    assert after and after <= _clone_pids(stack)
+
+
+def _concurrent_work(stack, calls: int, wait_us: int) -> float:
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(calls) as ex:
+        codes = list(ex.map(lambda _: clones(stack, f"/invoke?backend=axis&op=work&waitMicros={wait_us}").status_code,
+                            range(calls)))
+    assert codes == [200] * calls
+    return time.monotonic() - t0
+
+
+def test_client_modes_are_observable_and_only_the_singleton_serializes_calls(stack):
+    try:
+        # singleton: one client per backend, built once; concurrent calls wait for each other
+        for _ in range(3):
+            assert clones(stack, "/invoke?backend=axis&op=ping").status_code == 200
+        st = _status(stack)
+        assert st["mode"] == "singleton" and st["backends"]["axis"]["wsdl_loads"] == 1
+        one = _concurrent_work(stack, 1, 300_000)
+        four = _concurrent_work(stack, 4, 300_000)
+        assert four >= 3 * 0.3, f"4 concurrent 0.3 s calls took {four:.2f}s in singleton (one: {one:.2f}s)"
+
+        # request: the WSDL is fetched and parsed for every request
+        stack.restart("clone", {"CLIENT_MODE": "request"})
+        before = _status(stack)["backends"]["axis"]["wsdl_loads"]
+        for _ in range(3):
+            assert clones(stack, "/invoke?backend=axis&op=ping").status_code == 200
+        st = _status(stack)
+        assert st["mode"] == "request" and st["backends"]["axis"]["wsdl_loads"] == before + 3
+
+        # pool: pre-built clients, concurrent calls overlap
+        stack.restart("clone", {"CLIENT_MODE": "pool", "CLIENT_POOL_SIZE": "4"})
+        st = _status(stack)
+        assert st["mode"] == "pool" and st["pool_size"] == 4 and st["backends"]["axis"]["wsdl_loads"] == 4
+        four = _concurrent_work(stack, 4, 300_000)
+        assert four < 3 * 0.3, f"4 concurrent 0.3 s calls took {four:.2f}s with a pool of 4"
+    finally:
+        stack.restart("clone", {"CLIENT_MODE": "singleton"})
+
+
+def test_a_killed_clone_is_marked_down_and_seg5_keeps_answering(stack):
+    import os
+    import signal
+    stack.scale("clone", 2)
+    try:
+        victim = next(r for r in stack.status()["replicas"] if r["tier"] == "clone" and r["replica"] == 2)
+        seen, failures, done = [], [], []
+        with ThreadPoolExecutor(1) as ex:
+            load = ex.submit(_stream, stack, 60, lambda: bool(done), seen, failures)
+            time.sleep(1)
+            os.kill(victim["pid"], signal.SIGKILL)
+            killed = time.monotonic()
+            deadline = killed + 15
+            while time.monotonic() < deadline and \
+                    stack.runtime.servers("clone")["clone2"]["status"] != "DOWN":
+                time.sleep(0.2)
+            state = stack.runtime.servers("clone")["clone2"]["status"]
+            time.sleep(2)
+            done.append(True)
+            load.result()
+        assert state == "DOWN"
+        assert [p for t, p in seen if t > killed + 0.5] and \
+            all(p != victim["pid"] for t, p in seen if t > killed + 0.5)
+        assert failures == [], failures[:3]
+    finally:
+        stack.scale("clone", 1)
