@@ -34,6 +34,7 @@ def test_a_service_that_is_down_gives_502_naming_the_service_tier(mode):
         t0 = time.monotonic()
         assert procs.stop(clone.proc, timeout=10)
     assert time.monotonic() - t0 < 10, "SIGTERM did not stop the tier within 10 s"
+    assert "clone stopped" in clone.log_text()
 
 
 @pytest.fixture(scope="module")
