@@ -50,3 +50,28 @@ def test_an_idle_kept_alive_connection_does_not_block_the_pool(gsoap_pool_server
         # the idle connection stays open; more calls than workers still go through
         r = call(gsoap_pool_server.endpoint, "ping", 0, 1, "--calls", "100", "--connections", "20")
         assert (r["exit"], r["ok"]) == (0, 100), r
+
+
+@pytest.fixture(scope="module")
+def one_worker_pool():
+    """A pool of one worker that would wait a minute on an idle connection."""
+    from conftest import start_tier
+    from testbed import procs
+    server = start_tier("gsoap", "gsoap-one-worker", "/gsoap", {
+        "GSOAP_SERVER_MODEL": "pool", "GSOAP_POOL_SIZE": "1", "GSOAP_RECV_TIMEOUT_S": "60"})
+    yield server
+    procs.stop(server.proc)
+
+
+def test_a_worker_is_not_held_by_a_connection_after_its_request(one_worker_pool):
+    # gSOAP clients end the body with a CRLF after </Envelope>, inside the Content-Length
+    body = PING + b"\r\n"
+    with socket.create_connection(("127.0.0.1", one_worker_pool.port), timeout=10) as a, \
+         socket.create_connection(("127.0.0.1", one_worker_pool.port), timeout=10) as b:
+        a.sendall(keep_alive_post(body))
+        assert Reader(a).response().status == 200
+        # `a` stays open and idle; the only worker must be free for `b` at once
+        b.sendall(keep_alive_post(body))
+        assert Reader(b).response().status == 200
+        a.sendall(keep_alive_post(body))
+        assert Reader(a).response().status == 200

@@ -92,12 +92,28 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
   return n;
 }
 
-// The message is parsed: bytes read past its end belong to the next (pipelined) request.
-// Keep them before gSOAP reuses its buffer for the response.
+// The message is parsed. What the parser left of the declared body (the CRLF gSOAP and
+// others write after </Envelope>) is consumed here, so that the connection is clean for
+// the next request; bytes read past the body belong to a next (pipelined) request and are
+// kept for it before gSOAP reuses its buffer for the response.
 int end_of_request(struct soap *soap) {
   ContextState &st = state_of(soap);
-  if (soap->bufidx < soap->buflen && !chunked(soap))
-    st.pending.append(soap->buf + soap->bufidx, soap->buflen - soap->bufidx);
+  if (chunked(soap) || st.header_bytes == ContextState::kUnknown || soap->length == 0)
+    return SOAP_OK;
+  const uint64_t body_read = st.bytes_received - st.header_bytes;
+  if (body_read > soap->length) {
+    const size_t extra = static_cast<size_t>(body_read - soap->length);
+    if (extra <= soap->buflen - soap->bufidx)
+      st.pending.append(soap->buf + soap->buflen - extra, extra);
+    return SOAP_OK;
+  }
+  char sink[4096];
+  for (uint64_t left = soap->length - body_read; left > 0;) {
+    size_t n = st.gsoap_recv(soap, sink, static_cast<size_t>(std::min<uint64_t>(left, sizeof sink)));
+    if (n == 0) break;
+    st.bytes_received += n;
+    left -= n;
+  }
   return SOAP_OK;
 }
 
