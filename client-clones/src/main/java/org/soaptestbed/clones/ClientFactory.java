@@ -4,6 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 import javax.wsdl.Definition;
@@ -66,6 +68,8 @@ public final class ClientFactory {
     private final ConfigurationContext axis2;
     private final CloneConfig config;
     private final Stats stats;
+    /** Backends whose differing soap:address was reported already (once, not per client). */
+    private final Set<Backend> warnedAddress = ConcurrentHashMap.newKeySet();
 
     public ClientFactory(ConfigurationContext axis2, CloneConfig config, Stats stats) {
         this.axis2 = axis2;
@@ -105,9 +109,9 @@ public final class ClientFactory {
             throw new BuildFailed("cannot load the WSDL " + wsdlUri + ": " + e, e);
         }
         stats.wsdlLoaded(backend, System.nanoTime() - t0);
-        if (!address.equals(config.endpoint(backend).toString())) {
-            LOG.fine(() -> backend.label() + ": the WSDL's soap:address " + address
-                    + " differs from the endpoint it was fetched from; calls go to the soap:address");
+        if (!address.equals(config.endpoint(backend).toString()) && warnedAddress.add(backend)) {
+            LOG.warning(() -> backend.label() + ": the WSDL's soap:address " + address + " differs from "
+                    + config.endpoint(backend) + ", where it was fetched; calls go to the soap:address");
         }
         return onStub(backend, described, address, soapVersion, transport, ownsTransport);
     }
