@@ -54,11 +54,13 @@ def test_an_idle_kept_alive_connection_does_not_block_the_pool(gsoap_pool_server
 
 @pytest.fixture(scope="module")
 def one_worker_pool():
-    """A pool of one worker that would wait a minute on an idle connection."""
+    """A pool of one worker that would wait a minute on an idle connection; 3 requests per
+    kept-alive connection."""
     from conftest import start_tier
     from testbed import procs
     server = start_tier("gsoap", "gsoap-one-worker", "/gsoap", {
-        "GSOAP_SERVER_MODEL": "pool", "GSOAP_POOL_SIZE": "1", "GSOAP_RECV_TIMEOUT_S": "60"})
+        "GSOAP_SERVER_MODEL": "pool", "GSOAP_POOL_SIZE": "1", "GSOAP_RECV_TIMEOUT_S": "60",
+        "GSOAP_KEEPALIVE_MAX": "3"})
     yield server
     procs.stop(server.proc)
 
@@ -75,3 +77,14 @@ def test_a_worker_is_not_held_by_a_connection_after_its_request(one_worker_pool)
         assert Reader(b).response().status == 200
         a.sendall(keep_alive_post(body))
         assert Reader(a).response().status == 200
+
+
+def test_the_keepalive_max_th_response_closes_the_connection(one_worker_pool):
+    with socket.create_connection(("127.0.0.1", one_worker_pool.port), timeout=10) as s:
+        reader = Reader(s)
+        said = []
+        for _ in range(3):
+            s.sendall(keep_alive_post(PING))
+            said.append(reader.response().headers.get("connection"))
+        assert said == ["keep-alive", "keep-alive", "close"]
+        assert s.recv(1) == b""   # closed by the service
