@@ -12,8 +12,8 @@ import org.soaptestbed.common.TomcatSettings;
 
 /**
  * The client tier ("clone"): reads its knobs once ({@link CloneConfig}, TOMCAT_*), starts
- * the Axis2 client runtime and the chosen {@link ClientLifecycle}, serves /invoke, /status
- * and /health on an embedded Tomcat, builds its clients from the services' WSDLs, and
+ * the Axis2 client runtime and the chosen {@link ClientLifecycle}, builds its clients from
+ * the services' WSDLs, serves /invoke, /status and /health on an embedded Tomcat, and
  * stops gracefully on SIGTERM.
  *
  * <p>Exit status 2: a knob is set to something unusable (the message names it and what is
@@ -53,6 +53,11 @@ public final class CloneMain {
         ClientLifecycle lifecycle = ClientLifecycle.create(config, new ClientFactory(axis2, config, stats));
         Identity identity = Identity.current(config.mode());
 
+        // The clients are built from the services' WSDLs before the tier listens, so a replica
+        // that answers /health is ready (pool: all its clients exist). A service that is down
+        // costs a refused connection here; its clients are then built by the first calls.
+        lifecycle.warmUp();
+
         TomcatServer server = new TomcatServer("clone", tomcat);
         server.addServlet("invoke", new InvokeServlet(config, lifecycle, stats, identity), "/invoke");
         server.addServlet("status", new StatusServlet(config, lifecycle, stats, identity, axis2), "/status");
@@ -63,12 +68,6 @@ public final class CloneMain {
             System.exit(1);
             return;
         }
-
-        // Clients are built from the services' WSDLs once the tier answers /health; a call
-        // arriving meanwhile waits for (singleton), or shares in (pool), that build.
-        Thread warmUp = new Thread(lifecycle::warmUp, "clone-warm-up");
-        warmUp.setDaemon(true);
-        warmUp.start();
 
         server.awaitStop();
         lifecycle.close();
