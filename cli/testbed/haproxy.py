@@ -29,9 +29,9 @@ def server_maxconn(tier: str, knobs: dict[str, str]) -> int:
         if model == "iterative":
             return 1
         if model == "pool":
-            # one worker stays free for HAProxy's health check: a gSOAP worker is held by
-            # a keep-alive connection for as long as the connection lives
-            return max(1, int(knobs.get("GSOAP_POOL_SIZE", "16")) - 1)
+            # the pool's workers serve requests, not connections (an idle keep-alive
+            # connection holds no worker), so a health check always gets through
+            return max(1, int(knobs.get("GSOAP_POOL_SIZE", "16")))
         return 256
     prefix = tier.upper() + "_"
     return int(knobs.get(prefix + "TOMCAT_MAX_THREADS", "200"))
@@ -52,6 +52,49 @@ def local_servers(tier: str, replicas: list[tuple[int, int]], knobs: dict[str, s
                      for i, port in replicas)
 
 
+# Docker mode (docker-compose.yml, Swarm): HAProxy listens on fixed container ports (compose
+# publishes them on the host), and each tier is a server-template whose slots are filled
+# by Docker's DNS with the address of every running replica, so scaling needs no reload.
+DOCKER_PORTS = {"web_port": 8080, "clones_port": 8081, "soap_port": 8082, "stats_port": 8404,
+                "bound_port": 8088}
+DOCKER_TIER_PORT = 8080             # every tier's PORT inside its container
+DOCKER_STATE_DIR = Path("/run/haproxy")   # stats socket, server-state file, the rendered config
+DOCKER_RESOLVERS = """\
+# ---------------------------------------------------------------------------------------
+# Service discovery (containers). Docker's embedded DNS answers a service name with the
+# address of every running replica (compose; Swarm with endpoint_mode dnsrr), and each
+# tier's server-template takes one slot per address: `--scale clone=4` needs no edit.
+# ---------------------------------------------------------------------------------------
+
+resolvers docker
+    nameserver dns 127.0.0.11:53
+    accepted_payload_size 8192 # one answer carries every replica
+    resolve_retries 3
+    timeout resolve 1s
+    timeout retry 1s
+    hold valid 1s              # ask again every second: a new replica is seen within ~1 s
+    hold obsolete 0s           # a replica gone from the answer (scaled down) leaves at once
+    hold nx 1s                 # a tier scaled to 0 has no name; keep asking
+    hold other 1s
+    hold refused 1s
+    hold timeout 1s
+"""
+
+
+def docker_servers(tier: str, knobs: dict[str, str]) -> str:
+    """One server-template per tier: up to MAX_REPLICAS servers named <tier>1, <tier>2 ..."""
+    from testbed.tiers import MAX_REPLICAS
+    return (f"    server-template {tier} 1-{MAX_REPLICAS} {tier}:{DOCKER_TIER_PORT} check"
+            f" resolvers docker resolve-prefer ipv4 init-addr none maxconn {server_maxconn(tier, knobs)}")
+
+
+def render_docker(knobs: dict[str, str]) -> str:
+    """The config of the haproxy container, from its environment (the knobs compose hands
+    over from .env); rendered at container start by services/haproxy/entrypoint.py."""
+    cfg = StackConfig(bind="0.0.0.0", state_dir=DOCKER_STATE_DIR, knobs=dict(knobs), **DOCKER_PORTS)
+    return render(cfg, {b: docker_servers(b, cfg.knobs) for b in BACKENDS}, resolvers=DOCKER_RESOLVERS)
+
+
 def global_maxconn() -> int:
     """8000 connections, or what the open-files limit allows (HAProxy needs 2 fds each)."""
     import resource
@@ -61,13 +104,14 @@ def global_maxconn() -> int:
     return max(256, min(8000, (hard - 200) // 2))
 
 
-def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "") -> str:
+def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
+           resolvers: str = "") -> str:
     values = {
         "MAXCONN": global_maxconn(),
         "BIND": cfg.bind, "WEB_PORT": cfg.web_port, "CLONES_PORT": cfg.clones_port,
         "SOAP_PORT": cfg.soap_port, "STATS_PORT": cfg.stats_port, "BOUND_PORT": cfg.bound_port,
         "STATE_DIR": str(cfg.state_dir), "GLOBAL_EXTRA": global_extra,
-        "GSOAP_OPTIONS": gsoap_options(cfg.knobs),
+        "GSOAP_OPTIONS": gsoap_options(cfg.knobs), "RESOLVERS": resolvers,
     }
     for b in BACKENDS:
         values[f"SERVERS_{b}"] = servers.get(b, "")
