@@ -83,7 +83,8 @@ interface Exchange {
                 request.setItems(items);
                 return stub -> {
                     int[] echoed = stub.echoInts(request).getItems();
-                    return Outcome.echo(Arrays.equals(items, echoed == null ? new int[0] : echoed));
+                    int[] got = echoed == null ? new int[0] : echoed;
+                    return Outcome.echo(got.length, Arrays.equals(items, got));
                 };
             }
             case "work": {

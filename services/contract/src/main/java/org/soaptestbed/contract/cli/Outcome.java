@@ -21,8 +21,9 @@ record Outcome(boolean checked, Long count, Long checksum, Long expectedChecksum
                 (long) count, checksum, expectedChecksum, null, null);
     }
 
-    static Outcome echo(boolean equal) {
-        return new Outcome(equal, null, null, null, equal, null);
+    /** echoInts: count is how many items came back. */
+    static Outcome echo(int echoedCount, boolean equal) {
+        return new Outcome(equal, (long) echoedCount, null, null, equal, null);
     }
 
     static Outcome served(String implementation, String host, int pid) {
