@@ -63,11 +63,20 @@ def port_free(port: int, host: str = "127.0.0.1") -> bool:
     return True
 
 
+FREE_PORT_RANGE = (12000, 18999)   # below the kernel's ephemeral range (outgoing
+                                    # connections) and the local stack's replica ports
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port the kernel says is free now (for tests and ad-hoc servers)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+    """A port free now, for tests and ad-hoc servers. Picked at random in FREE_PORT_RANGE,
+    not by the kernel: a kernel-picked port comes from the ephemeral range, where the next
+    outgoing connection may take it before the server binds it."""
+    import random
+    for _ in range(200):
+        port = random.randint(*FREE_PORT_RANGE)
+        if port_free(port, host):
+            return port
+    raise ProcError(f"no free port in {FREE_PORT_RANGE} on {host}")
 
 
 def parse_cpus(text: str) -> set[int] | None:
