@@ -73,7 +73,8 @@ resolvers docker
     timeout resolve 1s
     timeout retry 1s
     hold valid 1s              # ask again every second: a new replica is seen within ~1 s
-    hold obsolete 0s           # a replica gone from the answer (scaled down) leaves at once
+    hold obsolete 5s           # a replica gone from the answer (scaled down) keeps its slot 5 s: its
+                               # health check marks it DOWN first, requests in flight finish
     hold nx 1s                 # a tier scaled to 0 has no name; keep asking
     hold other 1s
     hold refused 1s

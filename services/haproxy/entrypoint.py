@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""Start of the haproxy container (docker-compose.yml, Swarm): render the docker mode of
+haproxy.cfg.in from this container's environment -- the knobs compose hands over from
+.env, read once here -- then become HAProxy, in the foreground, as the container's main
+process. The tiers are server-templates resolved by Docker's DNS (cli/testbed/haproxy.py),
+so scaling a tier never needs this to run again."""
+import os
+
+from testbed import haproxy
+
+
+def main() -> None:
+    knobs = dict(os.environ)
+    state = haproxy.DOCKER_STATE_DIR
+    cfg = state / "haproxy.cfg"
+    cfg.write_text(haproxy.render_docker(knobs))
+    (state / "haproxy.state").write_text("1\n")      # an empty server-state file, version 1
+    limits = " ".join(f"{b}={haproxy.server_maxconn(b, knobs)}" for b in haproxy.BACKENDS)
+    print(f"haproxy: rendered {cfg}; maxconn per server: {limits}", flush=True)
+    os.execvp("haproxy", ["haproxy", "-db", "-f", str(cfg)])
+
+
+if __name__ == "__main__":
+    main()
