@@ -46,7 +46,16 @@ def cmd_build(args) -> int:
     return 0
 
 
+def _docker_stack():
+    """testbed.docker when the stack in place is the containerized one, else None."""
+    from testbed import docker
+    return docker if docker.active() else None
+
+
 def cmd_up(args) -> int:
+    if args.docker:
+        from testbed import docker
+        return docker.cmd_up(args, {name: getattr(args, name) for name in TIER_FLAGS})
     from testbed import build, prereqs, tiers
     from testbed.local import StackError
     from testbed.procs import ProcError
@@ -78,6 +87,8 @@ def cmd_up(args) -> int:
 
 
 def cmd_down(args) -> int:
+    if d := _docker_stack():
+        return d.cmd_down(args)
     from testbed.local import StackError
     try:
         stopped = _stack().down()
@@ -89,6 +100,8 @@ def cmd_down(args) -> int:
 
 
 def cmd_status(args) -> int:
+    if d := _docker_stack():
+        return d.cmd_status(args)
     st = _stack().status()
     if args.json:
         print(json.dumps(st, indent=1))
@@ -111,6 +124,8 @@ def cmd_status(args) -> int:
 
 
 def cmd_scale(args) -> int:
+    if d := _docker_stack():
+        return d.cmd_scale(args)
     from testbed import build, tiers
     from testbed.local import StackError
     from testbed.procs import ProcError
@@ -132,6 +147,8 @@ def cmd_scale(args) -> int:
 
 
 def cmd_logs(args) -> int:
+    if d := _docker_stack():
+        return d.cmd_logs(args)
     from testbed.local import StackError
     try:
         paths = _stack().logs(args.tier)
@@ -199,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="clients per clone in --client-mode pool (default: CLIENT_POOL_SIZE in .env)")
     s.add_argument("--no-locust", action="store_true",
                    help="do not start the Locust web UI (master + LOCUST_WORKERS workers)")
+    s.add_argument("--docker", action="store_true",
+                   help="start the stack as containers (docker compose; docs/docker.md) instead of "
+                        "local processes; status/scale/logs/down then act on the containers")
     s.set_defaults(func=cmd_up)
 
     s = sub.add_parser("down", help="stop everything `up` and `scale` started, and nothing else")
