@@ -1,0 +1,229 @@
+"""docker-compose.yml and its override, checked against the rest of the project without
+Docker: every knob has its one home in .env, each tier's container gets the environment
+./testbed's local mode gives it (tiers.process_env), images listen where HAProxy looks
+and run what local mode runs, the base file stays a valid Swarm stack, and the docker
+mode of the HAProxy config passes `haproxy -c`. The live checks are check_stack.py."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from testbed import ROOT, haproxy, tiers
+from testbed.config import StackConfig, read_env_file
+
+yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install pyyaml); "
+                                          "these checks read docker-compose.yml with it")
+
+BASE = ROOT / "docker-compose.yml"
+OVERRIDE = ROOT / "docker-compose.override.yml"
+KNOBS = read_env_file(ROOT / ".env")
+BASE_IMAGE = "debian:bookworm-slim"
+SCALED = ("front", "clone", "axis", "gsoap", "locust-worker")
+# where each tier reaches the tiers it calls: HAProxy's entry points, by service name
+WIRING = {"front": {"CLONES_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['clones_port']}"},
+          "clone": {"SOAP_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['soap_port']}"}}
+
+
+class _Loader(yaml.SafeLoader):
+    """Reads compose's merge tags (!override, !reset) as the plain values they carry."""
+
+
+for _tag in ("!override", "!reset"):
+    _Loader.add_constructor(_tag, lambda loader, node: (
+        loader.construct_sequence(node, deep=True) if isinstance(node, yaml.SequenceNode) else
+        loader.construct_mapping(node, deep=True) if isinstance(node, yaml.MappingNode) else
+        loader.construct_scalar(node)))
+
+
+def load(path: Path) -> dict:
+    return yaml.load(path.read_text(), Loader=_Loader)
+
+
+_VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)((?::?[-?])[^}]*)?\}")
+
+
+def interpolate(value, env: dict[str, str]):
+    """Compose's ${VAR}, ${VAR:-default} and $$, on a string (other values unchanged)."""
+    if not isinstance(value, str):
+        return value
+
+    def sub(m: re.Match) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        name, rest = m.group(1), m.group(2) or ""
+        if name in env and (env[name] or not rest.startswith(":")):
+            return env[name]
+        if rest[1:2] == "-" or rest[:1] == "-":
+            return rest.split("-", 1)[1]
+        raise KeyError(name)
+    return _VAR.sub(sub, value)
+
+
+BASE_DOC, OVERRIDE_DOC = load(BASE), load(OVERRIDE)
+SERVICES = BASE_DOC["services"]
+
+
+def dockerfile(service: str) -> Path:
+    build = SERVICES[service].get("build") or SERVICES["locust-master"]["build"]
+    return ROOT / build["context"] / build["dockerfile"]
+
+
+def instructions(path: Path) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of a Dockerfile, continuation lines joined."""
+    out, pending = [], ""
+    for line in path.read_text().splitlines():
+        if not pending and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        text = (pending + line).strip()
+        pending = ""
+        word, _, rest = text.partition(" ")
+        out.append((word.upper(), rest.strip()))
+    return out
+
+
+def runtime_env(path: Path) -> dict[str, str]:
+    """ENV of the last stage (the image that runs)."""
+    stages = [[]]
+    for word, rest in instructions(path):
+        if word == "FROM":
+            stages.append([])
+        stages[-1].append((word, rest))
+    env = {}
+    for word, rest in stages[-1]:
+        if word == "ENV":
+            env.update(dict(pair.split("=", 1) for pair in rest.split()))
+    return env
+
+
+def test_every_variable_the_compose_files_use_has_its_one_home_in_env():
+    for path in (BASE, OVERRIDE):
+        text = path.read_text()
+        names = {m.group(1) for m in _VAR.finditer(text) if m.group(1)}
+        assert names, path
+        assert not names - KNOBS.keys(), f"{path.name}: not in .env: {sorted(names - KNOBS.keys())}"
+        defaults = [m.group(0) for m in _VAR.finditer(text) if m.group(2)]
+        assert not defaults, f"{path.name}: defaults belong in .env, not here: {defaults}"
+
+
+@pytest.mark.parametrize("tier", sorted(tiers.TIERS))
+def test_each_tier_container_gets_the_environment_local_mode_gives_it(tier):
+    image_env = runtime_env(dockerfile(tier))
+    compose_env = {k: interpolate(str(v), KNOBS) for k, v in SERVICES[tier].get("environment", {}).items()}
+    expected = tiers.process_env(tiers.TIERS[tier], haproxy.DOCKER_TIER_PORT, KNOBS, bind="0.0.0.0",
+                                 extra=WIRING.get(tier))
+    assert {**image_env, **compose_env} == expected
+
+
+def test_haproxy_container_renders_the_config_the_env_file_gives():
+    env = {k: interpolate(str(v), KNOBS) for k, v in SERVICES["haproxy"]["environment"].items()}
+    assert haproxy.render_docker(env) == haproxy.render_docker(KNOBS)
+
+
+@pytest.mark.parametrize("tier", sorted(n for n, t in tiers.TIERS.items() if t.java_jar))
+def test_java_images_run_the_jar_with_the_jvm_flags_of_local_mode(tier):
+    cmd = [json.loads(rest) for word, rest in instructions(dockerfile(tier)) if word == "CMD"][-1]
+    assert cmd == ["java", *tiers.JAVA_OPTS, "-jar", Path(tiers.TIERS[tier].java_jar).name]
+
+
+@pytest.mark.parametrize("tier", sorted(tiers.TIERS))
+def test_every_tier_image_listens_where_haproxy_looks_for_it(tier):
+    env = runtime_env(dockerfile(tier))
+    assert env["PORT"] == str(haproxy.DOCKER_TIER_PORT) and env["BIND"] == "0.0.0.0"
+
+
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_every_dockerfile_builds_from_the_one_base_image_in_stages(service):
+    stages, froms = [], []
+    for word, rest in instructions(dockerfile(service)):
+        if word == "FROM":
+            image, _, alias = rest.partition(" AS ")
+            froms.append(image.strip())
+            stages.append(alias.strip())
+    assert len(froms) >= 2, "multi-stage: the runtime stage carries no build tools"
+    assert all(f == BASE_IMAGE or f in stages for f in froms), froms
+
+
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_each_service_is_built_from_the_folder_of_its_code(service):
+    folders = {"front": "services/front", "clone": "client-clones", "axis": "services/axis",
+               "gsoap": "services/gsoap", "haproxy": "services/haproxy",
+               "locust-master": "loadgen", "locust-worker": "loadgen"}
+    assert dockerfile(service).parent == ROOT / folders[service]
+
+
+@pytest.mark.parametrize("service", SCALED)
+def test_scaled_services_have_no_container_name_and_publish_no_port(service):
+    for doc in (BASE_DOC, OVERRIDE_DOC):
+        spec = doc["services"].get(service, {})
+        assert "container_name" not in spec and "ports" not in spec
+
+
+def test_compose_publishes_only_entry_points_stats_and_locust_on_bind_address():
+    published = {n: s["ports"] for n, s in OVERRIDE_DOC["services"].items() if "ports" in s}
+    assert sorted(published) == ["haproxy", "locust-master"]
+    for name, ports in published.items():
+        assert all(p.startswith("${BIND_ADDRESS}:") for p in ports), ports
+        swarm = {(p["published"], p["target"]) for p in SERVICES[name]["ports"]}
+        compose = {(p.split(":")[1], int(p.split(":")[2])) for p in ports}
+        assert compose == swarm, f"{name}: compose and Swarm publish different ports"
+    assert KNOBS["BIND_ADDRESS"] == "127.0.0.1"
+
+
+def test_every_service_has_a_healthcheck_and_callers_wait_for_healthy_callees():
+    for name, spec in SERVICES.items():
+        assert spec.get("healthcheck", {}).get("test"), f"{name}: no healthcheck"
+    deps = {n: s.get("depends_on", {}) for n, s in OVERRIDE_DOC["services"].items()}
+    assert all(d["condition"] == "service_healthy" for ds in deps.values() for d in ds.values())
+    order = list(tiers.START_ORDER)
+    calls = {"clone": {"axis", "gsoap"}, "front": {"clone"}}
+    for tier in order:
+        assert "haproxy" in deps[tier]
+        assert set(deps[tier]) - {"haproxy"} == calls.get(tier, set())
+        assert all(order.index(callee) < order.index(tier) for callee in calls.get(tier, ()))
+
+
+def test_base_file_holds_only_what_docker_stack_deploy_accepts():
+    assert set(BASE_DOC) <= {"services", "networks", "volumes", "configs", "secrets"} | {
+        k for k in BASE_DOC if k.startswith("x-")}
+    for name, spec in SERVICES.items():
+        assert "depends_on" not in spec and "container_name" not in spec, name
+        assert spec["image"].startswith("${IMAGE_PREFIX}/") and spec["image"].endswith(":${IMAGE_TAG}")
+        assert spec["deploy"]["endpoint_mode"] == "dnsrr", f"{name}: Swarm DNS must name the tasks"
+        assert spec["deploy"]["resources"]["limits"]["cpus"].startswith("${CPUS_")
+        for port in spec.get("ports", []):
+            assert isinstance(port, dict) and port["mode"] == "host" and "host_ip" not in port
+
+
+def test_docker_mode_haproxy_config_has_a_server_template_per_tier():
+    text = haproxy.render_docker(KNOBS)
+    assert "resolvers docker" in text and "nameserver dns 127.0.0.11:53" in text
+    for tier in haproxy.BACKENDS:
+        assert re.search(rf"^    server-template {tier} 1-{tiers.MAX_REPLICAS} {tier}:{haproxy.DOCKER_TIER_PORT} "
+                         rf".*resolvers docker .*init-addr none maxconn {haproxy.server_maxconn(tier, KNOBS)}$",
+                         text, re.MULTILINE), tier
+
+
+def test_local_mode_config_has_no_resolvers_section():
+    text = haproxy.render(StackConfig(knobs=KNOBS), {"front": haproxy.local_servers("front", [(1, 19301)], KNOBS)})
+    assert not re.search(r"^resolvers |^\s+server-template ", text, re.MULTILINE)
+
+
+@pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")
+@pytest.mark.parametrize("model", ["pool", "iterative", "thread"])
+def test_docker_mode_haproxy_config_passes_haproxy_check(tmp_path, model):
+    state = tmp_path / "run"
+    state.mkdir()
+    (state / "haproxy.state").write_text("1\n")
+    text = haproxy.render_docker({**KNOBS, "GSOAP_SERVER_MODEL": model})
+    cfg = tmp_path / "haproxy.cfg"
+    cfg.write_text(text.replace(str(haproxy.DOCKER_STATE_DIR), str(state)))
+    r = subprocess.run(["haproxy", "-c", "-f", str(cfg)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
