@@ -278,6 +278,15 @@ def swarm_phase(stack: Stack, figures: dict, args) -> None:
         r = subprocess.run(["docker", "stack", "deploy", "-c", "docker-compose.yml", SWARM_STACK],
                            cwd=ROOT, env=env, text=True, capture_output=True, timeout=300)
         print(r.stdout + r.stderr, flush=True)
+        if r.returncode != 0 and "unsupported Compose file version" in r.stderr:
+            # a docker CLI before 23 (Debian 12's docker.io: 20.10) wants a version key,
+            # which compose v2 warns about on every command: given on stdin (docs/docker.md)
+            log('$ (echo \'version: "3.9"\'; cat docker-compose.yml) | docker stack deploy -c - ' + SWARM_STACK)
+            figures["swarm_needed_version_key"] = True
+            r = subprocess.run(["docker", "stack", "deploy", "-c", "-", SWARM_STACK], cwd=ROOT, env=env,
+                               input='version: "3.9"\n' + (ROOT / "docker-compose.yml").read_text(),
+                               text=True, capture_output=True, timeout=300)
+            print(r.stdout + r.stderr, flush=True)
         if r.returncode != 0:
             raise CheckFailed("docker stack deploy failed")
         figures["swarm_warnings"] = [line for line in r.stderr.splitlines() if "warn" in line.lower()]
