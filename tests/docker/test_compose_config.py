@@ -227,3 +227,10 @@ def test_docker_mode_haproxy_config_passes_haproxy_check(tmp_path, model):
     cfg.write_text(text.replace(str(haproxy.DOCKER_STATE_DIR), str(state)))
     r = subprocess.run(["haproxy", "-c", "-f", str(cfg)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_compose_builds_every_image_from_source_and_pulls_none():
+    assert sorted(OVERRIDE_DOC["services"]) == sorted(SERVICES)
+    assert all(s.get("pull_policy") == "never" for s in OVERRIDE_DOC["services"].values())
+    built = {SERVICES[n]["image"] for n in SERVICES if "build" in SERVICES[n]}
+    assert {s["image"] for s in SERVICES.values()} == built
