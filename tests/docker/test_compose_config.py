@@ -1,20 +1,18 @@
 """docker-compose.yml and its override, checked against the rest of the project without
 Docker: every knob has its one home in .env, each tier's container gets the environment
 ./testbed's local mode gives it (tiers.process_env), images listen where HAProxy looks
-and run what local mode runs, the base file stays a valid Swarm stack, and the docker
-mode of the HAProxy config passes `haproxy -c`. The live checks are check_stack.py."""
+and run what local mode runs, and the base file stays a valid Swarm stack. The docker
+mode of the HAProxy config: test_haproxy_docker_mode.py; the live checks: check_stack.py."""
 from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from testbed import ROOT, haproxy, tiers
-from testbed.config import StackConfig, read_env_file
+from testbed.config import read_env_file
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install pyyaml); "
                                           "these checks read docker-compose.yml with it")
@@ -200,33 +198,6 @@ def test_base_file_holds_only_what_docker_stack_deploy_accepts():
         assert spec["deploy"]["resources"]["limits"]["cpus"].startswith("${CPUS_")
         for port in spec.get("ports", []):
             assert isinstance(port, dict) and port["mode"] == "host" and "host_ip" not in port
-
-
-def test_docker_mode_haproxy_config_has_a_server_template_per_tier():
-    text = haproxy.render_docker(KNOBS)
-    assert "resolvers docker" in text and "nameserver dns 127.0.0.11:53" in text
-    for tier in haproxy.BACKENDS:
-        assert re.search(rf"^    server-template {tier} 1-{tiers.MAX_REPLICAS} {tier}:{haproxy.DOCKER_TIER_PORT} "
-                         rf".*resolvers docker .*init-addr none maxconn {haproxy.server_maxconn(tier, KNOBS)}$",
-                         text, re.MULTILINE), tier
-
-
-def test_local_mode_config_has_no_resolvers_section():
-    text = haproxy.render(StackConfig(knobs=KNOBS), {"front": haproxy.local_servers("front", [(1, 19301)], KNOBS)})
-    assert not re.search(r"^resolvers |^\s+server-template ", text, re.MULTILINE)
-
-
-@pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")
-@pytest.mark.parametrize("model", ["pool", "iterative", "thread"])
-def test_docker_mode_haproxy_config_passes_haproxy_check(tmp_path, model):
-    state = tmp_path / "run"
-    state.mkdir()
-    (state / "haproxy.state").write_text("1\n")
-    text = haproxy.render_docker({**KNOBS, "GSOAP_SERVER_MODEL": model})
-    cfg = tmp_path / "haproxy.cfg"
-    cfg.write_text(text.replace(str(haproxy.DOCKER_STATE_DIR), str(state)))
-    r = subprocess.run(["haproxy", "-c", "-f", str(cfg)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_compose_builds_every_image_from_source_and_pulls_none():
