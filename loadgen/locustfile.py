@@ -16,14 +16,68 @@ Options (command line, or the "Custom parameters" of the web UI):
     --arrival-rate requests/s per user, open loop: requests leave on a fixed clock whether
                    or not earlier ones returned (0 = closed loop); --max-outstanding bounds
                    each user's requests in flight, the excess is counted as dropped
+
+Timing of the statistics (docs/experiments.md, "Precision"): a step's throughput is the
+increase of the cumulative request count between two rows of the stats history divided by the
+difference of their Timestamps, which Locust truncates to whole seconds. Two small changes
+make that difference exact:
+  - history rows are written at the middle of every wall-clock second (Locust writes one
+    every 1 s + the time the write takes, so the fraction drifts and, when it wraps, one step
+    gains a second it did not have: ~1/window too low);
+  - each worker reports its counts to the master at .4 and .9 of every second (Locust: every
+    3 s from whenever it started), so the counts in a row are always 0.1 s old instead of
+    0-3 s: the lag cancels in a difference.
+Both hook Locust internals; if a Locust version lacks them, Locust's own timing is kept and a
+warning is logged.
 """
 from __future__ import annotations
 
+import logging
 import time
 
 import gevent
 import gevent.pool
+import locust.runners
+import locust.stats
 from locust import FastHttpUser, events, task
+
+HISTORY_AT = 0.5                 # fraction of each second when a history row is written
+REPORT_AT = (0.4, 0.9)           # fractions of each second when a worker reports
+
+
+def _sleep_until(fractions: tuple[float, ...]) -> None:
+    """Sleep to the next wall-clock instant whose fraction of a second is in `fractions`."""
+    frac = time.time() % 1.0
+    gevent.sleep(min((f - frac) % 1.0 or 1.0 for f in fractions))
+
+
+def _precise_stats_timing() -> None:
+    writer = getattr(locust.stats, "StatsCSVFileWriter", None)
+    worker = getattr(locust.runners, "WorkerRunner", None)
+    if not (writer and hasattr(writer, "_stats_history_data_rows") and hasattr(locust.stats, "CSV_STATS_INTERVAL_SEC")
+            and worker and hasattr(worker, "_send_stats") and hasattr(worker, "stats_reporter")):
+        logging.warning("loadgen: this Locust has no hooks for precise stats timing; using its own")
+        return
+    plain_rows = writer._stats_history_data_rows
+
+    def history_rows_mid_second(self, csv_writer, now):
+        _sleep_until((HISTORY_AT,))
+        plain_rows(self, csv_writer, time.time())
+
+    def report_on_the_clock(self):
+        while True:
+            try:
+                self._send_stats()
+            except locust.runners.RPCError as e:
+                logging.error(f"Temporary connection lost to master server: {e}, will retry later.")
+            _sleep_until(REPORT_AT)
+
+    locust.stats.CSV_STATS_INTERVAL_SEC = 0.5       # the loop sleeps this, then waits for mid-second
+    writer._stats_history_data_rows = history_rows_mid_second
+    worker.stats_reporter = report_on_the_clock
+
+
+_precise_stats_timing()
 
 OPERATIONS = ["ping", "sendBytes", "sendInts", "sendFloats", "sendDoubles", "sendIntBuffer",
               "echoInts", "work"]

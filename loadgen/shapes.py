@@ -6,9 +6,13 @@ Kept apart from the users so that a run picks its shape explicitly
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from locust import LoadTestShape, events
+
+SPAWN_PER_USER = 10.0      # spawn rate = users × this: every user of a step starts within 0.1 s ...
+SPAWN_PER_WORKER = 100.0   # ... but at most this per worker (Locust warns above it)
 
 
 @events.init_command_line_parser.add_listener
@@ -19,6 +23,15 @@ def _options(parser):
                         help="StepLoadShape: length of one step, warm-up included")
     parser.add_argument("--warmup-seconds", type=float, default=5.0,
                         help="StepLoadShape: first seconds of each step, left out of its sample")
+    parser.add_argument("--prime-seconds", type=float, default=0.0,
+                        help="StepLoadShape: before the first step, load with the most users this long "
+                             "(JIT and pools warm up; not part of any step)")
+    parser.add_argument("--hold-seconds", type=float, default=0.0,
+                        help="StepLoadShape: after the last step, keep its users this long "
+                             "(e.g. for thread dumps at the plateau; not part of any step)")
+    parser.add_argument("--hold-release", default="", include_in_web_ui=False,
+                        help="StepLoadShape: end the hold as soon as this file exists (a runner creates "
+                             "it once its thread dumps are taken)")
     parser.add_argument("--step-log", default="", include_in_web_ui=False,
                         help="StepLoadShape: append each step's boundaries (JSON lines) to this file")
 
@@ -33,41 +46,100 @@ def parse_users(text: str) -> list[int]:
     return users
 
 
+def stages(users: list[int], step_s: float, prime_s: float = 0.0, hold_s: float = 0.0) -> list[dict]:
+    """The plan as a table, one row per phase in order:
+    {"phase": "prime" | "step" | "hold", "index": step index or None, "users", "from", "to"}
+    with from/to in seconds since the shape started."""
+    rows, t = [], 0.0
+    if prime_s > 0:
+        rows.append({"phase": "prime", "index": None, "users": max(users), "from": t, "to": t + prime_s})
+        t += prime_s
+    for i, u in enumerate(users):
+        rows.append({"phase": "step", "index": i, "users": u, "from": t, "to": t + step_s})
+        t += step_s
+    if hold_s > 0:
+        rows.append({"phase": "hold", "index": None, "users": users[-1], "from": t, "to": t + hold_s})
+    return rows
+
+
+def phase_at(table: list[dict], run_time: float) -> int | None:
+    """Row number of the phase running at run_time, or None once the plan is over."""
+    for n, row in enumerate(table):
+        if row["from"] <= run_time < row["to"]:
+            return n
+    return None
+
+
 class StepLoadShape(LoadTestShape):
     """Raise the number of users step by step, think time as the users set it.
 
     step_users -- users of each step, e.g. 1,2,4,8,16,32 (--step-users)
     step_seconds -- length of each step including its warm-up (--step-seconds)
     warmup_seconds -- start of each step left out of its sample (--warmup-seconds)
+    prime_seconds -- before step 0, the most users for this long; not a step (--prime-seconds)
+    hold_seconds -- after the last step, its users for this long; not a step (--hold-seconds)
+    hold_release -- a file whose existence ends the hold early (--hold-release)
     step_log -- file that receives, as they happen, one JSON line per step start
-        ({"index", "users", "start", "measure_from"}) and per step end ({"index", "end"})
-    All users of a step start at once: the step's warm-up absorbs the ramp.
+        ({"index", "users", "start", "measure_from"}) and per step end ({"index", "end"});
+        prime and hold are logged as {"phase", "users", "start"} and {"phase", "end"}
+        (no "index": readers of steps ignore them)
+    All users of a phase start at once: the step's warm-up absorbs the ramp. The phases are
+    the table `stages()`; a step's logged start is when the shape saw it begin (ticks are 1 s
+    apart), which is also when the previous phase is logged as ended.
     """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._current = -1
+        self._forget()
 
-    def _opts(self):
+    def _forget(self) -> None:
+        self._current: int | None = None       # row of the phase running, None before the first
+        self._table: list[dict] | None = None  # built from the options when a run starts
+
+    def reset_time(self):
+        """A new run (the web UI may have changed the options): start the table afresh."""
+        super().reset_time()
+        self._forget()
+
+    def _plan(self) -> tuple[list[dict], float, str]:
         o = self.runner.environment.parsed_options
-        return parse_users(o.step_users), o.step_seconds, o.warmup_seconds, o.step_log
+        if self._table is None:
+            self._table = stages(parse_users(o.step_users), o.step_seconds,
+                                 getattr(o, "prime_seconds", 0.0), getattr(o, "hold_seconds", 0.0))
+        return self._table, o.warmup_seconds, o.step_log
 
-    def _log(self, path: str, record: dict) -> None:
+    def _released(self) -> bool:
+        release = getattr(self.runner.environment.parsed_options, "hold_release", "")
+        return bool(release) and os.path.exists(release)
+
+    def _spawn_rate(self, users: int) -> float:
+        workers = getattr(self.runner, "worker_count", 0) or 1
+        return min(max(users, 1) * SPAWN_PER_USER, SPAWN_PER_WORKER * workers)
+
+    @staticmethod
+    def _log(path: str, record: dict) -> None:
         if path:
             with open(path, "a") as f:
                 f.write(json.dumps(record) + "\n")
 
     def tick(self):
-        users, step_s, warm_s, log = self._opts()
-        index = int(self.get_run_time() // step_s)
-        now = time.time()
-        if index != self._current:
-            if self._current >= 0:
-                self._log(log, {"index": self._current, "end": now})
-            self._current = index
-            if index < len(users):
-                self._log(log, {"index": index, "users": users[index], "start": now,
-                                "measure_from": now + warm_s})
-        if index >= len(users):
+        table, warm_s, log = self._plan()
+        n = phase_at(table, self.get_run_time())
+        if n is not None and table[n]["phase"] == "hold" and self._released():
+            n = None
+        if n != self._current:
+            now = time.time()
+            if self._current is not None:
+                was = table[self._current]
+                self._log(log, {"index": was["index"], "end": now} if was["phase"] == "step"
+                          else {"phase": was["phase"], "end": now})
+            if n is not None:
+                row = table[n]
+                self._log(log, {"index": row["index"], "users": row["users"], "start": now,
+                                "measure_from": now + warm_s} if row["phase"] == "step"
+                          else {"phase": row["phase"], "users": row["users"], "start": now})
+            self._current = n
+        if n is None:
             return None
-        return users[index], max(users[index], 1) * 10.0
+        users = table[n]["users"]
+        return users, self._spawn_rate(users)
