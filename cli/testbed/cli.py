@@ -188,6 +188,18 @@ def cmd_bench(args) -> int:
     return bench.main(args)
 
 
+def cmd_run(args) -> int:
+    from testbed import prereqs
+    from testbed.run import command
+    prereqs.require()
+    return command.main(args)
+
+
+def cmd_analysis(args) -> int:
+    from analysis.cli import main as analysis_main
+    return analysis_main([args.verb, *args.args], prog="testbed")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="testbed", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -251,6 +263,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--repeat", type=int, default=3, help="runs of every measurement (median reported)")
     s.add_argument("-o", "--output", default=None, help="result folder (default results/bench-<time>)")
     s.set_defaults(func=cmd_bench)
+
+    s = sub.add_parser("run", help="run an experiment (segments, clones, calibration) into results/",
+                       description="Drive an experiment of loadgen/experiments/ against the local stack "
+                                   "(started if down) and write results/<name>-<time>/ with a report. "
+                                   "docs/experiments.md says what each measures and how to edit one.")
+    from testbed.run.command import add_arguments
+    add_arguments(s)
+    s.set_defaults(func=cmd_run)
+
+    for verb, text in (("report", "regenerate steps.csv, summary.json, plots and report.html of a result folder"),
+                       ("analyze", "apply the segment or capacity laws to numbers you give")):
+        s = sub.add_parser(verb, help=text, add_help=False, prefix_chars="\0",
+                           description=f"./testbed {verb} --help for the options (the analysis package's CLI)")
+        s.add_argument("args", nargs=argparse.REMAINDER)
+        s.set_defaults(func=cmd_analysis)
     return p
 
 

@@ -1,0 +1,64 @@
+"""The `run` verb: its arguments and what it does with them."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EFFICIENCY = "loadgen-efficiency"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("experiment", metavar="EXPERIMENT",
+                   help="segments | clones | calibration (loadgen/experiments/<name>.toml), a path to "
+                        f"an experiment .toml (e.g. your edited copy), or {EFFICIENCY} (benchmark)")
+    p.add_argument("--quick", action="store_true",
+                   help="the whole experiment in <= 2 minutes at lower resolution (its [quick] table)")
+    p.add_argument("--repeat", type=int, default=1, metavar="K",
+                   help="run every configuration K times (medians and spread in the report)")
+    p.add_argument("--workers", type=int, default=None, metavar="W",
+                   help="Locust worker processes (0 = one local process); default: the file's "
+                        "[load] workers, \"auto\" = one per core of LOADGEN_CPUS (else every core)")
+    p.add_argument("--results", default=None, metavar="DIR",
+                   help="where result folders go (default: results/)")
+    p.add_argument("--keep-stack", action="store_true",
+                   help="if the experiment starts the stack, leave it running at the end")
+    p.add_argument("--no-restore", action="store_true",
+                   help="if the stack was already up, leave it as the last run configured it "
+                        "(default: put replica counts and knobs back)")
+
+
+def main(args) -> int:
+    from testbed.config import ConfigError, StackConfig
+    from testbed.local import Stack
+    from testbed.run import definition
+    from testbed.run.runner import RESULTS_DIR, Runner
+
+    results_dir = Path(args.results) if args.results else RESULTS_DIR
+    if args.repeat < 1:
+        print("testbed: run: --repeat must be >= 1", file=sys.stderr)
+        return 2
+    if args.workers is not None and not 0 <= args.workers <= 64:
+        print("testbed: run: --workers must be 0..64", file=sys.stderr)
+        return 2
+    try:
+        cfg = StackConfig.load()
+    except ConfigError as e:
+        print(f"testbed: {e}", file=sys.stderr)
+        return 2
+    if args.experiment == EFFICIENCY:
+        from testbed.run import efficiency
+        return efficiency.main(Stack(cfg), results_dir, quick=args.quick, rounds=args.repeat,
+                               keep_stack=args.keep_stack)
+    try:
+        exp = definition.load(args.experiment, quick=args.quick, repeat=args.repeat)
+    except definition.DefinitionError as e:
+        print(f"testbed: run: {e}", file=sys.stderr)
+        return 2
+    runner = Runner(exp, Stack(cfg), results_dir=results_dir, workers=args.workers,
+                    keep_stack=args.keep_stack, restore=not args.no_restore)
+    try:
+        runner.run()
+    except KeyboardInterrupt:
+        return 130
+    return 0 if runner.meta.get("status") == "complete" else 1

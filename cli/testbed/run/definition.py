@@ -1,0 +1,429 @@
+"""An experiment file (loadgen/experiments/<name>.toml) and the runs it asks for.
+
+The file's tables (docs/experiments.md has the long version):
+
+  name, kind, description   kind: segments | clones | calibration (which analysis applies)
+  [load]                    the step plan of every run: users, step_seconds, warmup_seconds,
+                            think_time, arrival_rate, max_outstanding, workers, prime_seconds,
+                            hold_seconds
+  [quick]                   --quick: load keys that replace [load]'s, and `runs` (ids kept)
+  [defaults]                run keys every run starts from
+  [settings]                analysis thresholds (docs/results.md), copied to experiment.json
+  [[runs]]                  one entry per run: id, label, path (or paths = [..], one run per
+                            path, ids <id>-path<k>), backend, op, n, tiers, client_mode,
+                            pool_size, regime, demands, knobs, load = {..}, quick = {..}
+
+Precedence of load keys: [load] < run.load, and with --quick: [load] < run.load < [quick] <
+run.quick. Unknown keys are errors (a typo must not silently change an experiment).
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from testbed import ROOT
+
+EXPERIMENTS_DIR = ROOT / "loadgen" / "experiments"
+KINDS = ("segments", "clones", "calibration")
+TIER_NAMES = ("front", "clone", "axis", "gsoap")
+BACKENDS = ("axis", "gsoap")
+CLIENT_MODES = ("singleton", "request", "pool")
+REGIMES = ("serial", "parallel")
+OPERATIONS = ("ping", "sendBytes", "sendInts", "sendFloats", "sendDoubles", "sendIntBuffer",
+              "echoInts", "work")
+DEMAND_POINTS = ("SEG2", "SEG3", "SEG4", "INVOKER", "CLONE", "SERVICE")
+DEMAND_KEYS = ("cpu_us", "wait_us", "locked")
+MAX_REPLICAS = 16
+RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+# knobs the runner sets, and the value that means "as the tier's default" when a run does not
+# set them (docs/tiers.md, client-clones/README.md)
+KNOB_DEFAULTS = {"CLIENT_MODE": "singleton", "CLIENT_POOL_SIZE": "8",
+                 **{f"DEMAND_{p}_{k}": "0" for p in DEMAND_POINTS for k in ("CPU_US", "WAIT_US", "LOCKED")}}
+
+LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_rate",
+             "max_outstanding", "workers", "prime_seconds", "hold_seconds")
+RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "client_mode",
+            "pool_size", "regime", "demands", "knobs", "load", "quick")
+TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "settings", "runs")
+
+
+class DefinitionError(ValueError):
+    """The experiment file is wrong; the text names the file, the key and the fix."""
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """users -- users of each step
+    step_seconds -- length of each step, warm-up included
+    warmup_seconds -- start of each step left out of its sample
+    think_time -- seconds between a user's requests (0: closed loop at full speed)
+    arrival_rate -- requests/s per user on a fixed clock (open loop); 0 = closed loop
+    max_outstanding -- open loop: most requests in flight per user
+    workers -- Locust worker processes; 0 = one local process; "auto" = one per core of the
+        load generator (LOADGEN_CPUS, else every core)
+    prime_seconds -- after the stack was (re)configured for the run: load at the most users
+        this long before the first step (JIT, pools); not measured
+    hold_seconds -- after the last step, its load this long while thread dumps are taken
+    """
+    users: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+    step_seconds: float = 20.0
+    warmup_seconds: float = 5.0
+    think_time: float = 0.0
+    arrival_rate: float = 0.0
+    max_outstanding: int = 100
+    workers: int | str = "auto"
+    prime_seconds: float = 0.0
+    hold_seconds: float = 0.0
+
+    def seconds(self, primed: bool = True) -> float:
+        """Planned length of the Locust run (without start-up)."""
+        return (self.prime_seconds if primed else 0) + len(self.users) * self.step_seconds + self.hold_seconds
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    id: str                       # unique in the experiment, names runs/<id>/
+    label: str
+    kind: str
+    repeat: int
+    path: int
+    backend: str
+    op: str
+    n: int
+    tiers: dict[str, int]
+    client_mode: str
+    pool_size: int | None
+    regime: str | None
+    demands: dict[str, dict]
+    knobs: dict[str, str]
+    load: LoadPlan
+    entry: str = ""               # the id without the repeat suffix (what [quick] runs names)
+
+    @property
+    def user_class(self) -> str:
+        if self.path == 5:
+            return f"Seg5{self.backend.capitalize()}User"
+        return f"Seg{self.path}User"
+
+    def config(self) -> dict:
+        """The run.json keys that say what was run (equal for repeats, docs/results.md)."""
+        out: dict = {"kind": self.kind, "path": self.path, "backend": self.backend, "op": self.op,
+                     "n": self.n, "tiers": dict(self.tiers), "client_mode": self.client_mode,
+                     "pool_size": self.pool_size if self.client_mode == "pool" else None}
+        if self.kind == "calibration":
+            out["regime"] = self.regime
+            out["demands"] = self.demands
+        elif self.demands:
+            out["demands"] = self.demands
+        if self.knobs:
+            out["knobs"] = dict(self.knobs)
+        return out
+
+    def stack_knobs(self) -> dict[str, str]:
+        """Knobs the stack must have for this run (on top of .env and the environment)."""
+        knobs = dict(self.knobs)
+        knobs["CLIENT_MODE"] = self.client_mode
+        if self.client_mode == "pool" and self.pool_size is not None:
+            knobs["CLIENT_POOL_SIZE"] = str(self.pool_size)
+        for point in DEMAND_POINTS:
+            d = self.demands.get(point, {})
+            knobs[f"DEMAND_{point}_CPU_US"] = str(int(d.get("cpu_us", 0)))
+            knobs[f"DEMAND_{point}_WAIT_US"] = str(int(d.get("wait_us", 0)))
+            knobs[f"DEMAND_{point}_LOCKED"] = "1" if d.get("locked") else "0"
+        return knobs
+
+
+@dataclass
+class Experiment:
+    name: str
+    kind: str
+    description: str
+    source: Path
+    text: str                      # the file, verbatim
+    settings: dict
+    runs: list[RunSpec]
+    quick: bool = False
+    repeat: int = 1
+    raw: dict = field(default_factory=dict)
+
+    def definition(self) -> dict:
+        """experiment.json "definition": the file as run, and the runs it expanded to."""
+        try:
+            shown = str(self.source.relative_to(ROOT))
+        except ValueError:
+            shown = str(self.source)
+        return {"file": shown, "quick": self.quick, "repeat": self.repeat, "toml": self.text,
+                "runs": [{**r.config(), "id": r.id, "label": r.label, "repeat": r.repeat,
+                          "user_class": r.user_class, "load": asdict(r.load)} for r in self.runs]}
+
+
+def find(name_or_path: str) -> Path:
+    """`segments` -> loadgen/experiments/segments.toml; a path to a .toml file as given."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or "/" in name_or_path:
+        if not p.is_file():
+            raise DefinitionError(f"{name_or_path}: no such experiment file")
+        return p.resolve()
+    candidate = EXPERIMENTS_DIR / f"{name_or_path}.toml"
+    if not candidate.is_file():
+        known = ", ".join(sorted(available())) or "none"
+        raise DefinitionError(f"no experiment named {name_or_path!r} (have: {known}; or give a path "
+                              "to a .toml file, e.g. a copy of loadgen/experiments/segments.toml)")
+    return candidate
+
+
+def available() -> list[str]:
+    return [p.stem for p in EXPERIMENTS_DIR.glob("*.toml")]
+
+
+def load(name_or_path: str, quick: bool = False, repeat: int = 1) -> Experiment:
+    path = find(name_or_path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise DefinitionError(f"{path}: not valid TOML: {e}") from None
+    return parse(raw, path, text, quick=quick, repeat=repeat)
+
+
+def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: int = 1) -> Experiment:
+    where = str(path)
+    _unknown(raw, TOP_KEYS, where)
+    name = raw.get("name")
+    if not isinstance(name, str) or not RUN_ID.match(name):
+        raise DefinitionError(f"{where}: name = \"...\" is required (letters, digits, _ . -); "
+                              "it prefixes the result folder")
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise DefinitionError(f"{where}: kind must be one of {', '.join(KINDS)} (got {kind!r})")
+    if not isinstance(repeat, int) or repeat < 1:
+        raise DefinitionError(f"--repeat must be >= 1 (got {repeat})")
+    base_load = _table(raw, "load", where)
+    _unknown(base_load, LOAD_KEYS, f"{where} [load]")
+    quick_table = _table(raw, "quick", where)
+    _unknown(quick_table, LOAD_KEYS + ("runs",), f"{where} [quick]")
+    defaults = _table(raw, "defaults", where)
+    _unknown(defaults, tuple(k for k in RUN_KEYS if k not in ("id", "label", "paths")), f"{where} [defaults]")
+    settings = _table(raw, "settings", where)
+    entries = raw.get("runs")
+    if not isinstance(entries, list) or not entries:
+        raise DefinitionError(f"{where}: at least one [[runs]] entry is needed")
+
+    specs: list[RunSpec] = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise DefinitionError(f"{where}: [[runs]] entry {i + 1} must be a table")
+        _unknown(entry, RUN_KEYS, f"{where} [[runs]] entry {i + 1}")
+        specs.extend(_expand(kind, defaults, entry, base_load, quick_table if quick else None,
+                             f"{where} [[runs]] {entry.get('id') or i + 1}"))
+    ids = [s.entry for s in specs]
+    dup = sorted({x for x in ids if ids.count(x) > 1})
+    if dup:
+        raise DefinitionError(f"{where}: run ids must be unique, repeated: {', '.join(dup)}")
+    if quick and "runs" in quick_table:
+        keep = quick_table["runs"]
+        if not isinstance(keep, list) or not all(isinstance(x, str) for x in keep):
+            raise DefinitionError(f"{where} [quick] runs: expected a list of run ids")
+        missing = [x for x in keep if x not in ids]
+        if missing:
+            raise DefinitionError(f"{where} [quick] runs: no run with id {', '.join(missing)} "
+                                  f"(ids: {', '.join(ids)})")
+        specs = [s for s in specs if s.entry in keep]
+    _check_knob_defaults(specs, where)
+    runs = [replace(s, id=f"{s.entry}-r{k}", repeat=k) for k in range(repeat) for s in specs]
+    settings = dict(settings)
+    settings.setdefault("think_time_s", specs[0].load.think_time if specs else 0.0)
+    # shown in the report's settings table (docs/results.md: other keys are kept and shown)
+    settings.setdefault("description", str(raw.get("description", "")).strip())
+    settings.setdefault("demand knobs", demands_text(runs))
+    return Experiment(name=name, kind=kind, description=str(raw.get("description", "")).strip(),
+                      source=path, text=text, settings=settings, runs=runs, quick=quick,
+                      repeat=repeat, raw=raw)
+
+
+def demands_text(runs: list[RunSpec]) -> str:
+    """One line saying which demand knobs the runs set ("none": every demand is zero)."""
+    seen: dict[str, list[str]] = {}
+    for r in runs:
+        text = "; ".join(f"{p} {d['cpu_us']} µs CPU + {d['wait_us']} µs wait"
+                         f"{' under its process lock' if d['locked'] else ' (no lock)'}"
+                         for p, d in sorted(r.demands.items())) or "none"
+        seen.setdefault(text, []).append(r.entry)
+    if len(seen) == 1:
+        return next(iter(seen)) + (" (every run)" if next(iter(seen)) != "none" else "")
+    return " | ".join(f"{', '.join(dict.fromkeys(ids))}: {t}" for t, ids in seen.items())
+
+
+# ------------------------------------------------------------------------------- helpers
+def _unknown(table: dict, allowed: tuple[str, ...], where: str) -> None:
+    bad = [k for k in table if k not in allowed]
+    if bad:
+        raise DefinitionError(f"{where}: unknown key(s) {', '.join(bad)}; allowed: {', '.join(allowed)}")
+
+
+def _table(raw: dict, key: str, where: str) -> dict:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise DefinitionError(f"{where}: {key} must be a table ([{key}] or {key} = {{...}})")
+    return value
+
+
+def _load_plan(layers: list[tuple[dict, str]], where: str) -> LoadPlan:
+    values: dict = {}
+    for layer, layer_where in layers:
+        _unknown(layer, LOAD_KEYS, layer_where)
+        values.update(layer)
+    kw: dict = {}
+    for key, value in values.items():
+        if key == "users":
+            if (not isinstance(value, list) or not value
+                    or not all(isinstance(u, int) and not isinstance(u, bool) and u >= 1 for u in value)):
+                raise DefinitionError(f"{where}: users must be a list of whole numbers >= 1, like [1, 4, 16]")
+            kw[key] = tuple(value)
+        elif key == "workers":
+            if value != "auto" and not (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 64):
+                raise DefinitionError(f"{where}: workers must be \"auto\" or 0..64 (0 = one local Locust process)")
+            kw[key] = value
+        elif key == "max_outstanding":
+            kw[key] = _int(value, key, where, 1, 100_000)
+        else:
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise DefinitionError(f"{where}: {key} must be a number >= 0 (got {value!r})")
+            kw[key] = float(value)
+    plan = replace(LoadPlan(), **kw)
+    if plan.step_seconds < 2 or plan.warmup_seconds >= plan.step_seconds:
+        raise DefinitionError(f"{where}: need step_seconds >= 2 and warmup_seconds < step_seconds "
+                              f"(got {plan.step_seconds:g} and {plan.warmup_seconds:g})")
+    return plan
+
+
+def _int(value, key: str, where: str, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise DefinitionError(f"{where}: {key} must be a whole number {lo}..{hi} (got {value!r})")
+    return value
+
+
+def _choice(value, key: str, where: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise DefinitionError(f"{where}: {key} must be one of {', '.join(choices)} (got {value!r})")
+    return value
+
+
+def _tiers(defaults: dict, entry: dict, where: str) -> dict[str, int]:
+    counts = {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}
+    for layer in (defaults.get("tiers", {}), entry.get("tiers", {})):
+        if not isinstance(layer, dict):
+            raise DefinitionError(f"{where}: tiers must be a table like {{front = 1, clone = 2}}")
+        _unknown(layer, TIER_NAMES, f"{where} tiers")
+        for t, n in layer.items():
+            counts[t] = _int(n, f"tiers.{t}", where, 0, MAX_REPLICAS)
+    return counts
+
+
+def _demands(value, where: str) -> dict[str, dict]:
+    if not isinstance(value, dict):
+        raise DefinitionError(f"{where}: demands must be a table like {{SEG2 = {{wait_us = 10000, locked = true}}}}")
+    out = {}
+    for point, d in value.items():
+        if point not in DEMAND_POINTS:
+            raise DefinitionError(f"{where}: demands.{point}: unknown point; points are {', '.join(DEMAND_POINTS)}")
+        if not isinstance(d, dict):
+            raise DefinitionError(f"{where}: demands.{point} must be a table {{cpu_us, wait_us, locked}}")
+        _unknown(d, DEMAND_KEYS, f"{where} demands.{point}")
+        cpu = _int(d.get("cpu_us", 0), f"demands.{point}.cpu_us", where, 0, 60_000_000)
+        wait = _int(d.get("wait_us", 0), f"demands.{point}.wait_us", where, 0, 60_000_000)
+        locked = d.get("locked", False)
+        if not isinstance(locked, bool):
+            raise DefinitionError(f"{where}: demands.{point}.locked must be true or false")
+        if cpu or wait:
+            out[point] = {"cpu_us": cpu, "wait_us": wait, "locked": locked}
+    return out
+
+
+def _knobs(value, where: str) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise DefinitionError(f"{where}: knobs must be a table like {{GSOAP_SERVER_MODEL = \"pool\"}}")
+    out = {}
+    for k, v in value.items():
+        if k in KNOB_DEFAULTS or k.startswith("DEMAND_"):
+            raise DefinitionError(f"{where}: knobs.{k}: set it with client_mode, pool_size or demands instead")
+        if not re.match(r"^[A-Z][A-Z0-9_]*$", k) or isinstance(v, (dict, list)):
+            raise DefinitionError(f"{where}: knobs.{k}: expected NAME = value (a .env knob)")
+        out[k] = str(int(v) if isinstance(v, bool) else v)
+    return out
+
+
+def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict | None,
+            where: str) -> list[RunSpec]:
+    merged = {**defaults, **entry}
+    layers = [(base_load, f"{where} ([load])"), (defaults.get("load", {}), f"{where} ([defaults] load)"),
+              (entry.get("load", {}), f"{where} load")]
+    if quick is not None:
+        layers += [({k: v for k, v in quick.items() if k != "runs"}, f"{where} ([quick])"),
+                   (defaults.get("quick", {}), f"{where} ([defaults] quick)"),
+                   (entry.get("quick", {}), f"{where} quick")]
+    for layer, w in layers:
+        if not isinstance(layer, dict):
+            raise DefinitionError(f"{w}: must be a table of load keys ({', '.join(LOAD_KEYS)})")
+    plan = _load_plan(layers, where)
+    if "path" in entry and "paths" in entry:
+        raise DefinitionError(f"{where}: give path or paths, not both")
+    if "paths" in entry:
+        paths = entry["paths"]
+        if not isinstance(paths, list) or not paths:
+            raise DefinitionError(f"{where}: paths must be a list like [1, 2, 3, 4, 5]")
+    else:
+        paths = [merged.get("path", 5 if kind == "clones" else None)]
+        if paths[0] is None:
+            raise DefinitionError(f"{where}: path = 1..5 (the cumulative path /seg/<path>) is required")
+    backend = _choice(merged.get("backend", "axis"), "backend", where, BACKENDS)
+    op = _choice(merged.get("op", "ping"), "op", where, OPERATIONS)
+    n = _int(merged.get("n", 0), "n", where, 0, 10_000_000)
+    tiers = _tiers(defaults, entry, where)
+    client_mode = _choice(merged.get("client_mode", "singleton"), "client_mode", where, CLIENT_MODES)
+    pool_size = merged.get("pool_size")
+    if pool_size is not None:
+        pool_size = _int(pool_size, "pool_size", where, 1, 10_000)
+    if client_mode == "pool" and pool_size is None:
+        pool_size = int(KNOB_DEFAULTS["CLIENT_POOL_SIZE"])
+    regime = merged.get("regime")
+    if kind == "calibration":
+        regime = _choice(regime, "regime", where, REGIMES)
+    elif regime is not None:
+        raise DefinitionError(f"{where}: regime is for calibration experiments only")
+    demands = _demands(merged.get("demands", {}), where)
+    knobs = _knobs(merged.get("knobs", {}), where)
+    base_id = entry.get("id")
+    if base_id is not None and (not isinstance(base_id, str) or not RUN_ID.match(base_id)):
+        raise DefinitionError(f"{where}: id must be letters, digits, _ . - (got {base_id!r})")
+    if base_id is None and "paths" not in entry:
+        raise DefinitionError(f"{where}: id = \"...\" is required (it names the run's folder)")
+    out = []
+    for p in paths:
+        p = _int(p, "path", where, 1, 5)
+        if tiers["front"] < 1:
+            raise DefinitionError(f"{where}: tiers.front must be >= 1 (every path enters through the front)")
+        if p == 5 and (tiers["clone"] < 1 or tiers[backend] < 1):
+            raise DefinitionError(f"{where}: path 5 calls the client tier and {backend}: "
+                                  f"tiers.clone and tiers.{backend} must be >= 1")
+        rid = (f"{base_id}-path{p}" if base_id else f"path{p}") if "paths" in entry else base_id
+        label = entry.get("label") or rid
+        if "paths" in entry and entry.get("label"):
+            label = f"{entry['label']} /seg/{p}"
+        out.append(RunSpec(id=rid, label=str(label), kind=kind, repeat=0, path=p, backend=backend,
+                           op=op, n=n, tiers=tiers, client_mode=client_mode, pool_size=pool_size,
+                           regime=regime, demands=demands, knobs=knobs, load=plan, entry=rid))
+    return out
+
+
+def _check_knob_defaults(specs: list[RunSpec], where: str) -> None:
+    """A knob set by some runs must be set by all: nothing would say what the others get."""
+    keys = {k for s in specs for k in s.knobs}
+    for k in sorted(keys):
+        lacking = [s.entry for s in specs if k not in s.knobs]
+        if lacking:
+            raise DefinitionError(f"{where}: knobs.{k} is set by some runs but not by "
+                                  f"{', '.join(lacking)}; set it in [defaults] knobs too")

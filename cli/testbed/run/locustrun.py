@@ -1,0 +1,134 @@
+"""One headless Locust run: a master (no web UI, a private master port) and W workers, or one
+local process when W = 0, driving one user class with StepLoadShape and writing
+`--csv <run_dir>/locust --csv-full-history` (never --reset-stats) and the step log.
+
+Stopping early (Ctrl-C): SIGINT to the master, which stops the users, writes its CSVs and
+tells the workers to quit; anything still alive after a grace period gets SIGTERM, then
+SIGKILL (procs.stop)."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from testbed import ROOT, procs
+from testbed.run.definition import RunSpec
+from testbed.run.results import LOCUST_PREFIX, STEP_LOG
+
+HOLD_RELEASE = "hold.release"    # created by the runner when its thread dumps are done
+LOCUSTFILES = f"{ROOT / 'loadgen' / 'locustfile.py'},{ROOT / 'loadgen' / 'shapes.py'}"
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, master_port: int | None,
+                primed: bool, locustfiles: str = LOCUSTFILES, user_class: str | None = None) -> list[str]:
+    load = spec.load
+    argv = [sys.executable, "-m", "locust", "-f", locustfiles, "--headless", "-H", host_url,
+            "--csv", str(run_dir / LOCUST_PREFIX), "--csv-full-history", "--only-summary",
+            "--step-users", ",".join(str(u) for u in load.users),
+            "--step-seconds", _fmt(load.step_seconds), "--warmup-seconds", _fmt(load.warmup_seconds),
+            "--prime-seconds", _fmt(load.prime_seconds if primed else 0.0),
+            "--hold-seconds", _fmt(load.hold_seconds), "--hold-release", str(run_dir / HOLD_RELEASE),
+            "--step-log", str(run_dir / STEP_LOG),
+            "--backend", spec.backend, "--op", spec.op, "--n", str(spec.n),
+            "--think-time", _fmt(load.think_time), "--arrival-rate", _fmt(load.arrival_rate),
+            "--max-outstanding", str(load.max_outstanding), "--exit-code-on-error", "0",
+            "--stop-timeout", "5"]
+    if workers > 0:
+        argv += ["--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(master_port),
+                 "--expect-workers", str(workers), "--expect-workers-max-wait", "60"]
+    return argv + [user_class or spec.user_class]
+
+
+def worker_argv(master_port: int, locustfiles: str = LOCUSTFILES) -> list[str]:
+    return [sys.executable, "-m", "locust", "-f", locustfiles, "--worker",
+            "--master-host", "127.0.0.1", "--master-port", str(master_port)]
+
+
+class LocustRun:
+    """Start with start(); poll alive(); finish with wait() or interrupt()."""
+
+    def __init__(self, spec: RunSpec, run_dir: Path, host_url: str, workers: int,
+                 cpus: set[int] | None, primed: bool, locustfiles: str = LOCUSTFILES,
+                 user_class: str | None = None):
+        self.spec, self.dir, self.host_url, self.workers = spec, run_dir, host_url, workers
+        self.cpus, self.primed = cpus, primed
+        self.locustfiles, self.user_class = locustfiles, user_class
+        self.master: procs.Proc | None = None
+        self.worker_procs: list[procs.Proc] = []
+        self.master_port: int | None = None
+        self.started_at: float | None = None
+
+    def start(self) -> None:
+        self.master_port = procs.free_port() if self.workers > 0 else None
+        env = {"PYTHONUNBUFFERED": "1"}
+        self.started_at = time.time()
+        try:
+            # workers first: they queue their "ready" until the master binds, so the master
+            # finds them all at its first look instead of polling once a second
+            for i in range(1, self.workers + 1):
+                self.worker_procs.append(procs.start(
+                    f"locust-worker-{i}", worker_argv(self.master_port, self.locustfiles),
+                    self.dir / f"locust-worker-{i}.log", env=env, cwd=ROOT, cpus=self.cpus))
+            self.master = procs.start(
+                "locust-master" if self.workers else "locust-local",
+                master_argv(self.spec, self.dir, self.host_url, self.workers, self.master_port, self.primed,
+                            self.locustfiles, self.user_class),
+                self.dir / ("locust-master.log" if self.workers else "locust-local.log"),
+                env=env, cwd=ROOT, cpus=self.cpus)
+        except BaseException:
+            self.kill()
+            raise
+
+    def processes(self) -> list[tuple[str, procs.Proc]]:
+        """(replica name in cpu.csv, process)"""
+        out = [("master" if self.workers else "local", self.master)] if self.master else []
+        return out + [(f"worker-{i}", p) for i, p in enumerate(self.worker_procs, 1)]
+
+    def alive(self) -> bool:
+        return bool(self.master and self.master.alive())
+
+    def exit_code(self) -> int | None:
+        """The master's exit status once it has ended (None if unknown or still running)."""
+        if self.master is None or self.master.alive():
+            return None
+        try:
+            pid, status = os.waitpid(self.master.pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        return os.waitstatus_to_exitcode(status) if pid else None
+
+    def wait_workers(self, timeout: float = 15.0) -> None:
+        """After the master ended: workers quit on its word; stop any that did not."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and any(w.alive() for w in self.worker_procs):
+            time.sleep(0.1)
+        for w in self.worker_procs:
+            procs.stop(w, timeout=5)
+
+    def interrupt(self, grace: float = 20.0) -> None:
+        """Ctrl-C: SIGINT to the master (it writes its CSVs), then make sure all are gone."""
+        if self.master and self.master.alive():
+            try:
+                os.kill(self.master.pid, signal.SIGINT)
+            except ProcessLookupError:
+                pass
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline and self.master.alive():
+                time.sleep(0.1)
+            procs.stop(self.master, timeout=5)
+        self.wait_workers(timeout=5)
+
+    def kill(self) -> None:
+        for _, p in self.processes():
+            procs.stop(p, timeout=3)
+
+    def log_tail(self) -> str:
+        if not self.master:
+            return ""
+        return procs.tail(Path(self.master.log), 20)

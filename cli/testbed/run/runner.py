@@ -1,0 +1,384 @@
+"""Run an experiment end to end: start or reuse the stack, for every run reconfigure the stack,
+drive one headless Locust run while sampling CPU, take thread dumps at the plateau, keep
+run.json current from the step log, and at the end regenerate the report (analysis package).
+
+Ctrl-C: the Locust run in progress is stopped with SIGINT (its CSVs are written), the run and
+the experiment are marked "interrupted", the report is made from the finished steps, and the
+folder is printed. A Ctrl-C during a reconfiguration waits for it to finish (the stack is never
+left half-scaled). The Locust web UI of `./testbed up`, if any, is left running and idle: it
+costs ~0 CPU when idle, keeps the user's browser session, and its processes are sampled into
+cpu.csv (replicas ui-*) so a test started from it during an experiment would show.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import signal
+import threading
+import time
+import urllib.request
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from testbed import ROOT, locust_ui
+from testbed.local import Stack
+from testbed.run import reconfigure, results, threaddumps
+from testbed.run.definition import Experiment, RunSpec
+from testbed.run.locustrun import HOLD_RELEASE, LocustRun
+from testbed.run.progress import Progress, latest_history, line
+from testbed.run.sampler import CpuSampler, Target
+
+RESULTS_DIR = ROOT / "results"
+LOCUST_START_S = 4.0       # rough cost of one Locust start + stop, for the time estimate
+JVM_START_S = 8.0          # rough cost of one JVM tier start on a busy 2-core machine
+OVERRUN_S = 90.0           # a Locust run longer than planned + this is stopped as failed
+
+
+class ExperimentError(RuntimeError):
+    """The experiment cannot go on (e.g. the stack does not start); the text says why."""
+
+
+@contextlib.contextmanager
+def deferred_sigint(progress: Progress, what: str):
+    """Ctrl-C inside the block is held until the block ends, then raised."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed = []
+
+    def handler(signum, frame):
+        if not pressed:
+            progress.say(f"\nCtrl-C: stopping after {what} (a few seconds) ...")
+        pressed.append(signum)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+
+
+class Runner:
+    def __init__(self, exp: Experiment, stack: Stack, results_dir: Path = RESULTS_DIR,
+                 workers: int | None = None, keep_stack: bool = False, restore: bool = True,
+                 progress: Progress | None = None):
+        self.exp, self.stack = exp, stack
+        self.results_dir = Path(results_dir)
+        self.workers_override = workers
+        self.keep_stack, self.restore = keep_stack, restore
+        self.progress = progress or Progress()
+        self.folder: Path | None = None
+        self.meta: dict = {}
+        self.started_stack = False
+        self.failed: list[str] = []
+
+    # ------------------------------------------------------------------ the experiment
+    def run(self) -> Path:
+        """Run every run; return the result folder (also when interrupted: then re-raises)."""
+        exp, say = self.exp, self.progress.say
+        started = time.time()
+        self.folder = results.new_folder(self.results_dir, exp.name, started)
+        cfg = self.stack.cfg
+        self.meta = {"format": results.FORMAT, "name": exp.name, "kind": exp.kind,
+                     "definition": exp.definition(), "started": started, "ended": None,
+                     "status": "running", "mode": "local", "host": results.host(),
+                     "cpu_affinity": results.cpu_affinity(cfg.stack_cpus, cfg.loadgen_cpus),
+                     "cpu_quotas": None, "settings": exp.settings, "versions": results.versions(),
+                     "runs": [r.id for r in exp.runs]}
+        self._write_experiment()
+        shutil.copyfile(exp.source, self.folder / "experiment.toml")
+        say(f"{exp.name}: {len(exp.runs)} run(s){' (quick)' if exp.quick else ''}, about "
+            f"{self.estimate() / 60:.0f} min; results in {self._shown(self.folder)}")
+        interrupted = False
+        original = None
+        try:
+            with deferred_sigint(self.progress, "starting the stack"):
+                original = self._ensure_stack()
+            for i, spec in enumerate(exp.runs):
+                self._one_run(i, spec)
+            status = "failed" if self.failed else "complete"
+            if self.failed:
+                self.meta["error"] = "; ".join(self.failed)[:500]
+        except KeyboardInterrupt:
+            interrupted = True
+            status = "interrupted"
+        except Exception as e:
+            status = "failed"
+            self.meta["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:500]
+            say(f"testbed: run: {self.meta['error']}")
+        old = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+        if old is not None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)      # let the wrap-up finish
+        try:
+            self.meta["status"] = status
+            self.meta["ended"] = time.time()
+            self._write_experiment()
+            self._wrap_up_stack(original, interrupted)
+            self._report()
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGINT, old)
+        say(f"{exp.name}: {status} in {(time.time() - started) / 60:.1f} min; "
+            f"report: {self._shown(self.folder / 'report.html')}")
+        if interrupted:
+            raise KeyboardInterrupt
+        return self.folder
+
+    def estimate(self) -> float:
+        runs = self.exp.runs
+        seconds = sum(r.load.seconds() + LOCUST_START_S for r in runs)
+        changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
+        return seconds + changes * JVM_START_S
+
+    # ------------------------------------------------------------------ the stack
+    def _ensure_stack(self) -> tuple[dict, dict] | None:
+        """Start the stack for the first run if it is down; return the configuration to restore
+        at the end (None when this experiment started the stack)."""
+        first = self.exp.runs[0]
+        if self.stack.running():
+            counts, knobs = reconfigure.current(self.stack)
+            st = self.stack.status()
+            dead = [f"{r['tier']}-{r['replica']}" for r in st["replicas"] if not r["alive"]]
+            if not st["up"] or dead:
+                raise ExperimentError("the running stack is not healthy (" + (", ".join(dead) or "HAProxy down")
+                                      + "); ./testbed down, then run again")
+            self.progress.say("stack: reusing the running stack (" + ", ".join(
+                f"{t}×{n}" for t, n in counts.items() if n) + ")")
+            return counts, knobs
+        from testbed import build
+        needed = sorted({t for r in self.exp.runs for t, n in r.tiers.items() if n > 0})
+        build.ensure(needed)
+        self.progress.say("stack: starting " + ", ".join(f"{t}×{n}" for t, n in first.tiers.items() if n))
+        t0 = time.monotonic()
+        self.stack.up({t: n for t, n in first.tiers.items() if n > 0}, first.stack_knobs(), locust=False)
+        self.started_stack = True
+        self.progress.say(f"stack: healthy in {time.monotonic() - t0:.0f} s")
+        return None
+
+    def _wrap_up_stack(self, original: tuple[dict, dict] | None, interrupted: bool) -> None:
+        say = self.progress.say
+        try:
+            if self.started_stack:
+                if self.keep_stack:
+                    say("stack: left running (--keep-stack); stop it with ./testbed down")
+                else:
+                    say("stack: stopping the stack this experiment started")
+                    self.stack.down()
+            elif original and self.restore:
+                if interrupted:
+                    say("stack: left as the interrupted run had it (./testbed status)")
+                    return
+                counts, knobs = original
+                touched = {k: reconfigure.knob(knobs, k) for k in self._touched_knobs()}
+                done = reconfigure.apply(self.stack, counts, {k: v for k, v in touched.items() if v is not None},
+                                         log=say)
+                if done:
+                    say("stack: restored to how it was before the experiment")
+        except Exception as e:
+            say(f"testbed: run: could not put the stack back: {e}; see ./testbed status")
+
+    def _touched_knobs(self) -> set[str]:
+        return {k for r in self.exp.runs for k in r.stack_knobs()}
+
+    def _replicas(self) -> tuple[list[dict], int | None, list[tuple[str, int]]]:
+        """Stack replicas (status rows), HAProxy's pid, and the web UI's Locust processes."""
+        st = self.stack.status()
+        ui = [(p["name"], p["pid"]) for p in st.get("locust", []) if p["alive"]]
+        return st["replicas"], (st["haproxy"] or {}).get("pid"), ui
+
+    def _ui_busy(self) -> str | None:
+        """If the Locust web UI of `./testbed up` is running a test, say so."""
+        state = self.stack.load()
+        if not state.get("locust"):
+            return None
+        try:
+            with urllib.request.urlopen(locust_ui.url(self.stack.cfg) + "stats/requests", timeout=2) as r:
+                ui_state = json.loads(r.read()).get("state")
+        except (OSError, ValueError):
+            return None
+        if ui_state in ("running", "spawning"):
+            return f"the Locust web UI is {ui_state} a test: it adds load to every measurement"
+        return None
+
+    # ------------------------------------------------------------------ one run
+    def _workers(self, spec: RunSpec) -> int:
+        if self.workers_override is not None:
+            return self.workers_override
+        if spec.load.workers == "auto":
+            return self.stack.cfg.locust_worker_count()
+        return int(spec.load.workers)
+
+    def _one_run(self, i: int, spec: RunSpec) -> None:
+        say = self.progress.say
+        n_runs = len(self.exp.runs)
+        say(f"run {i + 1}/{n_runs} {spec.id}: {spec.label} — /seg/{spec.path}, "
+            + ", ".join(f"{t}×{n}" for t, n in spec.tiers.items() if n) + f", {spec.client_mode}")
+        run_dir = self.folder / "runs" / spec.id
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with deferred_sigint(self.progress, "the reconfiguration in progress"):
+            try:
+                actions = reconfigure.apply(self.stack, spec.tiers, spec.stack_knobs(), log=say)
+            except Exception as e:
+                actions = None
+                error = f"reconfiguring the stack failed: {e}".splitlines()[0][:300]
+        workers = self._workers(spec)
+        meta = {"id": spec.id, "label": spec.label, **spec.config(), "repeat": spec.repeat,
+                "status": "running", "started": time.time(), "ended": None,
+                "locust_workers": workers, "locust_csv_full_history": True, "steps": [],
+                "notes": {"user_class": spec.user_class, "load": _load_notes(spec)}}
+        run = results.RunFile(run_dir, meta)
+        if actions is None:
+            run.finish("failed", error)
+            self.failed.append(f"{spec.id}: {error}")
+            say(f"  {error}")
+            return
+        primed = bool(actions) or i == 0          # cold JVMs, or the experiment's first load
+        replicas, haproxy_pid, ui = self._replicas()
+        notes = meta["notes"]
+        notes.update(reconfigured=actions, primed=primed and spec.load.prime_seconds > 0,
+                     stack={f"{r['tier']}-{r['replica']}": {"pid": r["pid"], "port": r["port"],
+                                                             "healthy": r["healthy"]} for r in replicas},
+                     host_url=f"http://{self.stack.cfg.client_host}:{self.stack.cfg.web_port}")
+        unhealthy = [k for k, v in notes["stack"].items() if not v["healthy"]]
+        if unhealthy:
+            notes["warning"] = f"unhealthy before the run: {', '.join(unhealthy)}"
+            say(f"  warning: {notes['warning']}")
+        busy = self._ui_busy()
+        if busy:
+            notes["ui_locust"] = busy
+            say(f"  warning: {busy}")
+        run.write()
+        loc = LocustRun(spec, run_dir, notes["host_url"], workers, self.stack.cfg.loadgen_cpus, primed)
+        release = run_dir / HOLD_RELEASE
+
+        def targets():
+            out = [Target(r["tier"], str(r["replica"]), r["pid"]) for r in replicas]
+            if haproxy_pid:
+                out.append(Target("haproxy", "1", haproxy_pid, tree=True))
+            out += [Target("loadgen", name, p.pid) for name, p in loc.processes()]
+            out += [Target("loadgen", name.replace("locust-", "ui-"), pid) for name, pid in ui]
+            return out
+
+        sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
+        dumps: Future | None = None
+        pool = ThreadPoolExecutor(max_workers=1)
+        t0 = time.monotonic()
+        deadline = t0 + spec.load.seconds(primed) + OVERRUN_S
+        status, error = "complete", None
+        try:
+            loc.start()
+            notes["locust_pids"] = {name: p.pid for name, p in loc.processes()}
+            notes["locust_master_port"] = loc.master_port
+            run.write()
+            while loc.alive():
+                run.refresh_steps()
+                steps, phases = meta["steps"], notes.get("phases", [])
+                hold = next((p for p in phases if p["phase"] == "hold" and p.get("end") is None), None)
+                if hold and dumps is None:
+                    tiers = threaddumps.tiers_reached(spec.path, spec.backend)
+                    dumps = pool.submit(threaddumps.take, replicas, tiers, run_dir)
+                if dumps is not None and dumps.done() and not release.exists():
+                    release.touch()                 # the shape ends its hold
+                self.progress.status(line(i + 1, n_runs, spec.id, len(spec.load.users), steps, phases,
+                                          latest_history(run_dir), sampler.tier_totals(),
+                                          sampler.host_latest, time.monotonic() - t0))
+                if time.monotonic() > deadline:
+                    status, error = "failed", (f"Locust ran {OVERRUN_S:.0f} s past its plan; stopped "
+                                               f"(see {run_dir.name}/locust-*.log)")
+                    loc.interrupt()
+                    break
+                time.sleep(0.5)
+            loc.wait_workers()
+        except KeyboardInterrupt:
+            self.progress.done()
+            say(f"Ctrl-C: stopping Locust (run {spec.id}) and keeping the finished steps ...")
+            with contextlib.suppress(KeyboardInterrupt):
+                loc.interrupt()
+            self._end_run(run, sampler, pool, dumps, "interrupted", None)
+            raise
+        except Exception as e:
+            loc.kill()
+            status, error = "failed", f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        self.progress.done()
+        run.refresh_steps()
+        if status == "complete" and not meta["steps"]:
+            status, error = "failed", "Locust recorded no step; last lines of its log: " + \
+                " | ".join(loc.log_tail().splitlines()[-3:])[:400]
+        elif status == "complete" and any(s.get("end") is None for s in meta["steps"]):
+            status, error = "failed", "Locust stopped before the last step ended (see its log)"
+        self._end_run(run, sampler, pool, dumps, status, error)
+        if status != "complete":
+            self.failed.append(f"{spec.id}: {error}")
+            say(f"  run {spec.id} {status}: {error}")
+        else:
+            say("  " + self._run_line(run_dir))
+
+    def _end_run(self, run: results.RunFile, sampler: CpuSampler, pool: ThreadPoolExecutor,
+                 dumps: Future | None, status: str, error: str | None) -> None:
+        sampler.stop()
+        notes = run.meta["notes"]
+        if sampler.errors:
+            notes["cpu_sampler_errors"] = sampler.errors
+        if dumps is not None:
+            try:
+                wait = threaddumps.TIMEOUT_S + 5 if status != "interrupted" else 5
+                notes["threaddumps"] = dumps.result(timeout=wait)
+            except Exception as e:
+                notes["threaddumps"] = {"error": str(e)}
+        elif status == "complete":
+            notes["threaddumps"] = {"none": "no hold phase after the last step (hold_seconds = 0)"}
+        pool.shutdown(wait=False)
+        (run.dir / HOLD_RELEASE).unlink(missing_ok=True)
+        run.finish(status, error)
+
+    def _run_line(self, run_dir: Path) -> str:
+        """Per-step figures of a finished run (live analysis, no plots)."""
+        try:
+            from analysis import folder as afolder
+            from analysis import steps as asteps
+            from analysis.settings import Settings
+            r = afolder.load_run(run_dir)
+            rows = asteps.compute(r.meta, r.history, r.cpu, Settings.from_json(self.exp.settings))
+        except Exception as e:        # a report problem must not stop the experiment
+            return f"(no per-step figures: {e})"
+        parts = []
+        for s in rows:
+            tp = "-" if s.throughput is None else f"{s.throughput:.0f}"
+            parts.append(f"{s.users}u {tp}/s" + ("*" if s.excluded else ""))
+        return "steps: " + ", ".join(parts) + ("   (* excluded)" if any(s.excluded for s in rows) else "")
+
+    # ------------------------------------------------------------------ files
+    def _write_experiment(self) -> None:
+        results.write_json(self.folder / "experiment.json", self.meta)
+
+    def _report(self) -> None:
+        if not list((self.folder / "runs").glob("*/run.json")):
+            self.progress.say("no run started: no report")
+            return
+        try:
+            from analysis.report import regenerate
+            from testbed.run.headline import lines
+            regenerate(self.folder)
+            summary = json.loads((self.folder / "summary.json").read_text())
+            for ln in lines(summary):
+                self.progress.say(ln)
+        except Exception as e:
+            self.progress.say(f"testbed: run: the report could not be made: {e}; "
+                              f"retry with ./testbed report {self._shown(self.folder)}")
+
+    @staticmethod
+    def _shown(p: Path) -> str:
+        try:
+            return str(p.relative_to(Path.cwd()))
+        except ValueError:
+            return str(p)
+
+
+def _load_notes(spec: RunSpec) -> dict:
+    from dataclasses import asdict
+    d = asdict(spec.load)
+    d["users"] = list(spec.load.users)
+    return d

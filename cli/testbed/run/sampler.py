@@ -1,0 +1,145 @@
+"""cpu.csv: the CPU of every process that takes part in a run, once a second.
+
+One row per process per sample, `timestamp,tier,replica,pid,cpu_percent` (docs/results.md):
+each stack replica (front, clone, axis, gsoap), HAProxy (its master and workers summed: a
+reload replaces the worker), each Locust process of the run (loadgen master / worker-N /
+local) and of the idle web UI if `./testbed up` started one (ui-master, ui-worker-N), and the
+host (psutil.cpu_percent × cores). 100 = one core busy. A process's first reading is skipped
+(psutil has no interval yet); rows are flushed as written, so a Ctrl-C keeps them.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
+INTERVAL_S = 1.0
+
+
+@dataclass(frozen=True)
+class Target:
+    tier: str          # front | clone | axis | gsoap | haproxy | loadgen
+    replica: str       # "1".., "master", "worker-1", "local", ...
+    pid: int
+    tree: bool = False  # add the CPU of its child processes (HAProxy's workers)
+
+
+class _Meter:
+    """CPU % of one process (and, for a tree, its children) between two readings."""
+
+    def __init__(self, pid: int, tree: bool):
+        self.proc = psutil.Process(pid)
+        self.tree = tree
+        self.children: dict[int, psutil.Process] = {}
+        self.primed = False
+        self.proc.cpu_percent(None)
+
+    def read(self) -> float | None:
+        value = self.proc.cpu_percent(None)
+        if self.tree:
+            try:
+                kids = {c.pid: c for c in self.proc.children(recursive=True)}
+            except psutil.Error:
+                kids = {}
+            for pid, child in kids.items():
+                known = self.children.get(pid)
+                if known is None:
+                    try:
+                        child.cpu_percent(None)      # first reading: no interval yet
+                        self.children[pid] = child
+                    except psutil.Error:
+                        pass
+                    continue
+                try:
+                    value += known.cpu_percent(None)
+                except psutil.Error:
+                    self.children.pop(pid, None)
+            for pid in set(self.children) - set(kids):
+                self.children.pop(pid, None)
+        if not self.primed:
+            self.primed = True
+            return None
+        return value
+
+
+class CpuSampler:
+    """Samples `targets()` (re-asked every second, so new processes are picked up) into path."""
+
+    def __init__(self, path: Path, targets, interval: float = INTERVAL_S):
+        self.path = path
+        self.targets = targets
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="cpu-sampler", daemon=True)
+        self._meters: dict[tuple[str, str, int], _Meter] = {}
+        self.errors: list[str] = []
+        self.latest: dict[tuple[str, str], float] = {}      # for the progress line
+        self.host_latest: float | None = None
+
+    def start(self) -> "CpuSampler":
+        self.path.write_text(HEADER)
+        psutil.cpu_percent(None)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        cores = psutil.cpu_count() or 1
+        with open(self.path, "a", buffering=1) as out:
+            due = time.monotonic()
+            while not self._stop.is_set():
+                try:
+                    rows = self._sample(cores)
+                    out.write("".join(rows))
+                except Exception as e:          # never let sampling kill the run; note it
+                    if len(self.errors) < 20:
+                        self.errors.append(f"{type(e).__name__}: {e}")
+                due += self.interval
+                self._stop.wait(max(0.0, due - time.monotonic()))
+
+    def _sample(self, cores: int) -> list[str]:
+        try:
+            targets = list(self.targets())
+        except Exception as e:
+            targets = []
+            if len(self.errors) < 20:
+                self.errors.append(f"targets: {type(e).__name__}: {e}")
+        rows = []
+        now = time.time()
+        live = set()
+        latest: dict[tuple[str, str], float] = {}
+        for t in targets:
+            key = (t.tier, t.replica, t.pid)
+            live.add(key)
+            meter = self._meters.get(key)
+            try:
+                if meter is None:
+                    self._meters[key] = _Meter(t.pid, t.tree)
+                    continue
+                value = meter.read()
+            except psutil.Error:
+                self._meters.pop(key, None)
+                continue
+            if value is not None:
+                rows.append(f"{now:.3f},{t.tier},{t.replica},{t.pid},{value:.1f}\n")
+                latest[(t.tier, t.replica)] = value
+        for key in set(self._meters) - live:
+            self._meters.pop(key, None)
+        host = psutil.cpu_percent(None) * cores
+        self.latest, self.host_latest = latest, host
+        rows.append(f"{now:.3f},host,all,,{host:.1f}\n")
+        return rows
+
+    def tier_totals(self) -> dict[str, float]:
+        """Latest CPU per tier (sum over replicas), for progress lines."""
+        out: dict[str, float] = {}
+        for (tier, _), v in self.latest.items():
+            out[tier] = out.get(tier, 0.0) + v
+        return out

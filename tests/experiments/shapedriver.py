@@ -1,0 +1,55 @@
+"""Drive loadgen/shapes.py's StepLoadShape with a fake runner and a fake clock, in a process of
+its own: importing Locust monkey-patches the importing process (gevent), which must never
+happen to the pytest process (its threads would become greenlets for every later test).
+
+    python shapedriver.py '{"options": {...}, "ticks": [0, 5.5, ...], "release_at": 22,
+                            "reset_at": [[t, {"step_users": "7"}]], "calls": [...]}'
+prints JSON: {"ticks": [tick result per time], "calls": [result of each call]}.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+os.environ["LOCUST_SKIP_MONKEY_PATCH"] = "1"       # the shape's logic needs no gevent
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from loadgen import shapes  # noqa: E402
+
+DEFAULTS = dict(step_users="1,4", step_seconds=10.0, warmup_seconds=3.0, prime_seconds=0.0,
+                hold_seconds=0.0, hold_release="", step_log="")
+
+
+def main(spec: dict) -> dict:
+    opts = SimpleNamespace(**{**DEFAULTS, **spec.get("options", {})})
+    shape = shapes.StepLoadShape()
+    shape.runner = SimpleNamespace(environment=SimpleNamespace(parsed_options=opts),
+                                   worker_count=spec.get("workers", 1))
+    shape.reset_time()
+    resets = {float(t): o for t, o in spec.get("reset_at", [])}
+    out = []
+    for t in spec.get("ticks", []):
+        if t in resets:
+            for k, v in resets[t].items():
+                setattr(opts, k, v)
+            shape.reset_time()
+        if spec.get("release_at") is not None and t >= spec["release_at"] and opts.hold_release:
+            Path(opts.hold_release).touch()
+        shape.start_time = time.perf_counter() - t
+        tick = shape.tick()
+        out.append(list(tick) if tick else None)
+    calls = []
+    for name, args in spec.get("calls", []):
+        try:
+            calls.append(getattr(shapes, name)(*args))
+        except ValueError as e:
+            calls.append({"ValueError": str(e)})
+    return {"ticks": out, "calls": calls}
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(json.loads(sys.argv[1]))))

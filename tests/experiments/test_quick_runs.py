@@ -1,0 +1,120 @@
+"""End to end: `./testbed run <experiment> --quick` for each shipped experiment on a private
+stack (one for the module), then the result folder is checked for completeness and for numbers
+that agree with each other (experimentcheck). Each run also prints its wall time; the target
+(≤ 2 min each) is measured, not asserted (STYLE.md: no timed assertions)."""
+from __future__ import annotations
+
+import _thread
+import json
+import signal
+import threading
+import time
+
+import pytest
+
+from experimentcheck import check_folder, threaddump_monitors
+from testbed.run import definition
+from testbed.run.runner import Runner
+
+pytestmark = [pytest.mark.slow, pytest.mark.stack]
+
+
+def quick_run(name, stack, tmp_path) -> tuple:
+    exp = definition.load(name, quick=True)
+    runner = Runner(exp, stack, results_dir=tmp_path, restore=False)
+    t0 = time.monotonic()
+    folder = runner.run()
+    wall = time.monotonic() - t0
+    print(f"\n{name} --quick: {wall:.0f} s wall time, {len(exp.runs)} runs -> {folder}")
+    return exp, folder, wall
+
+
+def test_segments_quick_run_writes_a_complete_folder_whose_numbers_agree(experiment_stack, tmp_path):
+    exp, folder, _ = quick_run("segments", experiment_stack, tmp_path)
+    summary = check_folder(folder, len(exp.runs))
+    segs = {g["segment"]: g for g in summary["segments"]}
+    assert sorted(segs) == [1, 2, 3, 4, 5]
+    paths = {p["path"]: p["max_throughput"] for p in summary["paths"]}
+    assert segs[1]["throughput"] == pytest.approx(paths[1])
+    for k in range(2, 6):          # a number only where the law allows one, never negative
+        t = segs[k]["throughput"]
+        assert (t is None and segs[k]["reason"]) or t > 0
+    # the path through the SOAP call is the slowest, and it is decomposed
+    assert paths[5] < min(paths[k] for k in range(1, 5))
+    assert segs[5]["throughput"] is not None
+    assert (folder / "runs" / "axis-path5-r0" / "threaddump-clone-1.txt").is_file()
+
+
+def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experiment_stack, tmp_path):
+    exp, folder, _ = quick_run("clones", experiment_stack, tmp_path)
+    summary = check_folder(folder, len(exp.runs))
+    runs = {r["id"]: r for r in summary["runs"]}
+    base, svc, cli, pool = (runs[f"{k}-r0"] for k in (
+        "singleton-c1-a1", "singleton-c1-a2", "singleton-c2-a1", "pool-c1-a1"))
+    assert base["scaled_tier"] == "baseline"
+    assert (svc["scaling"], svc["replicas"]) == ("service tier", 2) and svc["speedup"] > 0
+    assert (cli["scaling"], cli["replicas"]) == ("client tier", 2) and cli["speedup"] > 0
+    assert pool["vs_singleton"] > 0
+    assert summary["scaling"].keys() == {"client tier", "service tier"}
+    # the singleton client's synchronized method is where the clone's threads wait
+    monitors = threaddump_monitors(base, "clone")
+    assert monitors and max(monitors, key=monitors.get).endswith("SingletonSoapClient")
+    assert not any(m.endswith("SingletonSoapClient") for m in threaddump_monitors(pool, "clone"))
+    meta = json.loads((folder / "runs" / "pool-c1-a1-r0" / "run.json").read_text())
+    assert (meta["client_mode"], meta["pool_size"], meta["tiers"]["clone"]) == ("pool", 8, 1)
+
+
+def test_calibration_quick_run_compares_derived_with_configured_demands(experiment_stack, tmp_path):
+    exp, folder, _ = quick_run("calibration", experiment_stack, tmp_path)
+    summary = check_folder(folder, len(exp.runs))
+    series = {c["regime_declared"]: c for c in summary["calibration"]}
+    assert series.keys() == {"serial", "parallel"}
+    serial = {g["segment"]: g for g in series["serial"]["segments"]}
+    # expected values are the configured demands: 10 ms under one lock -> 100/s
+    assert serial[2]["expected"] == pytest.approx(100.0) and serial[3]["expected"] == pytest.approx(100.0)
+    for k in (2, 3):               # derived from measurements: near, on any machine
+        assert serial[k]["derived"] == pytest.approx(serial[k]["expected"], rel=0.25)
+    # different resources: the bottleneck law, not the serial sum, predicts path 5
+    assert series["parallel"]["matched"] == "bottleneck"
+    p5 = next(p for p in series["parallel"]["paths"] if p["path"] == 5)
+    assert abs(p5["bottleneck_error"]) < abs(p5["serial_error"])
+    meta = json.loads((folder / "runs" / "parallel-path5-r0" / "run.json").read_text())
+    assert meta["demands"]["CLONE"] == {"cpu_us": 0, "wait_us": 16000, "locked": True}
+
+
+def test_ctrl_c_keeps_finished_steps_and_marks_run_and_experiment_interrupted(experiment_stack, tmp_path):
+    exp = definition.parse({
+        "name": "interrupt", "kind": "segments",
+        "load": {"users": [2, 4, 8], "step_seconds": 6, "warmup_seconds": 2, "hold_seconds": 0},
+        "runs": [{"id": "axis", "paths": [1, 2]}]}, tmp_path / "interrupt.toml", "")
+    (tmp_path / "interrupt.toml").write_text("# made by the test\n")
+    runner = Runner(exp, experiment_stack, results_dir=tmp_path / "results", restore=False)
+
+    def press_ctrl_c_after_the_first_step():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            log = list((tmp_path / "results").glob("interrupt-*/runs/axis-path1-r0/steps.jsonl"))
+            if log and '"end"' in log[0].read_text():
+                time.sleep(1.5)
+                _thread.interrupt_main(signal.SIGINT)     # as if Ctrl-C reached the main thread
+                return
+            time.sleep(0.2)
+
+    threading.Thread(target=press_ctrl_c_after_the_first_step, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        runner.run()
+    folder = runner.folder
+    exp_meta = json.loads((folder / "experiment.json").read_text())
+    assert exp_meta["status"] == "interrupted" and exp_meta["ended"]
+    run_meta = json.loads((folder / "runs" / "axis-path1-r0" / "run.json").read_text())
+    assert run_meta["status"] == "interrupted" and run_meta["ended"]
+    assert run_meta["steps"][0]["end"] is not None and run_meta["steps"][-1]["end"] is None
+    assert not (folder / "runs" / "axis-path2-r0").exists()
+    for name in ("locust_stats.csv", "locust_stats_history.csv", "cpu.csv"):
+        assert (folder / "runs" / "axis-path1-r0" / name).is_file()
+    summary = json.loads((folder / "summary.json").read_text())
+    kept = next(r for r in summary["runs"] if r["id"] == "axis-path1-r0")
+    assert kept["valid_steps"] >= 1 and kept["max_throughput"] > 0
+    lost = " ".join(x["what"] for x in summary["lost"])
+    assert "interrupted" in lost and "axis-path2-r0" in lost
+    assert (folder / "report.html").is_file()

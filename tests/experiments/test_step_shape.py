@@ -1,0 +1,76 @@
+"""loadgen/shapes.py StepLoadShape, driven with a fake runner and a fake clock (shapedriver.py,
+in a subprocess so Locust never patches the test process)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.steps import from_step_log
+from testbed.run.results import read_step_log
+
+DRIVER = Path(__file__).resolve().parent / "shapedriver.py"
+
+
+def drive(**spec) -> dict:
+    r = subprocess.run([sys.executable, str(DRIVER), json.dumps(spec)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_stages_are_a_table_of_prime_steps_and_hold():
+    calls = drive(calls=[["stages", [[1, 4], 10, 5, 3]], ["phase_at", [[{"from": 0, "to": 10}], 9.99]],
+                         ["phase_at", [[{"from": 0, "to": 10}], 10]]])["calls"]
+    assert calls[0] == [
+        {"phase": "prime", "index": None, "users": 4, "from": 0.0, "to": 5.0},
+        {"phase": "step", "index": 0, "users": 1, "from": 5.0, "to": 15.0},
+        {"phase": "step", "index": 1, "users": 4, "from": 15.0, "to": 25.0},
+        {"phase": "hold", "index": None, "users": 4, "from": 25.0, "to": 28.0}]
+    assert calls[1:] == [0, None]                  # 10 s is past the only phase
+
+
+def test_each_step_runs_its_users_then_the_shape_ends():
+    ticks = drive(ticks=[0, 9, 10.5, 20.5])["ticks"]
+    assert [t[0] if t else None for t in ticks] == [1, 1, 4, None]
+
+
+def test_the_step_log_records_starts_warmups_and_ends_that_the_analysis_reads(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    drive(options={"prime_seconds": 5.0, "hold_seconds": 3.0, "step_log": str(log)},
+          ticks=[0, 5.5, 15.5, 25.5, 28.5])
+    steps, phases = read_step_log(log)
+    assert [(s["index"], s["users"]) for s in steps] == [(0, 1), (1, 4)]
+    for s in steps:
+        assert s["measure_from"] == pytest.approx(s["start"] + 3.0) and s["end"] >= s["start"]
+    assert steps[0]["end"] == steps[1]["start"]
+    assert [(p["phase"], p["users"]) for p in phases] == [("prime", 4), ("hold", 4)]
+    with open(log) as f:                                   # prime/hold are not steps
+        assert [(s["index"], s["users"]) for s in from_step_log(f)] == [(0, 1), (1, 4)]
+
+
+def test_a_release_file_ends_the_hold_early(tmp_path):
+    log, release = tmp_path / "steps.jsonl", tmp_path / "hold.release"
+    ticks = drive(options={"hold_seconds": 30.0, "hold_release": str(release), "step_log": str(log)},
+                  ticks=[0, 10.5, 21, 22], release_at=22)["ticks"]
+    assert ticks[2][0] == 4 and ticks[3] is None          # held the last step's users, then ended
+    last = json.loads(log.read_text().splitlines()[-1])
+    assert last["phase"] == "hold" and "end" in last
+
+
+def test_a_new_run_from_the_web_ui_starts_the_table_afresh():
+    ticks = drive(ticks=[0, 0.5], reset_at=[[0.5, {"step_users": "7"}]])["ticks"]
+    assert [t[0] for t in ticks] == [1, 7]
+
+
+def test_spawn_rate_starts_a_step_at_once_but_stays_within_locusts_limit_per_worker():
+    ticks = drive(options={"step_users": "4,64"}, ticks=[0, 10.5], workers=2)["ticks"]
+    assert [t[1] for t in ticks] == [40.0, 200.0]           # 2 workers × 100
+
+
+def test_bad_step_users_are_refused_with_the_option_named():
+    calls = drive(calls=[["parse_users", [t]] for t in ("", "0,1", "a,b")])["calls"]
+    assert all("--step-users" in c["ValueError"] for c in calls)
