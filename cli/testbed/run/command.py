@@ -14,8 +14,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"an experiment .toml (e.g. your edited copy), or {EFFICIENCY} (benchmark)")
     p.add_argument("--quick", action="store_true",
                    help="the whole experiment in <= 2 minutes at lower resolution (its [quick] table)")
-    p.add_argument("--repeat", type=int, default=1, metavar="K",
-                   help="run every configuration K times (medians and spread in the report)")
+    p.add_argument("--repeat", type=int, default=None, metavar="K",
+                   help="run every configuration K times (medians and spread in the report); "
+                        f"default 1 ({EFFICIENCY}: 3 rounds)")
     p.add_argument("--workers", type=int, default=None, metavar="W",
                    help="Locust worker processes (0 = one local process); default: the file's "
                         "[load] workers, \"auto\" = one per core of LOADGEN_CPUS (else every core)")
@@ -35,6 +36,8 @@ def main(args) -> int:
     from testbed.run.runner import RESULTS_DIR, Runner
 
     results_dir = Path(args.results) if args.results else RESULTS_DIR
+    if args.repeat is None:
+        args.repeat = 3 if args.experiment == EFFICIENCY else 1
     if args.repeat < 1:
         print("testbed: run: --repeat must be >= 1", file=sys.stderr)
         return 2
