@@ -9,9 +9,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from stacks import RUN_DIR
 from testbed import contract, procs, tiers
 
-RUN_DIR = Path(os.environ.get("TESTBED_TEST_RUN_DIR", tiers.ROOT / ".testbed" / "test-run"))
 AXIS_ARGV = tiers.TIERS["axis"].argv()
 
 

@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 
 sys.path.append(str(Path(__file__).resolve().parent))     # experimentcheck, beside this file
-# (appended: `from conftest import` must still find tests/conftest.py first)
 
 
 @pytest.fixture(scope="module")
 def experiment_stack():
     """The stack every quick experiment runs on; each run reconfigures it as its file says."""
-    from conftest import make_stack_config           # tests/conftest.py
+    from stacks import make_stack_config             # tests/stacks.py
     from testbed.local import Stack
     from testbed import tiers
     missing = [t for t in ("front", "clone", "axis") if not tiers.TIERS[t].built()]

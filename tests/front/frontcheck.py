@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from stacks import RUN_DIR
 from testbed import procs, tiers
 
-RUN_DIR = Path(os.environ.get("TESTBED_TEST_RUN_DIR", tiers.ROOT / ".testbed" / "test-run"))
 FRONT = tiers.TIERS["front"]
 
 

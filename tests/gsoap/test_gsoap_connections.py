@@ -56,7 +56,7 @@ def test_an_idle_kept_alive_connection_does_not_block_the_pool(gsoap_pool_server
 def one_worker_pool():
     """A pool of one worker that would wait a minute on an idle connection; 3 requests per
     kept-alive connection."""
-    from conftest import start_tier
+    from stacks import start_tier
     from testbed import procs
     server = start_tier("gsoap", "gsoap-one-worker", "/gsoap", {
         "GSOAP_SERVER_MODEL": "pool", "GSOAP_POOL_SIZE": "1", "GSOAP_RECV_TIMEOUT_S": "60",

@@ -67,7 +67,7 @@ def test_raw_garbage_instead_of_http_gets_an_answer_and_ping_still_works(gsoap_s
 def small_limit_server():
     """A pool-model service with small limits (200 kB bodies, 5000 items, depth 8) and a
     locked demand on every operation."""
-    from conftest import start_tier
+    from stacks import start_tier
     server = start_tier("gsoap", "gsoap-small-limits", "/gsoap", {
         "GSOAP_SERVER_MODEL": "pool", "MAX_MESSAGE_BYTES": "200000", "MAX_XML_OCCURS": "5000",
         "MAX_XML_DEPTH": "8", "DEMAND_SERVICE_CPU_US": "200", "DEMAND_SERVICE_WAIT_US": "200",
