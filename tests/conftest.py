@@ -2,10 +2,21 @@
 ports, one per test session, and stop them afterwards. The helpers are in stacks.py."""
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from testbed import procs
 from stacks import make_stack_config, start_tier
+
+
+def pytest_collection_finish(session):
+    """Importing locust monkey-patches the importing process with gevent (threads become
+    greenlets, signals land in whichever greenlet runs), which silently changes every later
+    test. Tests ask Locust things in a subprocess; this keeps it that way."""
+    if "locust" in sys.modules or "gevent.monkey" in sys.modules:
+        raise pytest.UsageError("a test module imported locust/gevent at collection; import it "
+                                "in a subprocess instead (it monkey-patches the test process)")
 
 
 @pytest.fixture(scope="session", params=["iterative", "thread", "pool"])
