@@ -87,7 +87,7 @@ def segment_bars(rows: list[dict], title: str = "Per-segment throughput T(k)") -
 def clone_scaling(curves: dict[str, list[tuple[int, float, str]]]) -> Figure:
     """curves: "client tier"/"service tier" -> [(replicas, speedup, series)]; ideal = dashed."""
     panels = ["client tier", "service tier"] + sorted(set(curves) - {"client tier", "service tier"})
-    fig = Figure(figsize=(4 * len(panels), 4))
+    fig = Figure(figsize=(4.5 * len(panels), 4.5), layout="constrained")   # long legends: tight_layout gives up
     for i, name in enumerate(panels):
         ax = fig.add_subplot(1, len(panels), i + 1)
         points = curves.get(name, [])
@@ -105,7 +105,6 @@ def clone_scaling(curves: dict[str, list[tuple[int, float, str]]]) -> Figure:
         ax.set_ylim(0, top + 0.5)
         ax.grid(alpha=0.3)
         ax.legend(fontsize="x-small")
-    fig.tight_layout()
     return fig
 
 
