@@ -53,13 +53,7 @@ def _docker_stack():
 
 
 def cmd_up(args) -> int:
-    if args.docker:
-        from testbed import docker
-        return docker.cmd_up(args, {name: getattr(args, name) for name in TIER_FLAGS})
-    from testbed import build, prereqs, tiers
-    from testbed.local import StackError
-    from testbed.procs import ProcError
-    prereqs.require()
+    from testbed import tiers
     counts = {name: getattr(args, name) for name in TIER_FLAGS}
     bad = [f"{TIER_FLAGS[n]} {c}" for n, c in counts.items() if not 0 <= c <= tiers.MAX_REPLICAS]
     if bad:
@@ -70,6 +64,13 @@ def cmd_up(args) -> int:
         overrides["CLIENT_MODE"] = args.client_mode
     if args.pool_size is not None:
         overrides["CLIENT_POOL_SIZE"] = str(args.pool_size)
+    if args.docker:
+        from testbed import docker
+        return docker.cmd_up(args, counts, overrides)
+    from testbed import build, prereqs
+    from testbed.local import StackError
+    from testbed.procs import ProcError
+    prereqs.require()
     build.ensure([n for n, c in counts.items() if c > 0])
     stack = _stack()
     t0 = time.monotonic()

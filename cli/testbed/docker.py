@@ -125,17 +125,9 @@ def wait_servers(cfg: StackConfig, backend: str, n: int, timeout: float = SCALE_
 
 
 # ------------------------------------------------------------------------- verbs
-def cmd_up(args, counts: dict[str, int]) -> int:
+def cmd_up(args, counts: dict[str, int], overrides: dict[str, str]) -> int:
+    """counts (checked by the caller): replicas per tier; overrides: knobs of this up."""
     cfg = _config()
-    bad = [f"{n}={c}" for n, c in counts.items() if not 0 <= c <= tiers.MAX_REPLICAS]
-    if bad:
-        print(f"testbed: up: {', '.join(bad)}: replicas must be 0..{tiers.MAX_REPLICAS}", file=sys.stderr)
-        return 2
-    overrides = {}
-    if args.client_mode:
-        overrides["CLIENT_MODE"] = args.client_mode
-    if args.pool_size is not None:
-        overrides["CLIENT_POOL_SIZE"] = str(args.pool_size)
     scale = [a for n, c in counts.items() for a in ("--scale", f"{n}={c}")]
     if args.no_locust:
         scale += ["--scale", "locust-master=0", "--scale", "locust-worker=0"]
