@@ -91,6 +91,12 @@ def _is_baseline(r: dict, rows: list[dict]) -> bool:
     return False
 
 
+def config_text(config: dict) -> str:
+    """A run's configuration in a few words: key=value, sorted; the demands (a table of their
+    own in the report) and the kind left out."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(config.items()) if k not in ("demands", "kind"))
+
+
 def curves(rows: list[dict]) -> dict[str, list[tuple[int, float, str]]]:
     """Speed-up curves for plotting: "client tier" / "service tier" -> [(replicas, speedup,
     series label)], each series starting at its baseline (1, 1.0)."""
@@ -98,7 +104,7 @@ def curves(rows: list[dict]) -> dict[str, list[tuple[int, float, str]]]:
     for r in rows:
         if r.get("speedup") is None or r.get("scaled_tier") in (None, "baseline"):
             continue
-        cfg = ", ".join(f"{k}={v}" for k, v in sorted((r.get("config") or {}).items()) if k != "kind")
+        cfg = config_text(r.get("config") or {})
         label = f"{r['scaled_tier']} ({r.get('client_mode')}{', ' + cfg if cfg else ''})"
         points = out.setdefault(r["scaling"], [])
         if (1, 1.0, label) not in points:

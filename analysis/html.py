@@ -9,6 +9,8 @@ import base64
 import html
 import time
 
+from analysis.clones import config_text
+
 TABLE_IDS = {
     "common": ("settings", "runs", "bottleneck", "excluded", "lost", "steps"),
     "segments": ("paths", "segments", "composition", "capacity"),
@@ -88,7 +90,7 @@ def settings_table(s: dict) -> str:
 def runs_table(s: dict) -> str:
     rows = []
     for r in s["runs"]:
-        cfg = ", ".join(f"{k}={v}" for k, v in r["config"].items() if k not in ("demands", "kind"))
+        cfg = config_text(r["config"])
         rows.append([esc(r["id"]), esc(r["label"]), esc(r["status"]), esc(cfg),
                      f"#{r['valid_steps']}/{r['steps']}", "#" + num(r["max_throughput"]),
                      "#" + num(r["critical_users"]), esc(r["no_maximum"] or "")])

@@ -8,6 +8,7 @@ save(fig, folder, name) writes name.png and name.svg.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -104,7 +105,8 @@ def clone_scaling(curves: dict[str, list[tuple[int, float, str]]]) -> Figure:
         ax.set_xlim(0.5, top + 0.5)
         ax.set_ylim(0, top + 0.5)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="x-small")
+        ax.legend(handles=ax.lines, labels=[textwrap.fill(x.get_label(), 38) for x in ax.lines],
+                  fontsize="x-small")
     return fig
 
 
