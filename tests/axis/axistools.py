@@ -4,32 +4,14 @@ from __future__ import annotations
 
 import http.client
 import os
-import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
+from soapwire import Reply
 from stacks import RUN_DIR
 from testbed import contract, procs, tiers
 
 AXIS_ARGV = tiers.TIERS["axis"].argv()
-
-
-@dataclass
-class Reply:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    @property
-    def text(self) -> str:
-        return self.body.decode("utf-8", errors="replace")
-
-    @property
-    def fault_code(self) -> str | None:
-        """The faultcode's local name (Client, Server, ...), or None if not a SOAP fault."""
-        m = re.search(r"<(?:\w+:)?faultcode[^>]*>\s*(?:\w+:)?(\w+)\s*<", self.text)
-        return m.group(1) if m else None
 
 
 def post(port: int, body: bytes, headers: dict[str, str] | None = None, path: str = "/axis",

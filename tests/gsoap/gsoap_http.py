@@ -3,11 +3,10 @@ reaches it byte for byte), SOAP envelopes, fault parsing, and the gSOAP command-
 from __future__ import annotations
 
 import json
-import re
 import socket
 import subprocess
-from dataclasses import dataclass
 
+from soapwire import Reply as Response
 from testbed import contract, tiers
 
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
@@ -20,25 +19,6 @@ def envelope(body: str, prolog: str = '<?xml version="1.0" encoding="UTF-8"?>') 
 
 
 PING = envelope("<tb:ping/>")
-
-
-@dataclass
-class Response:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    @property
-    def text(self) -> str:
-        return self.body.decode("utf-8", errors="replace")
-
-    def faultcode(self) -> str | None:
-        m = re.search(r"<faultcode>([^<]*)</faultcode>", self.text)
-        return m.group(1) if m else None
-
-    def faultstring(self) -> str | None:
-        m = re.search(r"<faultstring>([^<]*)</faultstring>", self.text)
-        return m.group(1) if m else None
 
 
 class Reader:
