@@ -181,3 +181,14 @@ def test_a_killed_clone_is_marked_down_and_seg5_keeps_answering(stack):
         assert failures == [], failures[:3]
     finally:
         stack.scale("clone", 1)
+
+
+def test_entry_points_shown_are_those_running_and_an_empty_tier_says_how_to_fill_it(stack, capsys):
+    from testbed import cli
+    shown = stack.entry_points()
+    assert "locust" not in shown                    # the test stack runs without the Locust UI
+    assert shown == {n: u for n, u in stack.urls().items() if n != "locust"}
+    cli._print_entry_points(shown, {"front", "clone", "axis"})
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert lines["gsoap"].endswith("(no gsoap replica: ./testbed scale gsoap=1)")
+    assert "no " not in lines["axis"] and "no " not in lines["web"]

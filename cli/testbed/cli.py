@@ -81,10 +81,20 @@ def cmd_up(args) -> int:
         print(f"testbed: {e}", file=sys.stderr)
         return 1
     print(f"up: healthy in {time.monotonic() - t0:.0f}s")
-    for name, url in stack.urls().items():
-        print(f"  {name:8s} {url}")
+    _print_entry_points(stack.entry_points(), {n for n, c in counts.items() if c})
     print("  ./testbed status · ./testbed logs TIER · ./testbed down")
     return 0
+
+
+ENTRY_TIER = {"web": "front", "clones": "clone", "axis": "axis", "gsoap": "gsoap"}
+
+
+def _print_entry_points(entry_points: dict[str, str], tiers_up: set[str]) -> None:
+    """One line per entry point; one whose tier has no replica says how to add one."""
+    for name, url in entry_points.items():
+        tier = ENTRY_TIER.get(name)
+        note = f"   (no {tier} replica: ./testbed scale {tier}=1)" if tier and tier not in tiers_up else ""
+        print(f"  {name:8s} {url}{note}")
 
 
 def cmd_down(args) -> int:
@@ -111,8 +121,7 @@ def cmd_status(args) -> int:
         print("status: down (start it with ./testbed up)")
         return 3
     print(f"status: {'up' if st['up'] else 'HAProxy NOT running'}")
-    for name, url in st["entry_points"].items():
-        print(f"  {name:8s} {url}")
+    _print_entry_points(st["entry_points"], {r["tier"] for r in st["replicas"]})
     if st["locust"]:
         alive = sum(p["alive"] for p in st["locust"])
         print(f"  locust: {alive}/{len(st['locust'])} processes alive (master + workers)")
