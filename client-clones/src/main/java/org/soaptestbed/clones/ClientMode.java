@@ -22,7 +22,7 @@ public enum ClientMode {
 
     public static final String VARIABLE = "CLIENT_MODE";
 
-    /** The mode named by {@code value} (any case); a clear {@link BadConfig} otherwise. */
+    /** The mode named by {@code value} (any case); a clear {@link Env.BadValue} otherwise. */
     public static ClientMode parse(String value) {
         if (value != null) {
             for (ClientMode mode : values()) {
@@ -31,7 +31,7 @@ public enum ClientMode {
                 }
             }
         }
-        throw new BadConfig(VARIABLE, String.valueOf(value), "one of "
+        throw new Env.BadValue(VARIABLE, String.valueOf(value), "one of "
                 + Arrays.stream(values()).map(ClientMode::label).collect(Collectors.joining(", ")));
     }
 

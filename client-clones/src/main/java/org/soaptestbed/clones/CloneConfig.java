@@ -69,11 +69,11 @@ public record CloneConfig(
             URI uri = new URI(value);
             if (!"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null
                     || uri.getQuery() != null || uri.getFragment() != null) {
-                throw new BadConfig(name, value, "an http:// URL with a host, like " + DEFAULT_SOAP_URL);
+                throw new Env.BadValue(name, value, "an http:// URL with a host, like " + DEFAULT_SOAP_URL);
             }
             return uri;
         } catch (URISyntaxException e) {
-            throw new BadConfig(name, value, "an http:// URL, like " + DEFAULT_SOAP_URL);
+            throw new Env.BadValue(name, value, "an http:// URL, like " + DEFAULT_SOAP_URL);
         }
     }
 

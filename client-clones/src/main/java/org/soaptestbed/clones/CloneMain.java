@@ -42,7 +42,7 @@ public final class CloneMain {
         try {
             tomcat = TomcatSettings.fromEnv(env, DEFAULT_PORT);
             config = CloneConfig.fromEnv(env);
-        } catch (IllegalArgumentException e) {   // Env.BadValue, BadConfig
+        } catch (IllegalArgumentException e) {   // Env.BadValue
             System.err.println("clone: " + e.getMessage());
             System.exit(2);
             return;

@@ -13,11 +13,14 @@ import java.util.Objects;
  */
 public final class Env {
 
-    /** A variable is set to something the tier cannot use; the message says what is expected. */
+    /**
+     * A variable is set to something the tier cannot use; the message says what is expected.
+     * Public, so that a tier's own checks (a URL, a mode name) read like those of this class.
+     */
     public static final class BadValue extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;
 
-        BadValue(String name, String value, String expected) {
+        public BadValue(String name, String value, String expected) {
             super(name + "=" + quote(value) + " is not valid: expected " + expected);
         }
 

@@ -53,9 +53,7 @@ public record FrontConfig(TomcatSettings tomcat, URI clonesUrl, int beanPoolSize
         }
         if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
                 || uri.getHost() == null || uri.getRawQuery() != null) {
-            // worded like Env.BadValue, whose constructor java-common keeps to itself
-            throw new IllegalArgumentException(name + "='" + value + "' is not valid: expected an http:// URL"
-                    + " with a host and no query, e.g. " + defaultValue);
+            throw new Env.BadValue(name, value, "an http:// URL with a host and no query, e.g. " + defaultValue);
         }
         return uri;
     }

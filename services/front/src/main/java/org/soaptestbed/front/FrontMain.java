@@ -15,7 +15,7 @@ public final class FrontMain {
         FrontConfig config;
         try {
             config = FrontConfig.fromEnv(Env.system());
-        } catch (IllegalArgumentException e) {      // Env.BadValue, a bad CLONES_URL
+        } catch (IllegalArgumentException e) {      // Env.BadValue: a knob (CLONES_URL included) set wrong
             System.err.println("front: " + e.getMessage());
             System.exit(2);
             return;
