@@ -308,7 +308,7 @@ class Stack:
             with contextlib.suppress(OSError):
                 ha_rows = {(r["pxname"], r["svname"]): r for r in self.runtime.stats()}
         out = {"up": bool(hp and hp.alive()), "state_dir": str(self.dir),
-               "entry_points": self.entry_points() if hp and hp.alive() else {},
+               "entry_points": self.entry_points(state) if hp and hp.alive() else {},
                "haproxy": {"pid": hp.pid, "alive": hp.alive()} if hp else None,
                "locust": [{"name": p.name, "pid": p.pid, "alive": p.alive()}
                           for p in locust_ui.all_procs(state.get("locust"))],
@@ -338,9 +338,9 @@ class Stack:
                 "metrics": f"http://{h}:{self.cfg.stats_port}/metrics",
                 "bound": f"http://{h}:{self.cfg.bound_port}/"}
 
-    def entry_points(self) -> dict[str, str]:
-        """urls() without Locust when it is not running."""
-        state = self.load()
+    def entry_points(self, state: dict | None = None) -> dict[str, str]:
+        """urls() without Locust when it is not running (state: as load() returns it)."""
+        state = state or self.load()
         running = any(p.alive() for p in locust_ui.all_procs(state.get("locust")))
         return {n: u for n, u in self.urls().items() if n != "locust" or running}
 
