@@ -2,8 +2,10 @@
 that runs in containers. Everything goes through `docker compose` on the repository's
 docker-compose.yml (+ docker-compose.override.yml, + .env), so the CLI and a person typing
 `docker compose ...` drive the same project. HAProxy finds replicas by Docker's DNS
-(server-template), so scaling is `docker compose up --scale` and nothing else; this module
-then waits until HAProxy reports the new count UP, reading its stats page (CSV)."""
+(server-template), so scaling is `docker compose up --scale`; this module then waits until
+HAProxy reports the new count UP, reading its stats page (CSV). Before a scale-down it
+drains, through HAProxy's runtime API in the haproxy container, the replicas compose is
+about to remove, so none of them is stopped with a request on it or sent to after."""
 from __future__ import annotations
 
 import csv
@@ -124,6 +126,77 @@ def wait_servers(cfg: StackConfig, backend: str, n: int, timeout: float = SCALE_
                       f"(last seen: {seen}); ./testbed status, ./testbed logs {backend}")
 
 
+# The runtime API is a unix socket inside the haproxy container (admin level, never
+# published): a command reaches it through `docker compose exec`, with the container's
+# own Python and the testbed's Runtime class (services/haproxy/Dockerfile puts both there).
+_RUNTIME = ("import sys; from testbed.haproxy import Runtime, DOCKER_STATE_DIR; "
+            "print(Runtime(DOCKER_STATE_DIR / 'haproxy.sock').command(sys.argv[1]), end='')")
+DRAIN_TIMEOUT = 30          # longest a removed replica is given to finish its requests
+
+
+def runtime(command: str) -> str:
+    """One command of HAProxy's runtime API (`set server ...`), run in the haproxy container."""
+    out = compose(["exec", "-T", "haproxy", "python3", "-c", _RUNTIME, command], capture=True).stdout.strip()
+    if out:     # HAProxy answers a `set` it accepted with nothing
+        raise DockerError(f"HAProxy's runtime API refused {command!r}: {out}")
+    return out
+
+
+def replica_addresses(service: str) -> dict[int, set[str]]:
+    """Running replicas of a compose service: container number -> its IP addresses."""
+    names = [c["Name"] for c in containers() if c["Service"] == service and c.get("State") == "running"]
+    if not names:
+        return {}
+    fmt = ('{{index .Config.Labels "com.docker.compose.container-number"}}'
+           '{{range .NetworkSettings.Networks}} {{.IPAddress}}{{end}}')
+    r = subprocess.run(["docker", "inspect", "--format", fmt, *names], text=True, capture_output=True)
+    if r.returncode != 0:
+        raise DockerError(f"docker inspect {' '.join(names)} failed: {r.stderr.strip()[-500:]}")
+    out = {}
+    for line in r.stdout.splitlines():
+        number, *ips = line.split()
+        out[int(number)] = {ip for ip in ips if ip}
+    return out
+
+
+def to_remove(numbers: list[int], n: int) -> list[int]:
+    """The replicas `docker compose up --scale SERVICE=n` stops: compose keeps the lowest
+    container numbers and removes the highest ones."""
+    return sorted(numbers)[n:]
+
+
+def slots_of(servers: list[dict[str, str]], backend: str, ips: set[str]) -> list[str]:
+    """The backend's server-template slots that hold one of these addresses."""
+    return [s["svname"] for s in servers
+            if s["pxname"] == backend and s.get("addr") and s["addr"].rpartition(":")[0] in ips]
+
+
+def drain(cfg: StackConfig, backend: str, slots: list[str], timeout: float = DRAIN_TIMEOUT) -> None:
+    """Take the slots out of rotation (state drain) and wait until they hold no request,
+    queued or running, so stopping their replicas drops nothing."""
+    for slot in slots:
+        runtime(f"set server {backend}/{slot} state drain")
+    time.sleep(0.5)       # a request may be between HAProxy's routing and the session count
+    deadline = time.monotonic() + timeout
+    busy = slots
+    while time.monotonic() < deadline:
+        rows = {s["svname"]: s for s in haproxy_servers(cfg) if s["pxname"] == backend}
+        busy = [s for s in slots if s in rows and
+                int(rows[s].get("scur") or 0) + int(rows[s].get("qcur") or 0) > 0]
+        if not busy:
+            return
+        time.sleep(0.2)
+    print(f"scale: {', '.join(busy)} still had requests after {timeout:.0f}s; stopping anyway",
+          file=sys.stderr)
+
+
+def undrain(backend: str, slots: list[str]) -> None:
+    """Back to `ready`: once resolution has emptied a slot, a later replica may take it,
+    and it must not inherit the drain."""
+    for slot in slots:
+        runtime(f"set server {backend}/{slot} state ready")
+
+
 # ------------------------------------------------------------------------- verbs
 def cmd_up(args, counts: dict[str, int], overrides: dict[str, str]) -> int:
     """counts (checked by the caller): replicas per tier; overrides: knobs of this up."""
@@ -204,17 +277,30 @@ def cmd_scale(args) -> int:
             print(f"testbed: scale: expected TIER=N with TIER in {', '.join(tiers.TIERS)}, locust-worker "
                   f"and N in 0..{tiers.MAX_REPLICAS}, got {spec!r}", file=sys.stderr)
             return 2
-        before = sum(1 for c in containers() if c["Service"] == name and c.get("State") == "running")
+        drained: list[str] = []
         try:
+            replicas = replica_addresses(name)
+            before = len(replicas)
+            if name in tiers.TIERS and int(n) < before:
+                gone = set().union(*(replicas[k] for k in to_remove(list(replicas), int(n))))
+                drained = slots_of(haproxy_servers(cfg), name, gone)
+                drain(cfg, name, drained)
             # --no-recreate: the replicas already serving stay as they are; --no-deps: the
             # other tiers keep their replica counts
             compose(["up", "--detach", "--wait", "--wait-timeout", str(SCALE_TIMEOUT), "--no-recreate",
                      "--no-deps", "--scale", f"{name}={n}", name], _overrides(cfg))
             if name in tiers.TIERS:
-                wait_servers(cfg, name, int(n))
-        except DockerError as e:
+                wait_servers(cfg, name, int(n))     # exactly n: the removed ones left the slots
+        except (DockerError, OSError) as e:
             print(f"testbed: {e}", file=sys.stderr)
             return 1
+        finally:
+            if drained:
+                try:
+                    undrain(name, drained)
+                except DockerError as e:
+                    print(f"testbed: {e}; the slots stay drained until: docker compose restart haproxy",
+                          file=sys.stderr)
         print(f"scale: {name} {before} -> {n}")
     return 0
 

@@ -7,7 +7,7 @@
 Compose: build every image (timed), `docker compose up --wait` (timed), /seg/1 ... /seg/5
 through HAProxy for both backends, `./testbed scale clone=3` until HAProxy reports three
 clone servers UP and requests reach all three, back to one while requests flow (none may
-fail), the Locust UI and its worker, idle memory of every container (`docker stats`),
+fail), then to two (the slots drained for the scale-down take a replica again), the Locust UI and its worker, idle memory of every container (`docker stats`),
 then `docker compose down -v`. Swarm: `docker stack deploy -c docker-compose.yml` on a
 single-node swarm (made here and left afterwards if there was none), /seg/5 for both
 backends, `docker stack rm`.
@@ -258,6 +258,14 @@ def compose_phase(stack: Stack, figures: dict, args) -> None:
         figures["scale_down_requests"] = {"ok": load.ok, "failed": load.failed}
         if load.failed or load.ok == 0:
             raise CheckFailed(f"scale-down was not clean: {load.failures[:5]}")
+        # the scale-down drained the removed replicas' slots in HAProxy and made them ready
+        # again: a replica that lands in one of them now must be UP and get requests
+        run([str(ROOT / "testbed"), "scale", "clone=2"], 400)
+        stack.wait_servers("clone", 2, 60)
+        hosts, errors = stack.clone_hosts(40)
+        log(f"  scaled clone 1 -> 2: 2 servers UP; 40 /invoke calls reached {len(hosts)} clones, {errors} errors")
+        if len(hosts) != 2 or errors:
+            raise CheckFailed(f"after scale-down and up again, expected 2 clones to serve: {hosts}, {errors} errors")
     finally:
         if not args.keep:
             t0 = time.monotonic()
