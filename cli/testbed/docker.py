@@ -18,7 +18,7 @@ import sys
 import time
 import urllib.request
 
-from testbed import ROOT, tiers
+from testbed import ROOT, haproxy, tiers
 from testbed.config import ConfigError, StackConfig
 
 SERVICES = ("haproxy", "front", "clone", "axis", "gsoap", "locust-master", "locust-worker")
@@ -177,17 +177,12 @@ def drain(cfg: StackConfig, backend: str, slots: list[str], timeout: float = DRA
     for slot in slots:
         runtime(f"set server {backend}/{slot} state drain")
     time.sleep(0.5)       # a request may be between HAProxy's routing and the session count
-    deadline = time.monotonic() + timeout
-    busy = slots
-    while time.monotonic() < deadline:
-        rows = {s["svname"]: s for s in haproxy_servers(cfg) if s["pxname"] == backend}
-        busy = [s for s in slots if s in rows and
-                int(rows[s].get("scur") or 0) + int(rows[s].get("qcur") or 0) > 0]
-        if not busy:
-            return
-        time.sleep(0.2)
-    print(f"scale: {', '.join(busy)} still had requests after {timeout:.0f}s; stopping anyway",
-          file=sys.stderr)
+    try:
+        haproxy.wait_for(lambda: haproxy.idle({s["svname"]: s for s in haproxy_servers(cfg)
+                                               if s["pxname"] == backend}, slots),
+                         timeout, f"{', '.join(slots)} to finish their requests")
+    except haproxy.HaproxyError as e:
+        print(f"scale: {e}; stopping them anyway", file=sys.stderr)
 
 
 def undrain(backend: str, slots: list[str]) -> None:

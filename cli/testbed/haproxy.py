@@ -175,6 +175,11 @@ class Runtime:
         path.write_text(self.command("show servers state"))
 
 
+def idle(rows: dict[str, dict[str, str]], servers) -> bool:
+    """No request running on, or queued for, any of these servers (rows: svname -> stats row)."""
+    return all(int(rows[s]["scur"] or 0) == 0 and int(rows[s]["qcur"] or 0) == 0 for s in servers if s in rows)
+
+
 def wait_for(predicate, timeout: float, what: str, interval: float = 0.2):
     deadline = time.monotonic() + timeout
     last = None

@@ -293,12 +293,10 @@ class Stack:
     def _wait_drained(self, name: str, gone: list[dict], timeout: float) -> None:
         names = {f"{name}{r['index']}" for r in gone}
 
-        def idle():
-            rows = self.runtime.servers(name)
-            return all(int(rows[s]["scur"] or 0) == 0 and int(rows[s]["qcur"] or 0) == 0 for s in names)
         # a request may be between HAProxy's routing and the server's session count
         time.sleep(0.5)
-        haproxy.wait_for(idle, timeout, f"{', '.join(sorted(names))} to finish their requests")
+        haproxy.wait_for(lambda: haproxy.idle(self.runtime.servers(name), names), timeout,
+                         f"{', '.join(sorted(names))} to finish their requests")
 
     def status(self) -> dict:
         state = self.load()
