@@ -147,6 +147,9 @@ def regenerate(folder: str | Path, outdir: str | Path | None = None) -> dict[str
     """Write steps.csv, summary.json, plots/ and report.html for a result folder (into outdir,
     default the folder itself) from its raw files; return what was written."""
     folder = Path(folder)
+    if _study_folder(folder):
+        from analysis import study_report
+        return study_report.regenerate(folder, outdir)
     out = Path(outdir) if outdir else folder
     out.mkdir(parents=True, exist_ok=True)
     a = analyse(load(folder))
@@ -163,6 +166,14 @@ def regenerate(folder: str | Path, outdir: str | Path | None = None) -> dict[str
     (out / REPORT_FILE).write_text(render(a, pngs), encoding="utf-8")
     written[REPORT_FILE] = out / REPORT_FILE
     return written
+
+
+def _study_folder(folder: Path) -> bool:
+    """A study's folder (cli/testbed/run/study.py) has samples, not Locust runs."""
+    try:
+        return bool(json.loads((folder / "experiment.json").read_text(encoding="utf-8")).get("study"))
+    except (OSError, ValueError):
+        return False       # load() names what is missing
 
 
 def steps_csv_text(a: Analysis) -> str:

@@ -36,6 +36,10 @@ def main(args) -> int:
     from testbed.run.runner import RESULTS_DIR, Runner
 
     results_dir = Path(args.results) if args.results else RESULTS_DIR
+    if args.experiment != EFFICIENCY:
+        study = _study(args)
+        if study is not None:
+            return study
     if args.repeat is None:
         args.repeat = 3 if args.experiment == EFFICIENCY else 1
     if args.repeat < 1:
@@ -60,6 +64,35 @@ def main(args) -> int:
         return 2
     runner = Runner(exp, Stack(cfg), results_dir=results_dir, workers=args.workers,
                     keep_stack=args.keep_stack, restore=not args.no_restore)
+    try:
+        runner.run()
+    except KeyboardInterrupt:
+        return 130
+    return 0 if runner.meta.get("status") == "complete" else 1
+
+
+def _study(args) -> int | None:
+    """Run the experiment if it is a study (cli/testbed/run/study.py); None if it is not."""
+    import tomllib
+
+    from testbed.run import definition, study
+    from testbed.run.runner import RESULTS_DIR
+    try:
+        path = definition.find(args.experiment)
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (definition.DefinitionError, tomllib.TOMLDecodeError, OSError):
+        return None                      # the experiment loader says what is wrong
+    if not study.is_study(raw):
+        return None
+    if args.repeat is not None and args.repeat < 1:
+        print("testbed: run: --repeat must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        s = study.parse(raw, path, path.read_text(encoding="utf-8"), quick=args.quick, repeat=args.repeat)
+    except study.StudyError as e:
+        print(f"testbed: run: {e}", file=sys.stderr)
+        return 2
+    runner = study.StudyRunner(s, Path(args.results) if args.results else RESULTS_DIR)
     try:
         runner.run()
     except KeyboardInterrupt:

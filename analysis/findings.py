@@ -1,0 +1,81 @@
+"""Findings: what a report opens with. Each classic finding of an experiment is stated as a
+claim, beside this run's figure and the classic study's published figure, with a verdict.
+
+    Finding(claim="cloning the client tier gives near-linear gains",
+            measured="×2: 1.99, ×4: 3.76", published="7.4 → 15 → 26 tps (×2.0, ×3.5)",
+            verdict=HOLDS, why="speed-ups within 25 % of the replica count")
+
+A verdict is one of VERDICTS; `not measurable` always says why. Findings are computed from
+data by each experiment's analysis module, never written by hand: the module states the rule
+(the `rule` field) so a reader can check the verdict against the figures.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from analysis import html as h
+
+HOLDS = "holds"
+DOES_NOT_HOLD = "does not hold here"
+NOT_MEASURABLE = "not measurable"
+NOT_MEASURED = "not measured"
+VERDICTS = (HOLDS, DOES_NOT_HOLD, NOT_MEASURABLE, NOT_MEASURED)
+
+
+@dataclass(frozen=True)
+class Finding:
+    claim: str            # the classic finding, one sentence
+    measured: str         # this run's figure(s), as text a person reads
+    published: str        # the classic study's figure ("" when it published none)
+    verdict: str          # one of VERDICTS
+    why: str = ""         # the rule applied, or why it could not be applied
+    key: str = ""         # a stable name for tests and summary.json readers
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Finding":
+        return cls(**{k: d.get(k, "") for k in ("claim", "measured", "published", "verdict", "why", "key")})
+
+
+def judged(ok: bool | None, why_not_measurable: str = "") -> str:
+    """A verdict from a test that may not have been possible (None)."""
+    if ok is None:
+        return NOT_MEASURABLE
+    return HOLDS if ok else DOES_NOT_HOLD
+
+
+def missing(claim: str, published: str, why: str, key: str = "") -> Finding:
+    """The finding could not be judged: no data for it in this run (e.g. --quick left it out)."""
+    return Finding(claim, "—", published, NOT_MEASURED, why, key)
+
+
+_CLASS = {HOLDS: "holds", DOES_NOT_HOLD: "fails", NOT_MEASURABLE: "na", NOT_MEASURED: "na"}  # html.CSS
+
+
+def html_block(findings: list[Finding], title: str = "Findings") -> str:
+    """The table a report opens with (id "findings")."""
+    rows = []
+    for f in findings:
+        rows.append(f"<tr><td>{h.esc(f.claim)}</td><td>{h.esc(f.measured)}</td>"
+                    f"<td>{h.esc(f.published or '—')}</td>"
+                    f'<td class="v {_CLASS[f.verdict]}">{h.esc(f.verdict)}</td><td>{h.esc(f.why)}</td></tr>')
+    if not rows:
+        rows.append('<tr><td colspan="5" class="na">no finding could be judged</td></tr>')
+    return (f'<h2>{h.esc(title)}</h2><table id="findings" class="findings"><thead><tr>'
+            "<th>classic finding</th><th>this run</th><th>published</th><th>verdict</th><th>why</th>"
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def text_lines(findings: list[Finding]) -> list[str]:
+    """The same for a terminal: one finding per line, verdict first."""
+    out = []
+    for f in findings:
+        pub = f" (published: {f.published})" if f.published else ""
+        out.append(f"  [{f.verdict}] {f.claim}: {f.measured}{pub}")
+    return out
