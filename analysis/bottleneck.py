@@ -14,7 +14,7 @@ A thread dump, when present, adds the count of BLOCKED threads and the monitor c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from analysis import threaddump
@@ -60,6 +60,14 @@ class Capacities:
         loadgen = float(len(cpu_list(str(aff["loadgen"])))) if aff.get("loadgen") else None
         quotas = {k: float(v) for k, v in (experiment.get("cpu_quotas") or {}).items() if v}
         return cls(host, stack, loadgen, quotas)
+
+    def for_run(self, run_meta: dict) -> "Capacities":
+        """With the run's own quotas when it recorded them (docker mode records them per run:
+        an experiment's tiers_cpus may change them from run to run)."""
+        q = (run_meta.get("notes") or {}).get("cpu_quotas")
+        if "cpu_quotas" not in (run_meta.get("notes") or {}):
+            return self
+        return replace(self, quotas={k: float(v) for k, v in (q or {}).items() if v})
 
     def tier_cores(self, tier: str, replicas: int) -> float:
         if tier in self.quotas:

@@ -113,7 +113,7 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max) -> dic
 
 
 def _calibration(result: ResultFolder, meta: dict, paths: dict, segs: list) -> dict:
-    caps = bottleneck.Capacities.from_experiment(result.experiment)
+    caps = bottleneck.Capacities.from_experiment(result.experiment).for_run(meta)
     replicas = {k: int(v) for k, v in (meta.get("tiers") or {}).items()}
     tier_cores = {t: caps.tier_cores(t, replicas.get(t, 1)) for t in caps.quotas}  # own CPU each
     return calibration.compare(meta.get("demands") or {}, paths, segs, backend=meta.get("backend"),
@@ -149,7 +149,7 @@ def analyse(result: ResultFolder) -> Analysis:
         st = steps.compute(run.meta, run.history, run.cpu, s)
         all_steps[run.id] = st
         run_max[run.id] = maxima.run_maximum(st)
-        hints[run.id] = bottleneck.hint(st, caps, s.tolerance, s.utilisation_threshold,
+        hints[run.id] = bottleneck.hint(st, caps.for_run(run.meta), s.tolerance, s.utilisation_threshold,
                                         bottleneck.read_dumps(run.threaddumps))
         entries.append(_run_entry(run, st, run_max[run.id], hints[run.id]))
         lost.extend({"run_id": run.id, "what": w} for w in run.lost)

@@ -20,7 +20,7 @@ from pathlib import Path
 import requests
 
 from testbed import ROOT, contract
-from testbed.local import Stack
+from testbed.stack import Stack, StackError, select
 
 WRK_LUA = """
 wrk.method = "POST"
@@ -70,21 +70,23 @@ def check_answer(url: str, op: str, n: int) -> None:
 def targets(stack: Stack) -> list[tuple[str, str, str]]:
     """(service, route, url) for each service, through HAProxy and direct."""
     st = stack.status()
-    urls = stack.urls()
     out = []
     for svc in ("gsoap", "axis"):
         reps = [r for r in st["replicas"] if r["tier"] == svc and r["healthy"]]
         if not reps:
             raise RuntimeError(f"no healthy {svc} replica; ./testbed up first")
-        out.append((svc, "haproxy", urls[svc]))
-        out.append((svc, "direct", f"http://127.0.0.1:{reps[0]['port']}/{svc}"))
+        out.append((svc, "haproxy", f"{stack.entry_url('soap')}/{svc}"))
+        out.append((svc, "direct", f"{reps[0]['url']}/{svc}"))
     return out
 
 
 def main(args) -> int:
     if not shutil.which("wrk"):
         raise SystemExit("bench: wrk not found; install it: sudo apt-get install -y wrk")
-    stack = Stack()
+    try:
+        stack = select()
+    except StackError as e:
+        raise SystemExit(f"bench: {e}") from None
     started_here = False
     if not stack.running():
         print("bench: the stack is not up; starting axis ×1, gsoap ×1 (pool model) for the benchmark")
@@ -105,7 +107,7 @@ def main(args) -> int:
         for svc, route, url in tgts:
             for op, n in OPS.items():
                 check_answer(url, op, n)
-        bound_url = stack.urls()["bound"]
+        bound_url = stack.entry_url("bound") + "/"
         plan = [("bound", "haproxy", "GET", bound_url, None)] + [
             (svc, route, op, url, scripts[op]) for svc, route, url in tgts for op in OPS]
         samples: dict[str, list[dict]] = {}

@@ -21,12 +21,14 @@ TIER_FLAGS = {"front": "--fronts", "clone": "--clones", "axis": "--axis", "gsoap
 CLIENT_MODES = ("singleton", "request", "pool")
 
 
-def _stack():
+def _stack(docker: bool | None = None):
+    """The stack to act on: the one that runs (local or containers), else a local one
+    (docker=True: a containerized one). Exits naming the fix when that cannot be."""
     from testbed.config import ConfigError, StackConfig
-    from testbed.local import Stack
+    from testbed.stack import StackError, select
     try:
-        return Stack(StackConfig.load())
-    except ConfigError as e:
+        return select(StackConfig.load(), docker)
+    except (ConfigError, StackError) as e:
         raise SystemExit(f"testbed: {e}")
 
 
@@ -46,14 +48,10 @@ def cmd_build(args) -> int:
     return 0
 
 
-def _docker_stack():
-    """testbed.docker when the stack in place is the containerized one, else None."""
-    from testbed import docker
-    return docker if docker.active() else None
-
-
 def cmd_up(args) -> int:
     from testbed import tiers
+    from testbed.procs import ProcError
+    from testbed.stack import StackError
     counts = {name: getattr(args, name) for name in TIER_FLAGS}
     bad = [f"{TIER_FLAGS[n]} {c}" for n, c in counts.items() if not 0 <= c <= tiers.MAX_REPLICAS]
     if bad:
@@ -64,25 +62,26 @@ def cmd_up(args) -> int:
         overrides["CLIENT_MODE"] = args.client_mode
     if args.pool_size is not None:
         overrides["CLIENT_POOL_SIZE"] = str(args.pool_size)
-    if args.docker:
-        from testbed import docker
-        return docker.cmd_up(args, counts, overrides)
-    from testbed import build, prereqs
-    from testbed.local import StackError
-    from testbed.procs import ProcError
-    prereqs.require()
-    build.ensure([n for n, c in counts.items() if c > 0])
-    stack = _stack()
+    stack = _stack(docker=args.docker)
+    if stack.running():
+        print(f"testbed: the {stack.mode} stack is already up (./testbed status); change replica counts "
+              "with ./testbed scale TIER=N, or ./testbed down first", file=sys.stderr)
+        return 1
+    if stack.mode == "local":
+        from testbed import build, prereqs
+        prereqs.require()
+        build.ensure([n for n, c in counts.items() if c > 0])
+        print("up: starting HAProxy and " + ", ".join(f"{n} ×{c}" for n, c in counts.items() if c))
     t0 = time.monotonic()
-    print("up: starting HAProxy and " + ", ".join(f"{n} ×{c}" for n, c in counts.items() if c))
     try:
         stack.up({n: c for n, c in counts.items() if c > 0}, overrides, locust=not args.no_locust)
     except (StackError, ProcError) as e:
-        print(f"testbed: {e}", file=sys.stderr)
+        print(f"testbed: {e}" + ("\n  see: docker compose ps; docker compose logs" if stack.mode == "docker" else ""),
+              file=sys.stderr)
         return 1
     print(f"up: healthy in {time.monotonic() - t0:.0f}s")
     _print_entry_points(stack.entry_points(), {n for n, c in counts.items() if c})
-    print("  ./testbed status · ./testbed logs TIER · ./testbed down")
+    print("  ./testbed status · ./testbed scale clone=3 · ./testbed logs TIER · ./testbed down")
     return 0
 
 
@@ -98,58 +97,69 @@ def _print_entry_points(entry_points: dict[str, str], tiers_up: set[str]) -> Non
 
 
 def cmd_down(args) -> int:
-    if d := _docker_stack():
-        return d.cmd_down(args)
-    from testbed.local import StackError
+    from testbed.stack import StackError, detect
+    stack = detect()
+    if stack is None:
+        print("down: stopped nothing (no stack was running)")
+        return 0
     try:
-        stopped = _stack().down()
+        stopped = stack.down()
     except StackError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 1
-    print("down: stopped " + (", ".join(stopped) if stopped else "nothing (no stack was running)"))
+    what = "removed the containers of " if stack.mode == "docker" else "stopped "
+    print("down: " + what + (", ".join(stopped) if stopped else "nothing"))
     return 0
 
 
 def cmd_status(args) -> int:
-    if d := _docker_stack():
-        return d.cmd_status(args)
-    st = _stack().status()
+    from testbed.stack import detect
+    stack = detect()
+    st = stack.status() if stack else {"mode": None, "up": False, "entry_points": {}, "haproxy": None,
+                                       "locust": [], "replicas": []}
     if args.json:
         print(json.dumps(st, indent=1))
         return 0 if st["up"] else 3
-    if not st["up"] and not st["replicas"]:
-        print("status: down (start it with ./testbed up)")
+    if stack is None:
+        print("status: down (start it with ./testbed up, or ./testbed up --docker)")
         return 3
-    print(f"status: {'up' if st['up'] else 'HAProxy NOT running'}")
+    where = "local processes" if st["mode"] == "local" else "containers, docker compose project"
+    print(f"status: {'up' if st['up'] else 'HAProxy NOT running'} ({where})")
     _print_entry_points(st["entry_points"], {r["tier"] for r in st["replicas"]})
     if st["locust"]:
         alive = sum(p["alive"] for p in st["locust"])
         print(f"  locust: {alive}/{len(st['locust'])} processes alive (master + workers)")
-    print(f"  {'replica':10s} {'port':>5s} {'pid':>7s}  {'process':8s} {'health':8s} {'haproxy':10s} sessions")
+    where_col = "pid / port" if st["mode"] == "local" else "container / address"
+    print(f"  {'replica':10s} {where_col:30s} {'process':8s} {'health':8s} {'haproxy':10s} sessions")
     for r in st["replicas"]:
-        print(f"  {r['tier'] + '-' + str(r['replica']):10s} {r['port']:5d} {r['pid']:7d}  "
+        place = f"{r['pid']} / {r['port']}" if st["mode"] == "local" else f"{r['container']} / {r['address'] or '-'}"
+        print(f"  {r['tier'] + '-' + str(r['replica']):10s} {place:30s} "
               f"{'alive' if r['alive'] else 'DEAD':8s} {'ok' if r['healthy'] else 'FAIL':8s} "
               f"{r['haproxy']:10s} {r['sessions']}")
     return 0 if st["up"] else 3
 
 
 def cmd_scale(args) -> int:
-    if d := _docker_stack():
-        return d.cmd_scale(args)
-    from testbed import build, tiers
-    from testbed.local import StackError
+    from testbed import tiers
     from testbed.procs import ProcError
-    stack = _stack()
+    from testbed.stack import StackError, detect
+    stack = detect()
+    if stack is None:
+        print("testbed: scale: the stack is not up; start it with ./testbed up", file=sys.stderr)
+        return 1
+    allowed = (*tiers.TIERS, "locust-worker") if stack.mode == "docker" else tiers.TIERS
     for spec in args.spec:
         name, _, n = spec.partition("=")
-        if name not in tiers.TIERS or not n.isdigit() or int(n) > tiers.MAX_REPLICAS:
-            print(f"testbed: scale: expected TIER=N with TIER in {', '.join(tiers.TIERS)} and "
+        if name not in allowed or not n.isdigit() or int(n) > tiers.MAX_REPLICAS:
+            print(f"testbed: scale: expected TIER=N with TIER in {', '.join(allowed)} and "
                   f"N in 0..{tiers.MAX_REPLICAS}, got {spec!r}", file=sys.stderr)
             return 2
-        build.ensure([name])
+        if stack.mode == "local":
+            from testbed import build
+            build.ensure([name])
         try:
             before, after = stack.scale(name, int(n))
-        except (StackError, ProcError) as e:
+        except (StackError, ProcError, OSError) as e:
             print(f"testbed: {e}", file=sys.stderr)
             return 1
         print(f"scale: {name} {before} -> {after}")
@@ -157,23 +167,12 @@ def cmd_scale(args) -> int:
 
 
 def cmd_logs(args) -> int:
-    if d := _docker_stack():
-        return d.cmd_logs(args)
-    from testbed.local import StackError
+    from testbed.stack import StackError
     try:
-        paths = _stack().logs(args.tier)
+        return _stack().logs(args.tier, args.lines, args.follow)
     except StackError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 2
-    if not paths:
-        print(f"logs: no logs for {args.tier} yet")
-        return 1
-    if args.follow:
-        return subprocess.call(["tail", "-n", str(args.lines), "-F", *map(str, paths)])
-    for p in paths:
-        print(f"==> {p} <==")
-        print("\n".join(p.read_text(errors="replace").splitlines()[-args.lines:]))
-    return 0
 
 
 def cmd_test(args) -> int:

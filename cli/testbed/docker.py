@@ -1,11 +1,15 @@
-"""The stack as containers: `./testbed up --docker`, and status/scale/logs/down of a stack
-that runs in containers. Everything goes through `docker compose` on the repository's
-docker-compose.yml (+ docker-compose.override.yml, + .env), so the CLI and a person typing
-`docker compose ...` drive the same project. HAProxy finds replicas by Docker's DNS
-(server-template), so scaling is `docker compose up --scale`; this module then waits until
-HAProxy reports the new count UP, reading its stats page (CSV). Before a scale-down it
-drains, through HAProxy's runtime API in the haproxy container, the replicas compose is
-about to remove, so none of them is stopped with a request on it or sent to after."""
+"""The stack as containers (ComposeStack): `./testbed up --docker`, and every verb and
+experiment on a stack that runs in containers. Everything goes through `docker compose` on
+the repository's docker-compose.yml (+ docker-compose.override.yml, + .env), so the CLI and a
+person typing `docker compose ...` drive the same project. HAProxy finds replicas by Docker's
+DNS (server-template), so scaling is `docker compose up --scale`; this module then waits until
+HAProxy reports the new count UP, reading its stats page (CSV). Before a scale-down it drains,
+through HAProxy's runtime API in the haproxy container, the replicas compose is about to
+remove, so none of them is stopped with a request on it or sent to after.
+
+Measuring: CPU per replica from each container's cgroup (sampler.py), thread dumps of the Java
+tiers by SIGQUIT (`docker kill --signal QUIT`: the JVM prints a jstack-format dump to its
+stdout, read back with `docker logs`; the images carry a JRE, which has no jcmd/jstack)."""
 from __future__ import annotations
 
 import csv
@@ -13,50 +17,40 @@ import io
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
 import urllib.request
 
 from testbed import ROOT, haproxy, tiers
-from testbed.config import ConfigError, StackConfig
+from testbed.config import StackConfig
+from testbed.stack import CpuTarget, Stack, StackError
 
 SERVICES = ("haproxy", "front", "clone", "axis", "gsoap", "locust-master", "locust-worker")
 LOCUST = ("locust-master", "locust-worker")
 HEALTHY_TIMEOUT = 600      # `up --wait`: a first run builds every image (docs/docker.md)
 SCALE_TIMEOUT = 180        # a JVM replica on a busy 2-core machine, then HAProxy's checks
+DRAIN_TIMEOUT = 30         # longest a removed replica is given to finish its requests
+DUMP_TIMEOUT = 20          # a thread dump to appear in the container's log
+DUMP_END = "JNI global refs"   # the JVM's last line of a thread dump (then the heap summary)
 
 
-class DockerError(RuntimeError):
+class DockerError(StackError):
     """docker compose failed or the stack did not get where it was asked to; the text says why."""
 
 
-def _config() -> StackConfig:
-    try:
-        return StackConfig.load()
-    except ConfigError as e:
-        raise SystemExit(f"testbed: {e}")
-
-
-def _overrides_file(cfg: StackConfig):
-    return cfg.state_dir / "docker-overrides.json"
-
-
-def _overrides(cfg: StackConfig) -> dict[str, str]:
-    """Knobs given on `up --docker` (--client-mode ...), kept for later compose calls so a
-    scaled replica gets the same environment as the ones started by `up`."""
-    path = _overrides_file(cfg)
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
 def compose(args: list[str], overrides: dict[str, str] | None = None, capture: bool = False,
-            check: bool = True) -> subprocess.CompletedProcess:
+            check: bool = True, timeout: float | None = None) -> subprocess.CompletedProcess:
     """`docker compose ARGS` in the repository root (where it finds .env and the override)."""
     if not shutil.which("docker"):
         raise DockerError("docker not found; install Docker and its compose plugin (docs/docker.md)")
     env = {**os.environ, **(overrides or {})}
-    r = subprocess.run(["docker", "compose", *args], cwd=ROOT, env=env, text=True,
-                       capture_output=capture)
+    try:
+        r = subprocess.run(["docker", "compose", *args], cwd=ROOT, env=env, text=True,
+                           capture_output=capture, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise DockerError(f"docker compose {' '.join(args)} did not finish within {timeout:.0f} s") from None
     if check and r.returncode != 0:
         detail = (r.stderr or "").strip()[-2000:] if capture else ""
         raise DockerError(f"docker compose {' '.join(args)} failed (exit {r.returncode})"
@@ -64,9 +58,10 @@ def compose(args: list[str], overrides: dict[str, str] | None = None, capture: b
     return r
 
 
-def containers() -> list[dict]:
-    """The project's containers (running or not): Service, Name, State, Health, ..."""
-    r = compose(["ps", "--all", "--format", "json"], capture=True)
+def containers(env: dict[str, str] | None = None) -> list[dict]:
+    """The project's containers (running or not): Service, Name, State, Health, ...
+    env: the project's name and ports (ComposeStack.env), else .env's."""
+    r = compose(["ps", "--all", "--format", "json"], env, capture=True, timeout=60)
     text = r.stdout.strip()
     if not text:
         return []
@@ -75,87 +70,26 @@ def containers() -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def active() -> bool:
-    """Is the stack in place the containerized one: containers of this compose project
-    exist (running or not) and no local stack runs?"""
-    if not shutil.which("docker"):
-        return False
-    try:
-        if not containers():
-            return False
-    except DockerError:
-        return False
-    from testbed.local import Stack
-    return not Stack(_config()).running()
+_INSPECT = ('{{.Name}}|{{.Id}}|{{.State.Pid}}|{{index .Config.Labels "com.docker.compose.service"}}|'
+            '{{index .Config.Labels "com.docker.compose.container-number"}}|{{.HostConfig.NanoCpus}}|'
+            '{{.Image}}|{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}')
 
 
-# ------------------------------------------------------------------------- HAProxy
-def haproxy_servers(cfg: StackConfig, timeout: float = 3.0) -> list[dict[str, str]]:
-    """Every server line of HAProxy's stats (CSV of the stats page), FRONTEND/BACKEND left out."""
-    url = f"http://{cfg.client_host}:{cfg.stats_port}/;csv;norefresh"
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        text = r.read().decode().lstrip("# ")
-    return [row for row in csv.DictReader(io.StringIO(text))
-            if row.get("svname") not in ("FRONTEND", "BACKEND", None)]
-
-
-def up_servers(cfg: StackConfig, backend: str) -> int:
-    return sum(1 for s in haproxy_servers(cfg) if s["pxname"] == backend and s["status"] == "UP")
-
-
-def resolved_servers(cfg: StackConfig, backend: str) -> int:
-    """Slots of the server-template that hold a replica's address (not MAINT by resolution)."""
-    return sum(1 for s in haproxy_servers(cfg)
-               if s["pxname"] == backend and not s["status"].startswith("MAINT"))
-
-
-def wait_servers(cfg: StackConfig, backend: str, n: int, timeout: float = SCALE_TIMEOUT) -> None:
-    """Until HAProxy has exactly n servers of the backend, all UP."""
-    deadline = time.monotonic() + timeout
-    seen = "nothing"
-    while time.monotonic() < deadline:
-        try:
-            up, present = up_servers(cfg, backend), resolved_servers(cfg, backend)
-            seen = f"{up} UP of {present}"
-            if up == n and present == n:
-                return
-        except OSError as e:
-            seen = f"no stats page ({e})"
-        time.sleep(1)
-    raise DockerError(f"HAProxy did not report {n} {backend} server(s) UP within {timeout:.0f}s "
-                      f"(last seen: {seen}); ./testbed status, ./testbed logs {backend}")
-
-
-# The runtime API is a unix socket inside the haproxy container (admin level, never
-# published): a command reaches it through `docker compose exec`, with the container's
-# own Python and the testbed's Runtime class (services/haproxy/Dockerfile puts both there).
-_RUNTIME = ("import sys; from testbed.haproxy import Runtime, DOCKER_STATE_DIR; "
-            "print(Runtime(DOCKER_STATE_DIR / 'haproxy.sock').command(sys.argv[1]), end='')")
-DRAIN_TIMEOUT = 30          # longest a removed replica is given to finish its requests
-
-
-def runtime(command: str) -> str:
-    """One command of HAProxy's runtime API (`set server ...`), run in the haproxy container."""
-    out = compose(["exec", "-T", "haproxy", "python3", "-c", _RUNTIME, command], capture=True).stdout.strip()
-    if out:     # HAProxy answers a `set` it accepted with nothing
-        raise DockerError(f"HAProxy's runtime API refused {command!r}: {out}")
-    return out
-
-
-def replica_addresses(service: str) -> dict[int, set[str]]:
-    """Running replicas of a compose service: container number -> its IP addresses."""
-    names = [c["Name"] for c in containers() if c["Service"] == service and c.get("State") == "running"]
+def inspect(names: list[str]) -> list[dict]:
+    """name, id, pid (on the host), service, number, cpus (quota in cores, None = none), image,
+    ips of each named container."""
     if not names:
-        return {}
-    fmt = ('{{index .Config.Labels "com.docker.compose.container-number"}}'
-           '{{range .NetworkSettings.Networks}} {{.IPAddress}}{{end}}')
-    r = subprocess.run(["docker", "inspect", "--format", fmt, *names], text=True, capture_output=True)
+        return []
+    r = subprocess.run(["docker", "inspect", "--format", _INSPECT, *names], text=True,
+                       capture_output=True, timeout=60)
     if r.returncode != 0:
-        raise DockerError(f"docker inspect {' '.join(names)} failed: {r.stderr.strip()[-500:]}")
-    out = {}
+        raise DockerError(f"docker inspect failed: {r.stderr.strip()[-500:]}")
+    out = []
     for line in r.stdout.splitlines():
-        number, *ips = line.split()
-        out[int(number)] = {ip for ip in ips if ip}
+        name, cid, pid, service, number, nano, image, ips = line.split("|")
+        out.append({"name": name.lstrip("/"), "id": cid, "pid": int(pid or 0), "service": service,
+                    "number": int(number or 0), "cpus": int(nano) / 1e9 if nano and int(nano) else None,
+                    "image": image, "ips": set(ips.split())})
     return out
 
 
@@ -171,156 +105,329 @@ def slots_of(servers: list[dict[str, str]], backend: str, ips: set[str]) -> list
             if s["pxname"] == backend and s.get("addr") and s["addr"].rpartition(":")[0] in ips]
 
 
-def drain(cfg: StackConfig, backend: str, slots: list[str], timeout: float = DRAIN_TIMEOUT) -> None:
-    """Take the slots out of rotation (state drain) and wait until they hold no request,
-    queued or running, so stopping their replicas drops nothing."""
-    for slot in slots:
-        runtime(f"set server {backend}/{slot} state drain")
-    time.sleep(0.5)       # a request may be between HAProxy's routing and the session count
-    try:
-        haproxy.wait_for(lambda: haproxy.idle({s["svname"]: s for s in haproxy_servers(cfg)
-                                               if s["pxname"] == backend}, slots),
-                         timeout, f"{', '.join(slots)} to finish their requests")
-    except haproxy.HaproxyError as e:
-        print(f"scale: {e}; stopping them anyway", file=sys.stderr)
+# The runtime API is a unix socket inside the haproxy container (admin level, never
+# published): a command reaches it through `docker compose exec`, with the container's
+# own Python and the testbed's Runtime class (services/haproxy/Dockerfile puts both there).
+_RUNTIME = ("import sys; from testbed.haproxy import Runtime, DOCKER_STATE_DIR; "
+            "print(Runtime(DOCKER_STATE_DIR / 'haproxy.sock').command(sys.argv[1]), end='')")
 
 
-def undrain(backend: str, slots: list[str]) -> None:
-    """Back to `ready`: once resolution has emptied a slot, a later replica may take it,
-    and it must not inherit the drain."""
-    for slot in slots:
-        runtime(f"set server {backend}/{slot} state ready")
+class ComposeStack(Stack):
+    mode = "docker"
 
+    def __init__(self, cfg: StackConfig | None = None, log=print):
+        super().__init__(cfg, log)
+        self._haproxy_ip: str | None = None    # entry_url(): "" = not routable from here
 
-# ------------------------------------------------------------------------- verbs
-def cmd_up(args, counts: dict[str, int], overrides: dict[str, str]) -> int:
-    """counts (checked by the caller): replicas per tier; overrides: knobs of this up."""
-    cfg = _config()
-    scale = [a for n, c in counts.items() for a in ("--scale", f"{n}={c}")]
-    if args.no_locust:
-        scale += ["--scale", "locust-master=0", "--scale", "locust-worker=0"]
-    cfg.state_dir.mkdir(parents=True, exist_ok=True)
-    _overrides_file(cfg).write_text(json.dumps(overrides))
-    t0 = time.monotonic()
-    print("up: docker compose up --wait " + " ".join(scale) +
-          " (images are built when missing: docker compose build rebuilds them)")
-    try:
-        compose(["up", "--detach", "--wait", "--wait-timeout", str(HEALTHY_TIMEOUT), *scale], overrides)
-        for name, c in counts.items():
-            wait_servers(cfg, name, c)
-    except DockerError as e:
-        print(f"testbed: {e}\n  see: docker compose ps; docker compose logs", file=sys.stderr)
-        return 1
-    print(f"up: healthy in {time.monotonic() - t0:.0f}s")
-    for name, url in urls(cfg, locust=not args.no_locust).items():
-        print(f"  {name:8s} {url}")
-    print("  ./testbed status · ./testbed scale clone=3 · ./testbed logs TIER · ./testbed down")
-    return 0
+    # ------------------------------------------------------------------ compose
+    def env(self) -> dict[str, str]:
+        """What every compose call of this stack gets: its project name and where it publishes
+        (the configuration's ports, so a private stack can live beside the default one)."""
+        c = self.cfg
+        return {"COMPOSE_PROJECT_NAME": c.knobs.get("COMPOSE_PROJECT_NAME", "testbed"), "BIND_ADDRESS": c.bind,
+                **{k: str(v) for k, v in c.entry_ports().items()}, "LOCUST_PORT": str(c.locust_port)}
 
+    def _compose(self, args: list[str], overrides: dict[str, str] | None = None, **kw):
+        return compose(args, {**self.env(), **(overrides or {})}, **kw)
 
-def cmd_down(args) -> int:
-    cfg = _config()
-    try:
-        names = sorted({c["Service"] for c in containers()})
-        compose(["down", "--volumes", "--remove-orphans"])
-    except DockerError as e:
-        print(f"testbed: {e}", file=sys.stderr)
-        return 1
-    _overrides_file(cfg).unlink(missing_ok=True)
-    print("down: removed the containers of " + (", ".join(names) if names else "nothing"))
-    return 0
+    def _containers(self) -> list[dict]:
+        return containers(self.env())
 
+    # ------------------------------------------------------------------ knobs
+    @property
+    def _overrides_file(self):
+        return self.cfg.state_dir / "docker-overrides.json"
 
-def status() -> dict:
-    cfg = _config()
-    rows = containers()
-    try:
-        servers = haproxy_servers(cfg)
-    except OSError:
-        servers = []
-    up = any(c["Service"] == "haproxy" and c.get("State") == "running" for c in rows)
-    return {"up": up, "mode": "docker", "entry_points": urls(cfg) if up else {},
-            "containers": [{"service": c["Service"], "name": c["Name"], "state": c.get("State"),
-                            "health": c.get("Health") or "-"} for c in rows],
-            "haproxy": [{"backend": s["pxname"], "server": s["svname"], "status": s["status"],
-                         "address": s.get("addr", ""), "sessions": int(s.get("scur") or 0)}
-                        for s in servers if not s["status"].startswith("MAINT")]}
+    def overrides(self) -> dict[str, str]:
+        """Knobs given on `up --docker` (--client-mode ...) or by restart(), kept for later
+        compose calls so a scaled replica gets the same environment as the others."""
+        path = self._overrides_file
+        return json.loads(path.read_text()) if path.exists() else {}
 
+    def _save_overrides(self, overrides: dict[str, str]) -> None:
+        self.cfg.state_dir.mkdir(parents=True, exist_ok=True)
+        self._overrides_file.write_text(json.dumps(overrides))
 
-def cmd_status(args) -> int:
-    st = status()
-    if args.json:
-        print(json.dumps(st, indent=1))
-        return 0 if st["up"] else 3
-    print(f"status: {'up' if st['up'] else 'HAProxy NOT running'} (containers, docker compose project)")
-    for name, url in st["entry_points"].items():
-        print(f"  {name:8s} {url}")
-    print(f"  {'container':28s} {'state':9s} health")
-    for c in sorted(st["containers"], key=lambda c: c["name"]):
-        print(f"  {c['name']:28s} {c['state']:9s} {c['health']}")
-    print(f"  {'haproxy server':16s} {'address':22s} {'status':8s} sessions")
-    for s in st["haproxy"]:
-        print(f"  {s['backend'] + '/' + s['server']:16s} {s['address']:22s} {s['status']:8s} {s['sessions']}")
-    return 0 if st["up"] else 3
+    def current(self) -> tuple[dict[str, int], dict[str, str]]:
+        running = [c for c in self._containers() if c.get("State") == "running"]
+        counts = {t: sum(1 for c in running if c["Service"] == t) for t in tiers.TIERS}
+        return counts, {**self.cfg.knobs, **self.overrides()}
 
+    def tier_config(self, tier: str, knobs: dict[str, str]) -> dict[str, str]:
+        """The process environment, plus what compose gives the container: its CPU quota."""
+        return {**super().tier_config(tier, knobs), "CPUS": knobs.get(f"CPUS_{tier.upper()}", "0")}
 
-def cmd_scale(args) -> int:
-    cfg = _config()
-    for spec in args.spec:
-        name, _, n = spec.partition("=")
-        if name not in (*tiers.TIERS, "locust-worker") or not n.isdigit() or int(n) > tiers.MAX_REPLICAS:
-            print(f"testbed: scale: expected TIER=N with TIER in {', '.join(tiers.TIERS)}, locust-worker "
-                  f"and N in 0..{tiers.MAX_REPLICAS}, got {spec!r}", file=sys.stderr)
-            return 2
+    # ------------------------------------------------------------------ lifecycle
+    def running(self) -> bool:
+        """Containers of this compose project exist (running or not)."""
+        if not shutil.which("docker"):
+            return False
+        try:
+            return bool(self._containers())
+        except DockerError:
+            return False
+
+    def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
+           locust: bool = False) -> None:
+        if self.running():
+            raise StackError("the containerized stack is already up (./testbed status); change replica "
+                             "counts with ./testbed scale TIER=N, or ./testbed down first")
+        scale = [a for n in tiers.TIERS for a in ("--scale", f"{n}={counts.get(n, 0)}")]
+        if not locust:
+            scale += ["--scale", "locust-master=0", "--scale", "locust-worker=0"]
+        overrides = dict(overrides or {})
+        self._save_overrides(overrides)
+        self.log("up: docker compose up --wait " + " ".join(scale) +
+                 " (images are built when missing: docker compose build rebuilds them)")
+        self._compose(["up", "--detach", "--wait", "--wait-timeout", str(HEALTHY_TIMEOUT), *scale], overrides)
+        for name in tiers.TIERS:
+            self.wait_servers(name, counts.get(name, 0))
+
+    def down(self) -> list[str]:
+        names = sorted({c["Service"] for c in self._containers()})
+        self._compose(["down", "--volumes", "--remove-orphans"], capture=True, timeout=300)
+        self._overrides_file.unlink(missing_ok=True)
+        self._haproxy_ip = None
+        return names
+
+    # ------------------------------------------------------------------ HAProxy
+    def haproxy_servers(self, timeout: float = 3.0) -> list[dict[str, str]]:
+        """Every server line of HAProxy's stats (CSV of the stats page), FRONTEND/BACKEND left out."""
+        url = f"http://{self.cfg.client_host}:{self.cfg.stats_port}/;csv;norefresh"
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            text = r.read().decode().lstrip("# ")
+        return [row for row in csv.DictReader(io.StringIO(text))
+                if row.get("svname") not in ("FRONTEND", "BACKEND", None)]
+
+    def wait_servers(self, backend: str, n: int, timeout: float = SCALE_TIMEOUT) -> None:
+        """Until HAProxy has exactly n servers of the backend (slots holding an address), all UP."""
+        deadline = time.monotonic() + timeout
+        seen = "nothing"
+        while time.monotonic() < deadline:
+            try:
+                rows = [s for s in self.haproxy_servers() if s["pxname"] == backend]
+                up = sum(1 for s in rows if s["status"] == "UP")
+                present = sum(1 for s in rows if not s["status"].startswith("MAINT"))
+                seen = f"{up} UP of {present}"
+                if up == n and present == n:
+                    return
+            except OSError as e:
+                seen = f"no stats page ({e})"
+            time.sleep(1)
+        raise DockerError(f"HAProxy did not report {n} {backend} server(s) UP within {timeout:.0f}s "
+                          f"(last seen: {seen}); ./testbed status, ./testbed logs {backend}")
+
+    def runtime(self, command: str) -> str:
+        """One command of HAProxy's runtime API (`set server ...`), run in the haproxy container."""
+        out = self._compose(["exec", "-T", "haproxy", "python3", "-c", _RUNTIME, command], capture=True,
+                      timeout=60).stdout.strip()
+        if out:     # HAProxy answers a `set` it accepted with nothing
+            raise DockerError(f"HAProxy's runtime API refused {command!r}: {out}")
+        return out
+
+    def drain(self, backend: str, slots: list[str], timeout: float = DRAIN_TIMEOUT) -> None:
+        """Take the slots out of rotation (state drain) and wait until they hold no request,
+        queued or running, so stopping their replicas drops nothing."""
+        for slot in slots:
+            self.runtime(f"set server {backend}/{slot} state drain")
+        time.sleep(0.5)       # a request may be between HAProxy's routing and the session count
+        try:
+            haproxy.wait_for(lambda: haproxy.idle({s["svname"]: s for s in self.haproxy_servers()
+                                                   if s["pxname"] == backend}, slots),
+                             timeout, f"{', '.join(slots)} to finish their requests")
+        except haproxy.HaproxyError as e:
+            print(f"scale: {e}; stopping them anyway", file=sys.stderr)
+
+    def undrain(self, backend: str, slots: list[str]) -> None:
+        """Back to `ready`: once resolution has emptied a slot, a later replica may take it,
+        and it must not inherit the drain."""
+        for slot in slots:
+            self.runtime(f"set server {backend}/{slot} state ready")
+
+    # ------------------------------------------------------------------ changes
+    def _running_inspected(self, services: tuple[str, ...] | None = None) -> list[dict]:
+        names = [c["Name"] for c in self._containers() if c.get("State") == "running"
+                 and (services is None or c["Service"] in services)]
+        return inspect(names)
+
+    def scale(self, tier: str, n: int) -> tuple[int, int]:
+        if tier not in (*tiers.TIERS, "locust-worker") or not 0 <= n <= tiers.MAX_REPLICAS:
+            raise StackError(f"scale: expected TIER=N with TIER in {', '.join(tiers.TIERS)}, locust-worker "
+                             f"and N in 0..{tiers.MAX_REPLICAS}, got {tier}={n}")
+        replicas = {c["number"]: c["ips"] for c in self._running_inspected((tier,))}
+        before = len(replicas)
         drained: list[str] = []
         try:
-            replicas = replica_addresses(name)
-            before = len(replicas)
-            if name in tiers.TIERS and int(n) < before:
-                gone = set().union(*(replicas[k] for k in to_remove(list(replicas), int(n))))
-                drained = slots_of(haproxy_servers(cfg), name, gone)
-                drain(cfg, name, drained)
+            if tier in tiers.TIERS and n < before:
+                gone = set().union(*(replicas[k] for k in to_remove(list(replicas), n)))
+                drained = slots_of(self.haproxy_servers(), tier, gone)
+                self.drain(tier, drained)
             # --no-recreate: the replicas already serving stay as they are; --no-deps: the
             # other tiers keep their replica counts
-            compose(["up", "--detach", "--wait", "--wait-timeout", str(SCALE_TIMEOUT), "--no-recreate",
-                     "--no-deps", "--scale", f"{name}={n}", name], _overrides(cfg))
-            if name in tiers.TIERS:
-                wait_servers(cfg, name, int(n))     # exactly n: the removed ones left the slots
-        except (DockerError, OSError) as e:
-            print(f"testbed: {e}", file=sys.stderr)
-            return 1
+            self._compose(["up", "--detach", "--wait", "--wait-timeout", str(SCALE_TIMEOUT), "--no-recreate",
+                     "--no-deps", "--scale", f"{tier}={n}", tier], self.overrides(), capture=True)
+            if tier in tiers.TIERS:
+                self.wait_servers(tier, n)     # exactly n: the removed ones left the slots
         finally:
             if drained:
                 try:
-                    undrain(name, drained)
+                    self.undrain(tier, drained)
                 except DockerError as e:
                     print(f"testbed: {e}; the slots stay drained until: docker compose restart haproxy",
                           file=sys.stderr)
-        print(f"scale: {name} {before} -> {n}")
-    return 0
+        return before, n
+
+    def restart(self, tier: str, overrides: dict[str, str]) -> None:
+        """Recreate the tier's containers with the new knobs (compose recreates a service whose
+        configuration changed); the other tiers are left alone (--no-deps). Not rolling: meant
+        for between runs, when no load runs."""
+        merged = {**self.overrides(), **overrides}
+        self._save_overrides(merged)
+        n = sum(1 for c in self._containers() if c["Service"] == tier and c.get("State") == "running")
+        if n == 0:
+            return               # the knobs apply when the tier is scaled up
+        self._compose(["up", "--detach", "--wait", "--wait-timeout", str(SCALE_TIMEOUT), "--no-deps",
+                 "--scale", f"{tier}={n}", tier], merged, capture=True)
+        self.wait_servers(tier, n)
+
+    # ------------------------------------------------------------------ inspection
+    def urls(self) -> dict[str, str]:
+        h, c = self.cfg.client_host, self.cfg
+        return {"locust": f"http://{h}:{c.locust_port}/",
+                "web": f"http://{h}:{c.web_port}/seg/1",
+                "clones": f"http://{h}:{c.clones_port}/invoke",
+                "axis": f"http://{h}:{c.soap_port}/axis",
+                "gsoap": f"http://{h}:{c.soap_port}/gsoap",
+                "stats": f"http://{h}:{c.stats_port}/",
+                "metrics": f"http://{h}:{c.stats_port}/metrics",
+                "bound": f"http://{h}:{c.bound_port}/"}
+
+    def ui_url(self) -> str | None:
+        try:
+            up = any(c["Service"] == "locust-master" and c.get("State") == "running" for c in self._containers())
+        except DockerError:
+            return None
+        return self.urls()["locust"] if up else None
+
+    def entry_url(self, entry: str) -> str:
+        """At the haproxy container's own address when this host routes to the compose network
+        (Linux), else at the published port. The published port on loopback goes through
+        docker-proxy, a userland copy of every byte whose CPU no container's cgroup counts:
+        measuring through it would charge the stack with the proxy's cost."""
+        if self._haproxy_ip is None:
+            self._haproxy_ip = ""
+            for c in self._running_inspected(("haproxy",)):
+                for ip in sorted(c["ips"]):
+                    try:
+                        with socket.create_connection((ip, haproxy.DOCKER_PORTS["bound_port"]), timeout=1):
+                            self._haproxy_ip = ip
+                            break
+                    except OSError:
+                        continue
+        if not self._haproxy_ip:
+            return super().entry_url(entry)
+        return f"http://{self._haproxy_ip}:{haproxy.DOCKER_PORTS[entry + '_port']}"
+
+    def status(self) -> dict:
+        rows = self._containers()
+        by_name = {c["name"]: c for c in inspect([c["Name"] for c in rows if c.get("State") == "running"])}
+        try:
+            servers = self.haproxy_servers()
+        except OSError:
+            servers = []
+        hp = next((c for c in rows if c["Service"] == "haproxy"), None)
+        up = bool(hp and hp.get("State") == "running")
+        out = {"mode": self.mode, "up": up, "state_dir": str(self.cfg.state_dir),
+               "entry_points": self.entry_points() if up else {},
+               "haproxy": {"alive": up, "pid": by_name.get(hp["Name"], {}).get("pid") if hp else None}
+                          if hp else None,
+               "locust": [{"name": c["Name"], "pid": by_name.get(c["Name"], {}).get("pid"),
+                           "alive": c.get("State") == "running"} for c in rows if c["Service"] in LOCUST],
+               "replicas": []}
+        for c in sorted((c for c in rows if c["Service"] in tiers.TIERS),
+                        key=lambda c: (c["Service"], c["Name"])):
+            info = by_name.get(c["Name"], {})
+            ip = min(info.get("ips") or {""})
+            slot = next((s for s in servers if s["pxname"] == c["Service"] and ip
+                         and s.get("addr", "").rpartition(":")[0] == ip), {})
+            out["replicas"].append({
+                "tier": c["Service"], "replica": info.get("number") or _number(c["Name"]),
+                "alive": c.get("State") == "running", "healthy": (c.get("Health") or "") == "healthy",
+                "haproxy": slot.get("status", "-"), "sessions": int(slot.get("scur") or 0),
+                "url": f"http://{ip}:{haproxy.DOCKER_TIER_PORT}" if ip else None, "pid": info.get("pid"),
+                "port": haproxy.DOCKER_TIER_PORT, "container": c["Name"], "address": ip or None, "log": None})
+        return out
+
+    def logs(self, tier: str, lines: int = 40, follow: bool = False) -> int:
+        if tier == "locust":
+            names = list(LOCUST)
+        elif tier in SERVICES:
+            names = [tier]
+        else:
+            raise StackError(f"unknown tier {tier!r}; one of: {', '.join(SERVICES)}, locust")
+        return self._compose(["logs", "--tail", str(lines), *(["--follow"] if follow else []), *names],
+                       check=False).returncode
+
+    # ------------------------------------------------------------------ measurement
+    def cpu_targets(self) -> list[CpuTarget]:
+        from testbed.run.sampler import cgroup_cpu_file
+        out = []
+        for c in self._running_inspected():
+            tier = "loadgen" if c["service"] in LOCUST else c["service"]
+            replica = ("ui-master" if c["service"] == "locust-master" else
+                       f"ui-worker-{c['number']}" if c["service"] == "locust-worker" else str(c["number"]))
+            out.append(CpuTarget(tier, replica, c["pid"], tree=True, cgroup=cgroup_cpu_file(c["pid"])))
+        return out
+
+    def thread_dump(self, replica: dict) -> str:
+        name = replica["container"]
+        since = time.time() - 1
+        r = subprocess.run(["docker", "kill", "--signal", "QUIT", name], capture_output=True, text=True,
+                           timeout=30)
+        if r.returncode != 0:
+            raise StackError(f"docker kill --signal QUIT {name}: {r.stderr.strip()[:200]}")
+        deadline = time.monotonic() + DUMP_TIMEOUT
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            logs = subprocess.run(["docker", "logs", "--since", f"{since:.3f}", name], capture_output=True,
+                                  text=True, timeout=30)
+            dump = extract_dump(logs.stdout + logs.stderr)
+            if dump:
+                return dump
+        raise StackError(f"no thread dump in {name}'s log within {DUMP_TIMEOUT} s of SIGQUIT")
+
+    def describe(self) -> dict:
+        running = self._running_inspected()
+        quotas = {t: next((c["cpus"] for c in running if c["service"] == t), None) for t in tiers.TIERS}
+        return {"mode": self.mode, "project": self.cfg.knobs.get("COMPOSE_PROJECT_NAME", "testbed"),
+                "cpu_quotas": quotas if any(v for v in quotas.values()) else None,
+                "images": {c["service"]: c["image"] for c in running},
+                "engine": _engine_version(),
+                "loadgen": {"where": "host", "target": self.web_url(),
+                            "why": "the runner's own Locust (master + workers on this host) writes its CSVs "
+                                   "and step log straight into the result folder and is sampled like in local "
+                                   "mode; it aims at the haproxy container's address (no docker-proxy hop) "
+                                   "when this host routes to it, else at the published port"}}
 
 
-def cmd_logs(args) -> int:
-    name = args.tier
-    if name == "locust":
-        names = list(LOCUST)
-    elif name in SERVICES:
-        names = [name]
-    else:
-        print(f"testbed: unknown tier {name!r}; one of: {', '.join(SERVICES)}, locust", file=sys.stderr)
-        return 2
-    return compose(["logs", "--tail", str(args.lines), *(["--follow"] if args.follow else []), *names],
-                   check=False).returncode
+def _number(name: str) -> int:
+    tail = name.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
 
 
-def urls(cfg: StackConfig, locust: bool = True) -> dict[str, str]:
-    h = cfg.client_host
-    out = {"locust": f"http://{h}:{cfg.locust_port}/"} if locust else {}
-    return {**out,
-            "web": f"http://{h}:{cfg.web_port}/seg/1",
-            "clones": f"http://{h}:{cfg.clones_port}/invoke",
-            "axis": f"http://{h}:{cfg.soap_port}/axis",
-            "gsoap": f"http://{h}:{cfg.soap_port}/gsoap",
-            "stats": f"http://{h}:{cfg.stats_port}/",
-            "metrics": f"http://{h}:{cfg.stats_port}/metrics",
-            "bound": f"http://{h}:{cfg.bound_port}/"}
+def _engine_version() -> str | None:
+    r = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True,
+                       text=True, timeout=30)
+    return r.stdout.strip() or None
+
+
+def extract_dump(text: str) -> str | None:
+    """The last complete JVM thread dump in a container's log (SIGQUIT output), or None."""
+    start = text.rfind("Full thread dump")
+    if start < 0:
+        return None
+    end = text.find(DUMP_END, start)
+    if end < 0:
+        return None
+    line_start = text.rfind("\n", 0, start) + 1
+    return text[line_start:text.find("\n", end) + 1 or len(text)]

@@ -12,21 +12,23 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import shutil
+import subprocess
+
 from testbed import haproxy, locust_ui, procs, tiers
 from testbed.config import StackConfig
+from testbed.stack import CpuTarget, Stack, StackError  # noqa: F401  (StackError: callers' import)
+
+JSTACK_TIMEOUT_S = 20.0
 
 
+class LocalStack(Stack):
+    mode = "local"
 
-class StackError(RuntimeError):
-    """The stack could not do what was asked; the text names the fix."""
-
-
-class Stack:
     def __init__(self, cfg: StackConfig | None = None, log=print):
-        self.cfg = cfg or StackConfig.load()
+        super().__init__(cfg, log)
         self.dir = self.cfg.state_dir
         self.state_file = self.dir / "state.json"
-        self.log = log
         self.runtime = haproxy.Runtime(self.dir / "haproxy.sock")
 
     # ---------------------------------------------------------------- state
@@ -305,7 +307,7 @@ class Stack:
         if hp and hp.alive():
             with contextlib.suppress(OSError):
                 ha_rows = {(r["pxname"], r["svname"]): r for r in self.runtime.stats()}
-        out = {"up": bool(hp and hp.alive()), "state_dir": str(self.dir),
+        out = {"mode": self.mode, "up": bool(hp and hp.alive()), "state_dir": str(self.dir),
                "entry_points": self.entry_points(state) if hp and hp.alive() else {},
                "haproxy": {"pid": hp.pid, "alive": hp.alive()} if hp else None,
                "locust": [{"name": p.name, "pid": p.pid, "alive": p.alive()}
@@ -317,13 +319,48 @@ class Stack:
                 alive = r["proc"].alive()
                 row = ha_rows.get((name, f"{name}{r['index']}"), {})
                 out["replicas"].append({
-                    "tier": name, "replica": r["index"], "port": r["port"], "pid": r["proc"].pid,
-                    "alive": alive,
+                    "tier": name, "replica": r["index"], "alive": alive,
                     "healthy": alive and procs.http_ok(f"http://127.0.0.1:{r['port']}{tier.health_path}", 1.0),
                     "haproxy": row.get("status", "-") if row else "-",
                     "sessions": int(row.get("scur") or 0) if row else 0,
-                    "log": r["proc"].log})
+                    "url": f"http://127.0.0.1:{r['port']}", "pid": r["proc"].pid, "port": r["port"],
+                    "container": None, "address": "127.0.0.1", "log": r["proc"].log})
         return out
+
+    def current(self) -> tuple[dict[str, int], dict[str, str]]:
+        state = self.load()              # also applies the stack's saved overrides to cfg.knobs
+        return {t: len(state["replicas"].get(t, [])) for t in tiers.TIERS}, dict(self.cfg.knobs)
+
+    def ui_url(self) -> str | None:
+        running = any(p.alive() for p in locust_ui.all_procs(self.load().get("locust")))
+        return locust_ui.url(self.cfg) if running else None
+
+    def cpu_targets(self) -> list[CpuTarget]:
+        state = self.load()
+        out = [CpuTarget(name, str(r["index"]), r["proc"].pid)
+               for name, reps in sorted(state["replicas"].items()) for r in reps if r["proc"].alive()]
+        if state["haproxy"] and state["haproxy"].alive():
+            out.append(CpuTarget("haproxy", "1", state["haproxy"].pid, tree=True))
+        out += [CpuTarget("loadgen", p.name.replace("locust-", "ui-"), p.pid)
+                for p in locust_ui.all_procs(state.get("locust")) if p.alive()]
+        return out
+
+    def thread_dump(self, replica: dict) -> str:
+        if not shutil.which("jstack"):
+            raise StackError("jstack not found (install a JDK): no thread dumps")
+        try:
+            p = subprocess.run(["jstack", str(replica["pid"])], capture_output=True, text=True,
+                               timeout=JSTACK_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise StackError(f"jstack timed out after {JSTACK_TIMEOUT_S:.0f} s") from None
+        if p.returncode != 0 or "Full thread dump" not in p.stdout:
+            raise StackError(f"jstack failed: {(p.stderr or p.stdout).strip()[:200]}")
+        return p.stdout
+
+    def describe(self) -> dict:
+        return {"mode": self.mode, "cpu_quotas": None, "images": None,
+                "loadgen": {"where": "host", "target": self.web_url(),
+                            "why": "local mode: Locust runs as processes of this host, like the stack"}}
 
     def urls(self) -> dict[str, str]:
         h = self.cfg.client_host
@@ -342,7 +379,19 @@ class Stack:
         running = any(p.alive() for p in locust_ui.all_procs(state.get("locust")))
         return {n: u for n, u in self.urls().items() if n != "locust" or running}
 
-    def logs(self, name: str) -> list[Path]:
+    def logs(self, tier: str, lines: int = 40, follow: bool = False) -> int:
+        paths = self.log_files(tier)
+        if not paths:
+            print(f"logs: no logs for {tier} yet")
+            return 1
+        if follow:
+            return subprocess.call(["tail", "-n", str(lines), "-F", *map(str, paths)])
+        for p in paths:
+            print(f"==> {p} <==")
+            print("\n".join(p.read_text(errors="replace").splitlines()[-lines:]))
+        return 0
+
+    def log_files(self, name: str) -> list[Path]:
         state = self.load()
         if name == "haproxy":
             return [self.dir / "logs" / "haproxy.log"]

@@ -43,7 +43,7 @@ def scale_down(way: str, cfg: StackConfig) -> None:
     else:
         sh("docker", "compose", "up", "--detach", "--wait", "--no-recreate", "--no-deps",
            "--scale", "clone=1", "clone")
-        docker.wait_servers(cfg, "clone", 1, 60)
+        docker.ComposeStack(cfg).wait_servers("clone", 1, 60)
 
 
 def main() -> int:
@@ -51,7 +51,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--clients", type=int, default=4)
     args = ap.parse_args()
-    if not docker.active():
+    if not docker.ComposeStack(StackConfig.load()).running():
         raise SystemExit("scale_down_bench: no compose stack runs; start one: ./testbed up --docker --no-locust")
     cfg = StackConfig.load()
     url = f"http://127.0.0.1:{cfg.clones_port}/invoke?backend=axis&op=ping"

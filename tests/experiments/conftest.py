@@ -2,6 +2,7 @@
 share one private stack (front, clone, axis ×1 on private ports, started once per module)."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,14 +13,23 @@ sys.path.append(str(Path(__file__).resolve().parent))     # experimentcheck, bes
 
 @pytest.fixture(scope="module")
 def experiment_stack():
-    """The stack every quick experiment runs on; each run reconfigures it as its file says."""
+    """The stack every quick experiment runs on; each run reconfigures it as its file says.
+    Local processes by default; TESTBED_STACK_MODE=docker: the compose stack (a private
+    project on free ports; needs a Docker engine and the images, CI's container section)."""
     from stacks import make_stack_config             # tests/stacks.py
-    from testbed.local import Stack
     from testbed import tiers
-    missing = [t for t in ("front", "clone", "axis") if not tiers.TIERS[t].built()]
-    if missing:
-        pytest.fail(f"not built: {', '.join(missing)}; run ./testbed build (./testbed test builds)")
-    st = Stack(make_stack_config("experiments"), log=lambda *a: None)
+    from testbed.docker import ComposeStack
+    from testbed.local import LocalStack
+    docker = os.environ.get("TESTBED_STACK_MODE", "local") == "docker"
+    cfg = make_stack_config("experiments-docker" if docker else "experiments")
+    if docker:
+        cfg.knobs["COMPOSE_PROJECT_NAME"] = "testbed-experiments"
+        st = ComposeStack(cfg, log=lambda *a: None)
+    else:
+        missing = [t for t in ("front", "clone", "axis") if not tiers.TIERS[t].built()]
+        if missing:
+            pytest.fail(f"not built: {', '.join(missing)}; run ./testbed build (./testbed test builds)")
+        st = LocalStack(cfg, log=lambda *a: None)
     if st.running():
         st.down()
     try:

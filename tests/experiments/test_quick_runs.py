@@ -25,7 +25,12 @@ def quick_run(name, stack, tmp_path) -> tuple:
     t0 = time.monotonic()
     folder = runner.run()
     wall = time.monotonic() - t0
-    print(f"\n{name} --quick: {wall:.0f} s wall time, {len(exp.runs)} runs -> {folder}")
+    print(f"\n{name} --quick: {wall:.0f} s wall time, {len(exp.runs)} runs ({stack.mode} stack) -> {folder}")
+    meta = json.loads((folder / "experiment.json").read_text())
+    assert meta["mode"] == stack.mode == meta["stack"]["mode"]
+    assert meta["stack"]["loadgen"]["where"] == "host" and meta["stack"]["loadgen"]["target"]
+    if stack.mode == "docker":          # what was run: the images, each by its id
+        assert set(meta["stack"]["images"]) >= {"haproxy", "front", "clone", "axis"}
     return exp, folder, wall
 
 
@@ -57,6 +62,8 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     assert pool["vs_singleton"] > 0
     assert summary["scaling"].keys() == {"client tier", "service tier"}
     # the singleton client's synchronized method is where the clone's threads wait
+    for tier in ("front", "clone", "axis"):        # a thread dump of every Java tier at the plateau
+        assert (folder / "runs" / "singleton-c1-a1-r0" / f"threaddump-{tier}-1.txt").is_file(), tier
     monitors = threaddump_monitors(base, "clone")
     assert monitors and max(monitors, key=monitors.get).endswith("SingletonSoapClient")
     assert not any(m.endswith("SingletonSoapClient") for m in threaddump_monitors(pool, "clone"))

@@ -24,6 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where result folders go (default: results/)")
     p.add_argument("--keep-stack", action="store_true",
                    help="if the experiment starts the stack, leave it running at the end")
+    p.add_argument("--docker", action="store_true",
+                   help="when no stack runs, start the containerized one (docker compose) instead of "
+                        "local processes; a running stack is used in whatever mode it runs")
     p.add_argument("--no-restore", action="store_true",
                    help="if the stack was already up, leave it as the last run configured it "
                         "(default: put replica counts and knobs back)")
@@ -31,7 +34,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args) -> int:
     from testbed.config import ConfigError, StackConfig
-    from testbed.local import Stack
     from testbed.run import definition
     from testbed.run.runner import RESULTS_DIR, Runner
 
@@ -53,16 +55,22 @@ def main(args) -> int:
     except ConfigError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 2
+    from testbed.stack import StackError, select
+    try:
+        stack = select(cfg, docker=True if args.docker else None)
+    except StackError as e:
+        print(f"testbed: run: {e}", file=sys.stderr)
+        return 2
     if args.experiment == EFFICIENCY:
         from testbed.run import efficiency
-        return efficiency.main(Stack(cfg), results_dir, quick=args.quick, rounds=args.repeat,
+        return efficiency.main(stack, results_dir, quick=args.quick, rounds=args.repeat,
                                keep_stack=args.keep_stack)
     try:
         exp = definition.load(args.experiment, quick=args.quick, repeat=args.repeat)
     except definition.DefinitionError as e:
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2
-    runner = Runner(exp, Stack(cfg), results_dir=results_dir, workers=args.workers,
+    runner = Runner(exp, stack, results_dir=results_dir, workers=args.workers,
                     keep_stack=args.keep_stack, restore=not args.no_restore)
     try:
         runner.run()

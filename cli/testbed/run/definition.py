@@ -45,7 +45,7 @@ KNOB_DEFAULTS = {"CLIENT_MODE": "singleton", "CLIENT_POOL_SIZE": "8",
 
 LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_rate",
              "max_outstanding", "workers", "prime_seconds", "hold_seconds")
-RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "client_mode",
+RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tiers_cpus", "client_mode",
             "pool_size", "regime", "demands", "knobs", "load", "quick")
 TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "settings", "runs")
 
@@ -323,6 +323,22 @@ def _tiers(defaults: dict, entry: dict, where: str) -> dict[str, int]:
     return counts
 
 
+def _tiers_cpus(defaults: dict, entry: dict, where: str) -> dict[str, str]:
+    """tiers_cpus = {clone = 0.5}: a CPU quota per replica of a tier, in cores (compose `cpus`,
+    docker mode only), merged key by key over [defaults]; as the knobs CPUS_<TIER>."""
+    out = {}
+    for layer in (defaults.get("tiers_cpus", {}), entry.get("tiers_cpus", {})):
+        if not isinstance(layer, dict):
+            raise DefinitionError(f"{where}: tiers_cpus must be a table like {{clone = 0.5, axis = 1}}")
+        _unknown(layer, TIER_NAMES, f"{where} tiers_cpus")
+        for t, v in layer.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 64:
+                raise DefinitionError(f"{where}: tiers_cpus.{t} must be cores per replica, 0..64 "
+                                      f"(0 = no quota), got {v!r}")
+            out[f"CPUS_{t.upper()}"] = f"{v:g}"
+    return out
+
+
 def _demands(value, where: str) -> dict[str, dict]:
     if not isinstance(value, dict):
         raise DefinitionError(f"{where}: demands must be a table like {{SEG2 = {{wait_us = 10000, locked = true}}}}")
@@ -395,7 +411,7 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
     elif regime is not None:
         raise DefinitionError(f"{where}: regime is for calibration experiments only")
     demands = _demands(merged.get("demands", {}), where)
-    knobs = _knobs(merged.get("knobs", {}), where)
+    knobs = {**_knobs(merged.get("knobs", {}), where), **_tiers_cpus(defaults, entry, where)}
     base_id = entry.get("id")
     if base_id is not None and (not isinstance(base_id, str) or not RUN_ID.match(base_id)):
         raise DefinitionError(f"{where}: id must be letters, digits, _ . - (got {base_id!r})")

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from testbed import ROOT, procs
-from testbed.local import Stack
+from testbed.stack import Stack
 from testbed.run import results
 from testbed.run.definition import LoadPlan, RunSpec
 from testbed.run.locustrun import LocustRun
@@ -90,15 +90,16 @@ def main(stack: Stack, results_dir: Path, quick: bool = False, rounds: int = 3, 
     started_here = False
     if not stack.running():
         print("loadgen-efficiency: starting front ×1 behind HAProxy")
-        from testbed import build
-        build.ensure(["front"])
+        if stack.mode == "local":
+            from testbed import build
+            build.ensure(["front"])
         stack.up({"front": 1}, locust=False)
         started_here = True
     if not any(r["tier"] == "front" and r["healthy"] for r in stack.status()["replicas"]):
         print("loadgen-efficiency: the running stack has no healthy front replica; ./testbed scale front=1")
         return 1
     cfg = stack.cfg
-    hosts = {"web": f"http://{cfg.client_host}:{cfg.web_port}", "bound": f"http://{cfg.client_host}:{cfg.bound_port}"}
+    hosts = {"web": stack.entry_url("web"), "bound": stack.entry_url("bound")}
     started = time.time()
     folder = results.new_folder(results_dir, "loadgen-efficiency", started)
     rows: list[dict] = []

@@ -21,13 +21,13 @@ import urllib.request
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from testbed import ROOT, locust_ui
-from testbed.local import Stack
+from testbed import ROOT
 from testbed.run import reconfigure, results, threaddumps
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun
 from testbed.run.progress import Progress, latest_history, line
-from testbed.run.sampler import CpuSampler, Target
+from testbed.run.sampler import CpuSampler
+from testbed.stack import CpuTarget, Stack
 
 RESULTS_DIR = ROOT / "results"
 LOCUST_START_S = 4.0       # rough cost of one Locust start + stop, for the time estimate
@@ -84,7 +84,7 @@ class Runner:
         cfg = self.stack.cfg
         self.meta = {"format": results.FORMAT, "name": exp.name, "kind": exp.kind,
                      "definition": exp.definition(), "started": started, "ended": None,
-                     "status": "running", "mode": "local", "host": results.host(),
+                     "status": "running", "mode": self.stack.mode, "host": results.host(),
                      "cpu_affinity": results.cpu_affinity(cfg.stack_cpus, cfg.loadgen_cpus),
                      "cpu_quotas": None, "settings": exp.settings, "versions": results.versions(),
                      "runs": [r.id for r in exp.runs]}
@@ -97,6 +97,9 @@ class Runner:
         try:
             with deferred_sigint(self.progress, "starting the stack"):
                 original = self._ensure_stack()
+            self.meta["stack"] = self.stack.describe()
+            self.meta["cpu_quotas"] = self.meta["stack"].get("cpu_quotas")
+            self._write_experiment()
             for i, spec in enumerate(exp.runs):
                 self._one_run(i, spec)
             status = "failed" if self.failed else "complete"
@@ -138,20 +141,25 @@ class Runner:
         """Start the stack for the first run if it is down; return the configuration to restore
         at the end (None when this experiment started the stack)."""
         first = self.exp.runs[0]
+        quotas = sorted({k for r in self.exp.runs for k in r.stack_knobs() if k.startswith("CPUS_")})
+        if quotas and self.stack.mode == "local":
+            raise ExperimentError(f"tiers_cpus ({', '.join(quotas)}) gives tiers CPU quotas, which only the "
+                                  "containerized stack has: ./testbed up --docker, or ./testbed run --docker")
         if self.stack.running():
-            counts, knobs = reconfigure.current(self.stack)
+            counts, knobs = self.stack.current()
             st = self.stack.status()
             dead = [f"{r['tier']}-{r['replica']}" for r in st["replicas"] if not r["alive"]]
             if not st["up"] or dead:
                 raise ExperimentError("the running stack is not healthy (" + (", ".join(dead) or "HAProxy down")
                                       + "); ./testbed down, then run again")
-            self.progress.say("stack: reusing the running stack (" + ", ".join(
+            self.progress.say(f"stack: reusing the running {self.stack.mode} stack (" + ", ".join(
                 f"{t}×{n}" for t, n in counts.items() if n) + ")")
             return counts, knobs
-        from testbed import build
-        needed = sorted({t for r in self.exp.runs for t, n in r.tiers.items() if n > 0})
-        build.ensure(needed)
-        self.progress.say("stack: starting " + ", ".join(f"{t}×{n}" for t, n in first.tiers.items() if n))
+        if self.stack.mode == "local":
+            from testbed import build
+            build.ensure(sorted({t for r in self.exp.runs for t, n in r.tiers.items() if n > 0}))
+        self.progress.say(f"stack: starting the {self.stack.mode} stack with "
+                          + ", ".join(f"{t}×{n}" for t, n in first.tiers.items() if n))
         t0 = time.monotonic()
         self.stack.up({t: n for t, n in first.tiers.items() if n > 0}, first.stack_knobs(), locust=False)
         self.started_stack = True
@@ -183,19 +191,13 @@ class Runner:
     def _touched_knobs(self) -> set[str]:
         return {k for r in self.exp.runs for k in r.stack_knobs()}
 
-    def _replicas(self) -> tuple[list[dict], int | None, list[tuple[str, int]]]:
-        """Stack replicas (status rows), HAProxy's pid, and the web UI's Locust processes."""
-        st = self.stack.status()
-        ui = [(p["name"], p["pid"]) for p in st.get("locust", []) if p["alive"]]
-        return st["replicas"], (st["haproxy"] or {}).get("pid"), ui
-
     def _ui_busy(self) -> str | None:
         """If the Locust web UI of `./testbed up` is running a test, say so."""
-        state = self.stack.load()
-        if not state.get("locust"):
+        ui = self.stack.ui_url()
+        if not ui:
             return None
         try:
-            with urllib.request.urlopen(locust_ui.url(self.stack.cfg) + "stats/requests", timeout=2) as r:
+            with urllib.request.urlopen(ui + "stats/requests", timeout=2) as r:
                 ui_state = json.loads(r.read()).get("state")
         except (OSError, ValueError):
             return None
@@ -236,12 +238,14 @@ class Runner:
             say(f"  {error}")
             return
         primed = bool(actions) or i == 0          # cold JVMs, or the experiment's first load
-        replicas, haproxy_pid, ui = self._replicas()
+        replicas = self.stack.status()["replicas"]
         notes = meta["notes"]
         notes.update(reconfigured=actions, primed=primed and spec.load.prime_seconds > 0,
-                     stack={f"{r['tier']}-{r['replica']}": {"pid": r["pid"], "port": r["port"],
-                                                             "healthy": r["healthy"]} for r in replicas},
-                     host_url=f"http://{self.stack.cfg.client_host}:{self.stack.cfg.web_port}")
+                     stack={f"{r['tier']}-{r['replica']}": {k: r[k] for k in ("pid", "port", "container", "healthy")}
+                            for r in replicas},
+                     host_url=self.stack.web_url())
+        if self.stack.mode != "local":
+            notes["cpu_quotas"] = self.stack.describe().get("cpu_quotas")
         unhealthy = [k for k, v in notes["stack"].items() if not v["healthy"]]
         if unhealthy:
             notes["warning"] = f"unhealthy before the run: {', '.join(unhealthy)}"
@@ -254,13 +258,10 @@ class Runner:
         loc = LocustRun(spec, run_dir, notes["host_url"], workers, self.stack.cfg.loadgen_cpus, primed)
         release = run_dir / HOLD_RELEASE
 
+        stack_targets = self.stack.cpu_targets()     # asked once: docker inspects are slow
+
         def targets():
-            out = [Target(r["tier"], str(r["replica"]), r["pid"]) for r in replicas]
-            if haproxy_pid:
-                out.append(Target("haproxy", "1", haproxy_pid, tree=True))
-            out += [Target("loadgen", name, p.pid) for name, p in loc.processes()]
-            out += [Target("loadgen", name.replace("locust-", "ui-"), pid) for name, pid in ui]
-            return out
+            return stack_targets + [CpuTarget("loadgen", name, p.pid) for name, p in loc.processes()]
 
         sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
         dumps: Future | None = None
@@ -279,7 +280,7 @@ class Runner:
                 hold = next((p for p in phases if p["phase"] == "hold" and p.get("end") is None), None)
                 if hold and dumps is None:
                     tiers = threaddumps.tiers_reached(spec.path, spec.backend)
-                    dumps = pool.submit(threaddumps.take, replicas, tiers, run_dir)
+                    dumps = pool.submit(threaddumps.take, self.stack, replicas, tiers, run_dir)
                 if dumps is not None and dumps.done() and not release.exists():
                     release.touch()                 # the shape ends its hold
                 self.progress.status(line(i + 1, n_runs, spec.id, len(spec.load.users), steps, phases,

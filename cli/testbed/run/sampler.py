@@ -3,29 +3,77 @@
 One row per process per sample, `timestamp,tier,replica,pid,cpu_percent` (docs/results.md):
 each stack replica (front, clone, axis, gsoap), HAProxy (its master and workers summed: a
 reload replaces the worker), each Locust process of the run (loadgen master / worker-N /
-local) and of the idle web UI if `./testbed up` started one (ui-master, ui-worker-N), and the
-host (psutil.cpu_percent × cores). 100 = one core busy. A process's first reading is skipped
-(psutil has no interval yet); rows are flushed as written, so a Ctrl-C keeps them.
+local) and of the idle web UI if one runs (ui-master, ui-worker-N), and the host
+(psutil.cpu_percent × cores). 100 = one core busy. A process's first reading is skipped
+(there is no interval yet); rows are flushed as written, so a Ctrl-C keeps them.
+
+A container (docker mode) is sampled from its cgroup's CPU accounting, which counts every
+process in it (cgroup v1 cpuacct.usage in ns, v2 cpu.stat usage_usec); `pid` is then the
+container's main process as the host sees it. Where the cgroup cannot be read from this host,
+the main process and its children are sampled instead.
 """
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
+from testbed.stack import CpuTarget as Target  # what a sampler is given
+
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
 INTERVAL_S = 1.0
+CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
-@dataclass(frozen=True)
-class Target:
-    tier: str          # front | clone | axis | gsoap | haproxy | loadgen
-    replica: str       # "1".., "master", "worker-1", "local", ...
-    pid: int
-    tree: bool = False  # add the CPU of its child processes (HAProxy's workers)
+def cgroup_cpu_file(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> str | None:
+    """The CPU accounting file of the cgroup a process is in (v1 cpuacct.usage, v2 cpu.stat),
+    or None when it cannot be read from here (another host, no permission, no such pid)."""
+    try:
+        lines = (proc / str(pid) / "cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "cpuacct" in controllers.split(","):
+            for mount in ("cpu,cpuacct", "cpuacct,cpu", "cpuacct"):
+                f = root / mount / path.lstrip("/") / "cpuacct.usage"
+                if f.exists():
+                    return str(f)
+    for line in lines:
+        if line.startswith("0::"):
+            f = root / line[3:].lstrip("/") / "cpu.stat"
+            if f.exists():
+                return str(f)
+    return None
+
+
+def cgroup_cpu_seconds(path: str) -> float:
+    text = Path(path).read_text()
+    if path.endswith("cpuacct.usage"):
+        return int(text) / 1e9
+    for line in text.splitlines():
+        if line.startswith("usage_usec "):
+            return int(line.split()[1]) / 1e6
+    raise ValueError(f"{path}: no usage_usec line")
+
+
+class _CgroupMeter:
+    """CPU % of a cgroup between two readings."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.last = (time.monotonic(), cgroup_cpu_seconds(path))
+
+    def read(self) -> float | None:
+        try:
+            now = (time.monotonic(), cgroup_cpu_seconds(self.path))
+        except (OSError, ValueError) as e:
+            raise psutil.NoSuchProcess(0, msg=str(e)) from None   # the container is gone
+        (t0, c0), (t1, c1) = self.last, now
+        self.last = now
+        return max(0.0, (c1 - c0) / (t1 - t0) * 100) if t1 > t0 else None
 
 
 class _Meter:
@@ -121,7 +169,7 @@ class CpuSampler:
             meter = self._meters.get(key)
             try:
                 if meter is None:
-                    self._meters[key] = _Meter(t.pid, t.tree)
+                    self._meters[key] = _CgroupMeter(t.cgroup) if t.cgroup else _Meter(t.pid, t.tree)
                     continue
                 value = meter.read()
             except psutil.Error:

@@ -1,0 +1,161 @@
+"""One interface for the stack, whatever runs it: plain processes on loopback (LocalStack,
+testbed.local) or containers of the compose project (ComposeStack, testbed.docker). The CLI
+verbs, the experiment runner and the benchmarks talk to a Stack and never ask which one
+they hold.
+
+    stack = select(cfg, docker=None)      # the stack in place, else a local one (docker=True:
+                                          # a containerized one); refuses a second stack
+    stack.up({"front": 1, "clone": 2, "axis": 1}, {"CLIENT_MODE": "pool"})
+    stack.scale("clone", 4); stack.restart("clone", {"CLIENT_MODE": "request"})
+    stack.status()                        # same shape in both modes (status_shape below)
+
+status() is {"mode", "up", "state_dir", "entry_points", "haproxy": {"alive", "pid"} | None,
+"locust": [{"name", "pid", "alive"}], "replicas": [REPLICA_KEYS...]}; a key that has no
+meaning in a mode (a container's pid namespace, a local replica's container) is None.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from testbed import tiers
+from testbed.config import StackConfig
+
+MODES = ("local", "docker")
+REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "sessions", "url", "pid", "port",
+                "container", "address", "log")
+
+
+class StackError(RuntimeError):
+    """The stack could not do what was asked; the text names the fix."""
+
+
+@dataclass(frozen=True)
+class CpuTarget:
+    """What cpu.csv samples: a process (tree: with its children) or a container's cgroup."""
+    tier: str                # front | clone | axis | gsoap | haproxy | loadgen
+    replica: str             # "1".., "master", "worker-1", "ui-master" ...
+    pid: int                 # the process, or the container's main process (cpu.csv "pid")
+    tree: bool = False       # a process: add the CPU of its children (HAProxy's workers)
+    cgroup: str | None = None  # a container: its cgroup's CPU accounting file (sampler.py)
+
+
+class Stack(ABC):
+    mode: str = ""
+
+    def __init__(self, cfg: StackConfig | None = None, log=print):
+        self.cfg = cfg or StackConfig.load()
+        self.log = log
+
+    # ------------------------------------------------------------------ lifecycle
+    @abstractmethod
+    def running(self) -> bool:
+        """Is any part of this stack running (HAProxy or a replica)?"""
+
+    @abstractmethod
+    def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
+           locust: bool = False) -> None:
+        """Start HAProxy and counts[tier] replicas of each tier (callees first, each healthy and
+        UP in HAProxy before its callers), with these knobs over .env; with locust=True the
+        Locust web UI too. Refuses when the stack is already up."""
+
+    @abstractmethod
+    def down(self) -> list[str]:
+        """Stop everything this stack started, and nothing else; what was stopped."""
+
+    # ------------------------------------------------------------------ inspection
+    @abstractmethod
+    def status(self) -> dict:
+        """The shape in this module's docstring."""
+
+    @abstractmethod
+    def current(self) -> tuple[dict[str, int], dict[str, str]]:
+        """(replicas per tier, knobs in effect: .env, environment, and the stack's overrides)."""
+
+    @abstractmethod
+    def urls(self) -> dict[str, str]:
+        """Every entry point a person or a load generator on this host uses."""
+
+    def entry_points(self) -> dict[str, str]:
+        """urls() without Locust when its UI is not running."""
+        ui = self.ui_url()
+        return {n: u for n, u in self.urls().items() if n != "locust" or ui}
+
+    @abstractmethod
+    def ui_url(self) -> str | None:
+        """The Locust web UI's address when it runs, else None."""
+
+    ENTRIES = ("web", "clones", "soap", "bound", "stats")
+
+    def entry_url(self, entry: str) -> str:
+        """Where a load generator on this host reaches one of HAProxy's entries (ENTRIES)."""
+        port = {"web": self.cfg.web_port, "clones": self.cfg.clones_port, "soap": self.cfg.soap_port,
+                "bound": self.cfg.bound_port, "stats": self.cfg.stats_port}[entry]
+        return f"http://{self.cfg.client_host}:{port}"
+
+    def web_url(self) -> str:
+        """Where an experiment's Locust aims: HAProxy's web entry."""
+        return self.entry_url("web")
+
+    @abstractmethod
+    def logs(self, tier: str, lines: int, follow: bool) -> int:
+        """Print (or follow) the logs of a tier's replicas, haproxy or locust; exit status."""
+
+    # ------------------------------------------------------------------ changes
+    @abstractmethod
+    def scale(self, tier: str, n: int) -> tuple[int, int]:
+        """Bring a tier to n replicas while load runs: removed replicas are drained in HAProxy
+        and stopped once idle, new ones join once healthy. (before, after)."""
+
+    @abstractmethod
+    def restart(self, tier: str, overrides: dict[str, str]) -> None:
+        """Give a tier new knobs (kept for later scaling) and restart its replicas with them."""
+
+    def tier_config(self, tier: str, knobs: dict[str, str]) -> dict[str, str]:
+        """What of these knobs a tier's replicas are started with: when it differs between two
+        sets of knobs, the tier must be restarted to change from one to the other."""
+        return tiers.process_env(tiers.TIERS[tier], 0, knobs)
+
+    # ------------------------------------------------------------------ measurement
+    @abstractmethod
+    def cpu_targets(self) -> list[CpuTarget]:
+        """Every replica, HAProxy, and the Locust web UI's processes if it runs."""
+
+    @abstractmethod
+    def thread_dump(self, replica: dict) -> str:
+        """A Java replica's thread dump (jstack format); replica: a status() row."""
+
+    @abstractmethod
+    def describe(self) -> dict:
+        """For experiment.json: mode, CPU quotas per tier, images (where they apply)."""
+
+
+def detect(cfg: StackConfig | None = None) -> Stack | None:
+    """The stack that runs now (local processes, or containers of this compose project)."""
+    from testbed import docker, local
+    cfg = cfg or StackConfig.load()
+    loc = local.LocalStack(cfg)
+    if loc.running():
+        return loc
+    comp = docker.ComposeStack(cfg)
+    if comp.running():
+        return comp
+    return None
+
+
+def select(cfg: StackConfig | None = None, docker: bool | None = None, log=print) -> Stack:
+    """The stack to act on. docker=None: the one that runs, else a local one; docker=True or
+    False: that mode, refused (StackError naming the fix) when the other mode runs — two
+    stacks would fight over the same ports."""
+    from testbed import docker as dockermod
+    from testbed import local
+    cfg = cfg or StackConfig.load()
+    found = detect(cfg)
+    if found is not None:
+        found.log = log
+        if docker is not None and (found.mode == "docker") != docker:
+            want = "containerized" if docker else "local"
+            raise StackError(f"a {found.mode} stack is running (./testbed status); a {want} one would "
+                             f"take the same ports: ./testbed down first")
+        return found
+    return dockermod.ComposeStack(cfg, log) if docker else local.LocalStack(cfg, log)

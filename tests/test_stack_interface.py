@@ -1,0 +1,133 @@
+"""One Stack interface, two implementations (cli/testbed/stack.py): the parts that need no
+running stack and no Docker engine. The live checks: tests/experiments (local) and
+tests/docker/check_stack.py (containers, CI)."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from testbed import docker, local, stack
+from testbed.config import StackConfig
+from testbed.run import reconfigure
+from testbed.run.sampler import cgroup_cpu_file, cgroup_cpu_seconds
+
+
+def _cfg(tmp_path) -> StackConfig:
+    cfg = StackConfig.load()
+    cfg.state_dir = tmp_path / "state"
+    return cfg
+
+
+def test_both_implementations_implement_the_whole_interface(tmp_path):
+    for cls in (local.LocalStack, docker.ComposeStack):
+        s = cls(_cfg(tmp_path))             # an abstract method left out would raise here
+        assert isinstance(s, stack.Stack) and s.mode in stack.MODES
+
+
+def test_select_refuses_a_second_stack_in_the_other_mode(tmp_path, monkeypatch):
+    running = docker.ComposeStack(_cfg(tmp_path))
+    monkeypatch.setattr(stack, "detect", lambda cfg=None: running)
+    assert stack.select(_cfg(tmp_path)) is running
+    assert stack.select(_cfg(tmp_path), docker=True) is running
+    with pytest.raises(stack.StackError, match="a docker stack is running.*./testbed down first"):
+        stack.select(_cfg(tmp_path), docker=False)
+
+
+def test_select_without_a_running_stack_gives_the_mode_asked_for(tmp_path, monkeypatch):
+    monkeypatch.setattr(stack, "detect", lambda cfg=None: None)
+    assert stack.select(_cfg(tmp_path)).mode == "local"
+    assert stack.select(_cfg(tmp_path), docker=True).mode == "docker"
+
+
+def _compose_fakes(monkeypatch, s: docker.ComposeStack):
+    rows = [{"Service": "haproxy", "Name": "testbed-haproxy-1", "State": "running", "Health": "healthy"},
+            {"Service": "clone", "Name": "testbed-clone-1", "State": "running", "Health": "healthy"},
+            {"Service": "clone", "Name": "testbed-clone-2", "State": "exited", "Health": ""}]
+    info = {"testbed-haproxy-1": ("haproxy", 1, "172.18.0.2", 4000),
+            "testbed-clone-1": ("clone", 1, "172.18.0.5", 4100)}
+    monkeypatch.setattr(docker, "containers", lambda env=None: rows)
+    monkeypatch.setattr(docker, "inspect", lambda names: [
+        {"name": n, "id": "x", "pid": info[n][3], "service": info[n][0], "number": info[n][1],
+         "cpus": 0.5 if info[n][0] == "clone" else None, "image": "sha256:1", "ips": {info[n][2]}}
+        for n in names])
+    monkeypatch.setattr(s, "haproxy_servers", lambda timeout=3.0: [
+        {"pxname": "clone", "svname": "clone1", "addr": "172.18.0.5:8080", "status": "UP", "scur": "3"},
+        {"pxname": "clone", "svname": "clone2", "addr": "", "status": "MAINT (resolution)", "scur": "0"}])
+
+
+def test_compose_status_has_the_same_shape_as_local_status(tmp_path, monkeypatch):
+    s = docker.ComposeStack(_cfg(tmp_path))
+    _compose_fakes(monkeypatch, s)
+    st = s.status()
+    assert st["mode"] == "docker" and st["up"] is True
+    assert [tuple(r) for r in st["replicas"]] == [stack.REPLICA_KEYS] * 2
+    one, two = st["replicas"]
+    assert (one["tier"], one["replica"], one["haproxy"], one["sessions"], one["url"], one["pid"]) == \
+        ("clone", 1, "UP", 3, "http://172.18.0.5:8080", 4100)
+    assert (two["alive"], two["haproxy"], two["url"]) == (False, "-", None)
+    # the local stack, with one (dead) replica in its state file
+    ls = local.LocalStack(_cfg(tmp_path))
+    ls.dir.mkdir(parents=True)
+    proc = {"name": "clone-1", "pid": 2 ** 22 + 7, "start_ticks": 1, "port": 19401, "log": "x", "argv": []}
+    ls.state_file.write_text(json.dumps({"haproxy": None, "replicas": {"clone": [
+        {"index": 1, "port": 19401, "proc": proc}]}}))
+    lst = ls.status()
+    assert set(lst) == set(st) and lst["mode"] == "local"
+    assert [tuple(r) for r in lst["replicas"]] == [stack.REPLICA_KEYS]
+
+
+def test_compose_current_counts_running_replicas_and_keeps_overrides(tmp_path, monkeypatch):
+    s = docker.ComposeStack(_cfg(tmp_path))
+    _compose_fakes(monkeypatch, s)
+    s._save_overrides({"CLIENT_MODE": "pool"})
+    counts, knobs = s.current()
+    assert counts == {"front": 0, "clone": 1, "axis": 0, "gsoap": 0}
+    assert knobs["CLIENT_MODE"] == "pool"
+    assert s.describe()["cpu_quotas"] == {"front": None, "clone": 0.5, "axis": None, "gsoap": None}
+
+
+def test_a_cpu_quota_restarts_the_tier_in_docker_mode_only(tmp_path):
+    now = {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}
+    knobs = {"CPUS_CLONE": "0.5"}
+    p = reconfigure.plan(now, {}, now, knobs, docker.ComposeStack(_cfg(tmp_path)).tier_config)
+    assert p["restart"] == ["clone"]
+    p = reconfigure.plan(now, {}, now, knobs, local.LocalStack(_cfg(tmp_path)).tier_config)
+    assert p["restart"] == []
+
+
+def test_thread_dump_is_cut_out_of_a_container_log_with_application_lines_around_it():
+    log = ("INFO clone: serving\n2026-11-23 08:00:00\nFull thread dump OpenJDK 64-Bit Server VM:\n\n"
+           '"main" #1 prio=5\n   java.lang.Thread.State: RUNNABLE\n\nJNI global refs: 16, weak refs: 0\n\n'
+           "Heap\n PSYoungGen total 1K\nINFO clone: next request\n")
+    dump = docker.extract_dump(log)
+    assert dump.startswith("Full thread dump") and dump.rstrip().endswith("weak refs: 0")
+    assert "INFO" not in dump
+    assert docker.extract_dump("Full thread dump ... (cut off before its end)") is None
+    assert docker.extract_dump("no dump at all") is None
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_a_containers_cpu_is_read_from_its_cgroup(tmp_path, version):
+    proc, root = tmp_path / "proc", tmp_path / "cgroup"
+    (proc / "42").mkdir(parents=True)
+    if version == "v1":
+        (proc / "42" / "cgroup").write_text("5:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n")
+        f = root / "cpu,cpuacct" / "docker" / "abc" / "cpuacct.usage"
+        f.parent.mkdir(parents=True)
+        f.write_text("2500000000\n")
+    else:
+        (proc / "42" / "cgroup").write_text("0::/system.slice/docker-abc.scope\n")
+        f = root / "system.slice" / "docker-abc.scope" / "cpu.stat"
+        f.parent.mkdir(parents=True)
+        f.write_text("usage_usec 2500000\nuser_usec 2000000\n")
+    path = cgroup_cpu_file(42, proc, root)
+    assert path == str(f)
+    assert cgroup_cpu_seconds(path) == pytest.approx(2.5)
+    assert cgroup_cpu_file(43, proc, root) is None          # no such process
+
+
+def test_this_machines_own_process_has_a_readable_cgroup_or_none():
+    path = cgroup_cpu_file(os.getpid())
+    assert path is None or cgroup_cpu_seconds(path) > 0
