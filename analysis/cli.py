@@ -94,10 +94,9 @@ def parser(prog: str = "analysis") -> argparse.ArgumentParser:
 def segments_text(paths: dict[int, float], tolerance: float, target_t5: float | None,
                   think_time: float | None, critical_users: float | None) -> str:
     rows = segmod.decompose(paths, tolerance)
-    lines = [f"{'segment':<8} {'T(1..k)':>10} {'T(k)':>14}  note",
-             *(f"{g.name:<8} {g.path_throughput if g.path_throughput is not None else '-':>10} "
-               f"{format(g.throughput, '.1f') if g.throughput is not None else 'not measurable':>14}"
-               f"  {g.reason or ''}" for g in rows)]
+    lines = [f"{'segment':<8} {'T(1..k)':>10}  T(k)",
+             *(f"{g.name:<8} {g.path_throughput if g.path_throughput is not None else '-':>10}  "
+               f"{g.text()}" for g in rows)]
     last = max(paths)
     if target_t5 is not None:
         if 4 in paths:

@@ -4,7 +4,10 @@ For cumulative paths 1..k with maximum throughputs T(1..k):
     1/T(1..k) = 1/T(1..k-1) + 1/T(k)  =>  T(k) = T(1..k-1)·T(1..k) / (T(1..k-1) − T(1..k)),
 and T(1) = T(1..1). When T(1..k) >= T(1..k-1)·(1 − tolerance) the difference is within noise:
 segment k is not measurable at this resolution, its throughput is None with a reason, never
-negative or infinite. The same law composes: 1/X = Σ 1/T(k).
+negative or infinite. Inside the noise band the formula's value is still given, flagged
+(`derived`, `within_noise`), with the lower bound the noise allows: with the difference
+d = T(1..k-1) − T(1..k) uncertain by ±tolerance·T(1..k-1), T(k) ≥ T(1..k-1)·T(1..k) /
+(d + tolerance·T(1..k-1)); no upper bound. The same law composes: 1/X = Σ 1/T(k).
 """
 from __future__ import annotations
 
@@ -22,6 +25,12 @@ class Segment:
     path_throughput: float | None       # T(1..k)
     previous_path_throughput: float | None  # T(1..k-1); None for k = 1
     tolerance: float
+    derived: float | None = None        # the formula's value, also inside the noise band
+    lower_bound: float | None = None    # inside the noise band: the least T(k) the noise allows
+
+    @property
+    def within_noise(self) -> bool:
+        return self.throughput is None and self.derived is not None
 
     @property
     def name(self) -> str:
@@ -31,7 +40,18 @@ class Segment:
         return {"segment": self.segment, "name": self.name, "throughput": self.throughput,
                 "reason": self.reason, "path_throughput": self.path_throughput,
                 "previous_path_throughput": self.previous_path_throughput,
-                "tolerance": self.tolerance}
+                "tolerance": self.tolerance, "derived": self.derived,
+                "within_noise": self.within_noise, "lower_bound": self.lower_bound}
+
+    def text(self) -> str:
+        """T(k) as a person reads it: the value, or the flagged value inside the noise band."""
+        if self.throughput is not None:
+            return f"{self.throughput:,.1f}"
+        if self.derived is not None:
+            return (f"{self.derived:,.0f} — within noise (±{self.tolerance:.1%}; "
+                    f"at least {self.lower_bound:,.0f})")
+        why = (self.reason or "").removeprefix("not measurable: ")
+        return "not measurable" + (f" — {why}" if why else "")
 
 
 def segment_throughput(previous: float, current: float, tolerance: float = DEFAULT_TOLERANCE
@@ -72,9 +92,13 @@ def decompose(paths: Mapping[int, float | None],
                                "separated", cur, None, tol))
         else:
             value, why = segment_throughput(prev, cur, tol)
+            derived = bound = None
             if why:
                 why = why.replace("T(1..k-1)", f"T(1..{k - 1})").replace("T(1..k)", f"T(1..{k})")
-            out.append(Segment(k, value, why, cur, prev, tol))
+                if 0 < cur < prev:
+                    derived = prev * cur / (prev - cur)
+                    bound = prev * cur / (prev - cur + tol * prev)
+            out.append(Segment(k, value, why, cur, prev, tol, derived, bound))
     return out
 
 

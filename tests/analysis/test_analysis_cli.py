@@ -13,10 +13,25 @@ def run(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_segments_prints_the_table_with_not_measurable_stated(capsys):
+def test_segments_inside_the_noise_band_prints_the_derived_value_flagged(capsys):
     code, out, _ = run(capsys, "analyze", "segments", "--path-throughput", "1=3000,2=2500,3=2400,4=2390,5=300")
-    assert code == 0 and "not measurable" in out and "15000.0" in out and "343.1" in out
-    assert "-" not in out.split("T(4)")[1].split("\n")[0].split("not measurable")[0].strip()
+    assert code == 0 and "15,000.0" in out and "343.1" in out
+    t4 = out.split("T(4)")[1].split("\n")[0]
+    # 2400·2390/(2400−2390) = 573,600, and the noise (3 % of 2400 = 72) allows down to 69,951
+    assert "573,600 — within noise (±3.0%; at least 69,951)" in t4 and "-" not in t4.split("—")[0]
+
+
+def test_segments_on_the_published_table_prints_every_segment(capsys):
+    code, out, _ = run(capsys, "analyze", "segments", "--path-throughput", "1=812,2=795,3=520,4=430,5=7.4")
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("T(")}
+    assert "37,973 — within noise" in lines["T(2)"]
+    assert "1,503.3" in lines["T(3)"] and "2,484.4" in lines["T(4)"] and "7.5" in lines["T(5)"]
+    assert "not measurable" not in out
+
+
+def test_a_path_faster_than_the_one_before_is_not_measurable_and_says_why(capsys):
+    code, out, _ = run(capsys, "analyze", "segments", "--path-throughput", "1=800,2=820,3=500")
+    assert "not measurable — T(1..2)=820 >= T(1..1)" in out.split("T(2)")[1].split("\n")[0]
 
 
 def test_segments_prints_composition_and_capacity(capsys):
@@ -27,7 +42,7 @@ def test_segments_prints_composition_and_capacity(capsys):
 
 def test_worked_example_from_the_command_line(capsys):
     code, out, _ = run(capsys, "analyze", "segments", "--path-throughput", "1=3000,2=750,3=600,4=500")
-    assert code == 0 and "3000.0" in out.split("T(4)")[1].split("\n")[0]
+    assert code == 0 and "3,000.0" in out.split("T(4)")[1].split("\n")[0]
 
 
 def test_capacity_names_the_law(capsys):

@@ -35,6 +35,9 @@ sys.path.insert(0, str(ROOT / "cli"))
 
 from testbed.config import read_env_file  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scaledown import scale_down_round  # noqa: E402
+
 PORT_KNOBS = ("WEB_PORT", "CLONES_PORT", "SOAP_PORT", "BOUND_PORT", "STATS_PORT", "LOCUST_PORT")
 TIERS = ("front", "clone", "axis", "gsoap")
 SWARM_STACK = "testbed"
@@ -240,24 +243,20 @@ def compose_phase(stack: Stack, figures: dict, args) -> None:
         if len(hosts) != 3 or errors:
             raise CheckFailed(f"expected 60 calls to reach 3 clones without error: {hosts}, {errors} errors")
         status = json.loads(run([str(ROOT / "testbed"), "status", "--json"], 60, capture=True).stdout)
-        clones = [c for c in status["containers"] if c["service"] == "clone"]
+        clones = [r for r in status["replicas"] if r["tier"] == "clone"]
         if len(clones) != 3 or status.get("mode") != "docker":
-            raise CheckFailed(f"./testbed status --json: expected 3 clone containers: {clones}")
+            raise CheckFailed(f"./testbed status --json: expected 3 clone replicas in docker mode: {clones}")
 
-        # and back to one while requests flow through the client tier: none may fail
-        load = Load(stack.url("CLONES_PORT", "/invoke?backend=axis&op=ping"))
-        load.start()
-        try:
-            run([str(ROOT / "testbed"), "scale", "clone=1"], 400)
-            stack.wait_servers("clone", 1, 60)
-            time.sleep(2)
-        finally:
-            load.stop.set()
-            load.join(60)
-        log(f"  scaled clone 3 -> 1 under requests: {load.ok} ok, {load.failed} failed")
-        figures["scale_down_requests"] = {"ok": load.ok, "failed": load.failed}
-        if load.failed or load.ok == 0:
-            raise CheckFailed(f"scale-down was not clean: {load.failures[:5]}")
+        # every tier 3 -> 1 while requests flow through it, with plain compose and with the
+        # CLI: none may fail (the tiers leave HAProxy's rotation before they stop)
+        figures["scale_down"] = []
+        for tier in TIERS:
+            for way in ("compose", "testbed"):
+                r = scale_down_round(stack, tier, way)
+                figures["scale_down"].append(r)
+                log(f"  {tier} 3 -> 1 by {way} under 4 request streams: {r['ok']} ok, {r['failed']} failed")
+                if r["failed"] or r["ok"] == 0:
+                    raise CheckFailed(f"{tier} scale-down by {way} was not clean: {r['first_failures']}")
         # the scale-down drained the removed replicas' slots in HAProxy and made them ready
         # again: a replica that lands in one of them now must be UP and get requests
         run([str(ROOT / "testbed"), "scale", "clone=2"], 400)
@@ -314,6 +313,14 @@ def swarm_phase(stack: Stack, figures: dict, args) -> None:
                 raise CheckFailed(f"Swarm {path}: not a /seg/5 page:\n{page[:800]}")
             log(f"  Swarm {path}: 200")
         figures["swarm_seg5_seconds"] = round(time.monotonic() - t0, 1)
+        # `docker service scale` down under requests: none may fail
+        for tier in ("clone", "gsoap"):
+            r = scale_down_round(stack, tier, "swarm", swarm_stack=SWARM_STACK)
+            figures.setdefault("swarm_scale_down", []).append(r)
+            log(f"  Swarm: {tier} 3 -> 1 by docker service scale under 4 request streams: "
+                f"{r['ok']} ok, {r['failed']} failed")
+            if r["failed"] or r["ok"] == 0:
+                raise CheckFailed(f"Swarm {tier} scale-down was not clean: {r['first_failures']}")
         ports = run(["docker", "service", "inspect", f"{SWARM_STACK}_haproxy", "--format",
                      "{{json .Endpoint.Ports}}"], 60, capture=True).stdout.strip()
         figures["swarm_haproxy_ports"] = json.loads(ports)

@@ -1,22 +1,22 @@
-"""Scale-down under load, measured side by side on a running compose stack: the client
-tier 3 -> 1 with `./testbed scale` (drains the removed replicas in HAProxy first) and with
-plain `docker compose up --scale` (stops them while HAProxy still routes to them).
+"""Scale-down under load, measured side by side on a running compose stack (or Swarm stack):
+each tier 3 -> 1 with plain `docker compose up --scale`, with `./testbed scale`, or with
+`docker service scale`, while C closed-loop clients send requests through that tier.
 
     ./testbed up --docker --no-locust
     .venv/bin/python tests/docker/scale_down_bench.py [--rounds 6] [--clients 4]
+        [--tiers clone,front,axis,gsoap] [--ways compose,testbed]
     ./testbed down
+    # Swarm (a stack deployed as docs/docker.md says, named testbed):
+    .venv/bin/python tests/docker/scale_down_bench.py --ways swarm
 
-Each round scales to 3, starts C closed-loop clients on the clones entry point
-(127.0.0.1 only; each bounded to 5000 requests), scales to 1 one way, waits until HAProxy
-shows one clone UP, then stops the clients. The two ways alternate within each round.
-Figures (requests ok/failed per round and way, the first failure texts) go to
+The ways alternate within each round (scaledown.py says what each does). Figures (requests
+ok/failed per round, tier and way, the first failure texts) go to
 results/scale-down-<time>/figures.json. A benchmark, not a test: it asserts nothing.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,64 +26,44 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "cli"))
 sys.path.insert(0, str(HERE))
 
-from check_stack import Load  # noqa: E402
-from testbed import docker  # noqa: E402
+from check_stack import PORT_KNOBS, Stack  # noqa: E402
+from scaledown import TIER_PATHS, WAYS, scale_down_round  # noqa: E402
 from testbed.config import StackConfig  # noqa: E402
-
-
-def sh(*cmd: str) -> None:
-    r = subprocess.run(list(cmd), cwd=ROOT, text=True, capture_output=True, timeout=400)
-    if r.returncode != 0:
-        raise SystemExit(f"scale_down_bench: {' '.join(cmd)} failed:\n{(r.stdout + r.stderr)[-1500:]}")
-
-
-def scale_down(way: str, cfg: StackConfig) -> None:
-    if way == "testbed scale":
-        sh(str(ROOT / "testbed"), "scale", "clone=1")
-    else:
-        sh("docker", "compose", "up", "--detach", "--wait", "--no-recreate", "--no-deps",
-           "--scale", "clone=1", "clone")
-        docker.ComposeStack(cfg).wait_servers("clone", 1, 60)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--clients", type=int, default=4)
+    ap.add_argument("--tiers", default="clone", help=f"comma-separated, of {', '.join(TIER_PATHS)}")
+    ap.add_argument("--ways", default="compose,testbed", help=f"comma-separated, of {', '.join(WAYS)}")
     args = ap.parse_args()
-    if not docker.ComposeStack(StackConfig.load()).running():
-        raise SystemExit("scale_down_bench: no compose stack runs; start one: ./testbed up --docker --no-locust")
+    tiers, ways = args.tiers.split(","), args.ways.split(",")
+    bad = [t for t in tiers if t not in TIER_PATHS] + [w for w in ways if w not in WAYS]
+    if bad:
+        raise SystemExit(f"scale_down_bench: unknown {', '.join(bad)}")
     cfg = StackConfig.load()
-    url = f"http://127.0.0.1:{cfg.clones_port}/invoke?backend=axis&op=ping"
+    stack = Stack({k: getattr(cfg, k.lower()) for k in PORT_KNOBS})
     out = ROOT / "results" / time.strftime("scale-down-%Y%m%d-%H%M%S")
     out.mkdir(parents=True)
-    figures: dict = {"rounds": args.rounds, "clients": args.clients, "url": url,
-                     "testbed scale": [], "docker compose --scale": []}
+    figures: dict = {"rounds": args.rounds, "clients": args.clients, "results": []}
     try:
         for rnd in range(1, args.rounds + 1):
-            for way in ("testbed scale", "docker compose --scale"):
-                sh(str(ROOT / "testbed"), "scale", "clone=3")
-                loads = [Load(url, 5000) for _ in range(args.clients)]
-                for load in loads:
-                    load.start()
-                time.sleep(1)
-                scale_down(way, cfg)
-                time.sleep(1)
-                for load in loads:
-                    load.stop.set()
-                for load in loads:
-                    load.join(60)
-                ok, failed = sum(x.ok for x in loads), sum(x.failed for x in loads)
-                figures[way].append({"ok": ok, "failed": failed,
-                                     "first_failures": [f for x in loads for f in x.failures][:3]})
-                print(f"round {rnd}/{args.rounds} {way:24s} ok {ok:6d}  failed {failed}", flush=True)
+            for tier in tiers:
+                for way in ways:
+                    r = scale_down_round(stack, tier, way, args.clients)
+                    figures["results"].append({"round": rnd, **r})
+                    print(f"round {rnd}/{args.rounds} {tier:6s} {way:8s} ok {r['ok']:6d}  failed {r['failed']}",
+                          flush=True)
     finally:
         (out / "figures.json").write_text(json.dumps(figures, indent=1))
         print(f"figures: {out / 'figures.json'}")
-    for way in ("testbed scale", "docker compose --scale"):
-        rows = figures[way]
-        print(f"{way:24s} failed {sum(r['failed'] for r in rows)} of "
-              f"{sum(r['ok'] + r['failed'] for r in rows)} requests in {len(rows)} rounds")
+    for tier in tiers:
+        for way in ways:
+            rows = [r for r in figures["results"] if r["tier"] == tier and r["way"] == way]
+            print(f"{tier:6s} {way:8s} failed {sum(r['failed'] for r in rows)} of "
+                  f"{sum(r['ok'] + r['failed'] for r in rows)} requests in {len(rows)} rounds "
+                  f"(per round: {', '.join(str(r['failed']) for r in rows)})")
     return 0
 
 

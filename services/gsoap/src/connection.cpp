@@ -1,6 +1,8 @@
 // Request and connection loops shared by the server models (connection.hpp).
 #include "connection.hpp"
 
+#include "drain.hpp"
+
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -104,6 +106,7 @@ bool serve_request(Service &svc, int fd, int index) {
   } else if (svc.dispatch() && soap->error && soap->error < SOAP_STOP) {
     soap_send_fault(soap);
   }
+  if (!st.health_check) drain_request_done();
   const int error = soap->error;
   const bool failed = error != SOAP_OK && error != SOAP_STOP;
   if (failed && st.bytes_sent == 0 && st.bytes_received > 0)

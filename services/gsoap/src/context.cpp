@@ -204,6 +204,7 @@ void ContextState::begin_request(struct soap *soap) {
   bytes_sent = 0;
   too_large = false;
   body_exhausted = false;
+  health_check = false;
   close_wanted = false;
   guard = XmlGuard(config->max_xml_depth);
 }

@@ -1,9 +1,11 @@
-// HTTP GET on the service's port (soap->fget): GET .../health answers 200 "ok";
+// HTTP GET on the service's port (soap->fget): GET .../health answers 200 "ok" (404
+// "draining" once the service was told to stop: drain.hpp);
 // GET <path>?wsdl answers the embedded contract WSDL whose soap:address is the URL the
 // WSDL was fetched from (http://<Host header><path>), so behind HAProxy at
 // http://127.0.0.1:8082/gsoap it names exactly that. Anything else: 404 with a reason.
 #include <string>
 
+#include "drain.hpp"
 #include "service.hpp"
 #include "wsdl_embed.hpp"
 
@@ -56,14 +58,18 @@ int respond(struct soap *soap, int status, const char *type, const std::string &
 }  // namespace
 
 int http_get(struct soap *soap) {
-  const ContextState &st = *static_cast<ContextState *>(soap->user);
+  ContextState &st = *static_cast<ContextState *>(soap->user);
   std::string path = soap->path, query;
   size_t q = path.find('?');
   if (q != std::string::npos) {
     query = path.substr(q + 1);
     path.resize(q);
   }
-  if (ends_with(path, "/health")) return respond(soap, 200, "text/plain", "ok");
+  if (ends_with(path, "/health")) {
+    st.health_check = true;
+    return drain_health_checked() ? respond(soap, 404, "text/plain", "draining\n")
+                                  : respond(soap, 200, "text/plain", "ok");
+  }
   if (query == "wsdl" || query == "WSDL") {
     std::string host = st.host_header;
     if (host.empty()) host = st.config->bind + ":" + std::to_string(st.config->port);

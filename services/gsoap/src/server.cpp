@@ -1,7 +1,7 @@
 // tb-gsoap-server: the testbed's gSOAP service. Reads its settings (environment, then
 // flags), prints them in one line, listens, and serves with the chosen server model until
-// SIGTERM/SIGINT, after which it stops accepting, finishes the requests in flight and
-// exits 0.
+// SIGTERM/SIGINT, after which it leaves the balancer's rotation (drain.hpp), stops
+// accepting, finishes the requests in flight and exits 0.
 #include <unistd.h>
 
 #include <chrono>
@@ -14,11 +14,12 @@
 #include "args.hpp"
 #include "config.hpp"
 #include "connection.hpp"
+#include "drain.hpp"
 #include "models.hpp"
 
 namespace {
 
-void on_stop_signal(int) { tb::stopping.store(true); }
+void on_stop_signal(int) { tb::drain_begin_from_signal(); }
 
 const auto kStopDeadline = std::chrono::milliseconds(9500);  // docs/tiers.md: stop within 10 s
 
@@ -59,6 +60,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   install_signal_handlers();
+  tb::start_drain_watcher();
   start_stop_watchdog();
   int listen_fd = tb::listen_on(config);
   std::printf("tb-gsoap-server: gSOAP %d.%d.%d listening on http://%s:%d/ %s\n",

@@ -27,6 +27,7 @@ struct ContextState {
   bool too_large = false;            // body over MAX_MESSAGE_BYTES: answer 413
   bool body_exhausted = false;       // the parser wanted more than the declared body
   bool close_wanted = false;         // gSOAP asked to close the connection
+  bool health_check = false;         // the request was GET /health (not counted by the drain)
   XmlGuard guard;
   std::string pending;               // bytes of a next (pipelined) request, read early
   // gSOAP's own callbacks, which ours wrap

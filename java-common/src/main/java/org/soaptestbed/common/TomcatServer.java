@@ -30,7 +30,8 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
 /**
  * One embedded Tomcat 10.1 for one tier: an NIO connector on BIND:PORT configured from
  * {@link TomcatSettings}, a root context ("") that always holds {@code GET /health} and the
- * {@link BodyLimitFilter}, and a graceful stop on SIGTERM.
+ * {@link BodyLimitFilter}, and a graceful stop on SIGTERM: out of the balancer's rotation first
+ * ({@link Drain}), then no new connections, then the requests in flight finish.
  *
  * <p>The caller adds its own servlets and filters before {@link #start}. The root context
  * is a plain {@link Context} with a real document base directory, so a tier that needs JSP
@@ -48,6 +49,7 @@ public final class TomcatServer {
     private final Context context;
     private final Path baseDir;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Drain drain = new Drain();
     private volatile boolean stopping;
 
     /** A server whose context serves no static files (an empty temporary document base). */
@@ -82,7 +84,8 @@ public final class TomcatServer {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create Tomcat's temporary directory", e);
         }
-        addServlet("health", new HealthServlet(), "/health");
+        addServlet("health", new HealthServlet(drain), "/health");
+        addFilter("drain", new DrainFilter(drain), "/*");
         addFilter("body-limit", new BodyLimitFilter(settings.maxMessageBytes()), "/*");
     }
 
@@ -180,13 +183,19 @@ public final class TomcatServer {
         stopped.await();
     }
 
-    /** Stops accepting, lets requests in progress finish (Tomcat's executor waits ≤ 5 s), exits. */
+    /**
+     * Leaves the balancer's rotation ({@link Drain}: ≤ 8 s), stops accepting, lets requests in
+     * progress finish (Tomcat's executor waits ≤ 5 s), exits.
+     */
     public synchronized void stop() {
         if (stopping) {
             return;
         }
         stopping = true;
-        Logs.atShutdown(TomcatServer.class, name + " stopping");
+        drain.begin();
+        long drained = drain.await();
+        Logs.atShutdown(TomcatServer.class, name + " stopping" + (drained > 0 ? " (left the balancer's rotation in "
+                + drained + " ms)" : ""));
         try {
             tomcat.stop();
             tomcat.destroy();
