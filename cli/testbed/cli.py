@@ -62,7 +62,10 @@ def cmd_up(args) -> int:
         overrides["CLIENT_MODE"] = args.client_mode
     if args.pool_size is not None:
         overrides["CLIENT_POOL_SIZE"] = str(args.pool_size)
-    stack = _stack(docker=args.docker)
+    stack = _stack(docker=args.docker or args.swarm)
+    if args.swarm and not stack.running():
+        from testbed.swarm import SwarmStack
+        stack = SwarmStack(stack.cfg)
     if stack.running():
         print(f"testbed: the {stack.mode} stack is already up (./testbed status); change replica counts "
               "with ./testbed scale TIER=N, or ./testbed down first", file=sys.stderr)
@@ -107,7 +110,8 @@ def cmd_down(args) -> int:
     except StackError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 1
-    what = "removed the containers of " if stack.mode == "docker" else "stopped "
+    what = {"local": "stopped ", "docker": "removed the containers of ",
+            "swarm": "removed the Swarm services "}[stack.mode]
     print("down: " + what + (", ".join(stopped) if stopped else "nothing"))
     return 0
 
@@ -123,17 +127,22 @@ def cmd_status(args) -> int:
     if stack is None:
         print("status: down (start it with ./testbed up, or ./testbed up --docker)")
         return 3
-    where = "local processes" if st["mode"] == "local" else "containers, docker compose project"
+    where = {"local": "local processes", "docker": "containers, docker compose project",
+             "swarm": "Docker Swarm stack"}[st["mode"]]
     print(f"status: {'up' if st['up'] else 'HAProxy NOT running'} ({where})")
     _print_entry_points(st["entry_points"], {r["tier"] for r in st["replicas"]})
     if st["locust"]:
         alive = sum(p["alive"] for p in st["locust"])
         print(f"  locust: {alive}/{len(st['locust'])} processes alive (master + workers)")
     where_col = "pid / port" if st["mode"] == "local" else "container / address"
-    print(f"  {'replica':10s} {where_col:30s} {'process':8s} {'health':8s} {'haproxy':10s} sessions")
+    width = max([len(where_col)] + [len(f"{r['container']} / {r['address'] or '-'}") for r in st["replicas"]
+                                    if st["mode"] != "local"])
+    print(f"  {'replica':10s} {where_col:{width}s} {'process':8s} {'health':8s} {'haproxy':10s} sessions")
+    for tier, n in (st.get("elsewhere") or {}).items():
+        print(f"  {tier}: {n} more replica(s) on other nodes (not inspected from here)")
     for r in st["replicas"]:
         place = f"{r['pid']} / {r['port']}" if st["mode"] == "local" else f"{r['container']} / {r['address'] or '-'}"
-        print(f"  {r['tier'] + '-' + str(r['replica']):10s} {place:30s} "
+        print(f"  {r['tier'] + '-' + str(r['replica']):10s} {place:{width}s} "
               f"{'alive' if r['alive'] else 'DEAD':8s} {'ok' if r['healthy'] else 'FAIL':8s} "
               f"{r['haproxy']:10s} {r['sessions']}")
     return 0 if st["up"] else 3
@@ -147,7 +156,7 @@ def cmd_scale(args) -> int:
     if stack is None:
         print("testbed: scale: the stack is not up; start it with ./testbed up", file=sys.stderr)
         return 1
-    allowed = (*tiers.TIERS, "locust-worker") if stack.mode == "docker" else tiers.TIERS
+    allowed = (*tiers.TIERS, "locust-worker") if stack.mode != "local" else tiers.TIERS
     for spec in args.spec:
         name, _, n = spec.partition("=")
         if name not in allowed or not n.isdigit() or int(n) > tiers.MAX_REPLICAS:
@@ -240,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--docker", action="store_true",
                    help="start the stack as containers (docker compose; docs/docker.md) instead of "
                         "local processes; status/scale/logs/down then act on the containers")
+    s.add_argument("--swarm", action="store_true",
+                   help="deploy the stack to the Docker Swarm this node manages (docker stack deploy; "
+                        "docs/docker.md); status/scale/logs/down then act on its services")
     s.set_defaults(func=cmd_up)
 
     s = sub.add_parser("down", help="stop everything `up` and `scale` started, and nothing else")

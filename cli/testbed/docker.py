@@ -72,12 +72,14 @@ def containers(env: dict[str, str] | None = None) -> list[dict]:
 
 _INSPECT = ('{{.Name}}|{{.Id}}|{{.State.Pid}}|{{index .Config.Labels "com.docker.compose.service"}}|'
             '{{index .Config.Labels "com.docker.compose.container-number"}}|{{.HostConfig.NanoCpus}}|'
-            '{{.Image}}|{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}')
+            '{{.Image}}|{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}|'
+            '{{index .Config.Labels "com.docker.stack.namespace"}}|'
+            '{{index .Config.Labels "com.docker.swarm.task.name"}}')
 
 
 def inspect(names: list[str]) -> list[dict]:
     """name, id, pid (on the host), service, number, cpus (quota in cores, None = none), image,
-    ips of each named container."""
+    ips of each named container (compose's, or a Swarm task's: service and slot)."""
     if not names:
         return []
     r = subprocess.run(["docker", "inspect", "--format", _INSPECT, *names], text=True,
@@ -86,7 +88,10 @@ def inspect(names: list[str]) -> list[dict]:
         raise DockerError(f"docker inspect failed: {r.stderr.strip()[-500:]}")
     out = []
     for line in r.stdout.splitlines():
-        name, cid, pid, service, number, nano, image, ips = line.split("|")
+        name, cid, pid, service, number, nano, image, ips, stack, task = line.split("|")
+        if task and stack:            # a Swarm task: <stack>_<service>.<slot>.<task id>
+            service, _, rest = task.removeprefix(stack + "_").partition(".")
+            number = rest.partition(".")[0]
         out.append({"name": name.lstrip("/"), "id": cid, "pid": int(pid or 0), "service": service,
                     "number": int(number or 0), "cpus": int(nano) / 1e9 if nano and int(nano) else None,
                     "image": image, "ips": set(ips.split())})

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from testbed import tiers
 from testbed.config import StackConfig
 
-MODES = ("local", "docker")
+MODES = ("local", "docker", "swarm")
 REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "sessions", "url", "pid", "port",
                 "container", "address", "log")
 
@@ -131,15 +131,14 @@ class Stack(ABC):
 
 
 def detect(cfg: StackConfig | None = None) -> Stack | None:
-    """The stack that runs now (local processes, or containers of this compose project)."""
-    from testbed import docker, local
+    """The stack that runs now: local processes, containers of this compose project, or a
+    Swarm stack (SWARM_STACK, default testbed) deployed from this manager node."""
+    from testbed import docker, local, swarm
     cfg = cfg or StackConfig.load()
-    loc = local.LocalStack(cfg)
-    if loc.running():
-        return loc
-    comp = docker.ComposeStack(cfg)
-    if comp.running():
-        return comp
+    for cls in (local.LocalStack, docker.ComposeStack, swarm.SwarmStack):
+        s = cls(cfg)
+        if s.running():
+            return s
     return None
 
 
@@ -153,7 +152,7 @@ def select(cfg: StackConfig | None = None, docker: bool | None = None, log=print
     found = detect(cfg)
     if found is not None:
         found.log = log
-        if docker is not None and (found.mode == "docker") != docker:
+        if docker is not None and (found.mode != "local") != docker:
             want = "containerized" if docker else "local"
             raise StackError(f"a {found.mode} stack is running (./testbed status); a {want} one would "
                              f"take the same ports: ./testbed down first")

@@ -20,6 +20,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None, metavar="W",
                    help="Locust worker processes (0 = one local process); default: the file's "
                         "[load] workers, \"auto\" = one per core of LOADGEN_CPUS (else every core)")
+    p.add_argument("--remote-workers", type=int, default=0, metavar="N",
+                   help="also wait for N Locust workers on other hosts, which connect to --master-bind "
+                        "(docs/docker.md, 'Experiments on Swarm')")
+    p.add_argument("--master-bind", default=None, metavar="HOST:PORT",
+                   help="with --remote-workers: where the Locust master listens for them (default: "
+                        "loopback and a free port, for this host's workers only)")
     p.add_argument("--results", default=None, metavar="DIR",
                    help="where result folders go (default: results/)")
     p.add_argument("--keep-stack", action="store_true",
@@ -70,8 +76,17 @@ def main(args) -> int:
     except definition.DefinitionError as e:
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2
+    remote = None
+    if args.remote_workers or args.master_bind:
+        host, _, port = (args.master_bind or "").rpartition(":")
+        if not args.remote_workers or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            print("testbed: run: --remote-workers N and --master-bind HOST:PORT go together "
+                  "(e.g. --remote-workers 4 --master-bind 10.0.0.5:5599)", file=sys.stderr)
+            return 2
+        from testbed.run.locustrun import RemoteWorkers
+        remote = RemoteWorkers(host, int(port), args.remote_workers)
     runner = Runner(exp, stack, results_dir=results_dir, workers=args.workers,
-                    keep_stack=args.keep_stack, restore=not args.no_restore)
+                    keep_stack=args.keep_stack, restore=not args.no_restore, remote=remote)
     try:
         runner.run()
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from testbed import ROOT, procs
@@ -26,7 +27,9 @@ def _fmt(x: float) -> str:
 
 
 def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, master_port: int | None,
-                primed: bool, locustfiles: str = LOCUSTFILES, user_class: str | None = None) -> list[str]:
+                primed: bool, locustfiles: str = LOCUSTFILES, user_class: str | None = None,
+                bind_host: str = "127.0.0.1") -> list[str]:
+    """workers: every worker the master waits for (this host's and other nodes')."""
     load = spec.load
     argv = [sys.executable, "-m", "locust", "-f", locustfiles, "--headless", "-H", host_url,
             "--csv", str(run_dir / LOCUST_PREFIX), "--csv-full-history", "--only-summary",
@@ -40,7 +43,7 @@ def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, maste
             "--max-outstanding", str(load.max_outstanding), "--exit-code-on-error", "0",
             "--stop-timeout", "5"]
     if workers > 0:
-        argv += ["--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(master_port),
+        argv += ["--master", "--master-bind-host", bind_host, "--master-bind-port", str(master_port),
                  "--expect-workers", str(workers), "--expect-workers-max-wait", "60"]
     return argv + [user_class or spec.user_class]
 
@@ -50,13 +53,25 @@ def worker_argv(master_port: int, locustfiles: str = LOCUSTFILES) -> list[str]:
             "--master-host", "127.0.0.1", "--master-port", str(master_port)]
 
 
+@dataclass(frozen=True)
+class RemoteWorkers:
+    """Locust workers on other hosts (e.g. Swarm nodes, docs/docker.md): the master binds
+    bind_host:port instead of a private loopback port and waits for `count` more workers, which
+    (re)connect for every run: `locust --worker --master-host <this host> --master-port <port>`
+    with the testbed's locustfiles (the locust image), restarted whenever a run ends."""
+    bind_host: str
+    port: int
+    count: int
+
+
 class LocustRun:
     """Start with start(); poll alive(); finish with wait() or interrupt()."""
 
     def __init__(self, spec: RunSpec, run_dir: Path, host_url: str, workers: int,
                  cpus: set[int] | None, primed: bool, locustfiles: str = LOCUSTFILES,
-                 user_class: str | None = None):
+                 user_class: str | None = None, remote: "RemoteWorkers | None" = None):
         self.spec, self.dir, self.host_url, self.workers = spec, run_dir, host_url, workers
+        self.remote = remote
         self.cpus, self.primed = cpus, primed
         self.locustfiles, self.user_class = locustfiles, user_class
         self.master: procs.Proc | None = None
@@ -65,7 +80,8 @@ class LocustRun:
         self.started_at: float | None = None
 
     def start(self) -> None:
-        self.master_port = procs.free_port() if self.workers > 0 else None
+        expected = self.workers + (self.remote.count if self.remote else 0)
+        self.master_port = (self.remote.port if self.remote else procs.free_port()) if expected else None
         env = {"PYTHONUNBUFFERED": "1"}
         self.started_at = time.time()
         try:
@@ -76,10 +92,11 @@ class LocustRun:
                     f"locust-worker-{i}", worker_argv(self.master_port, self.locustfiles),
                     self.dir / f"locust-worker-{i}.log", env=env, cwd=ROOT, cpus=self.cpus))
             self.master = procs.start(
-                "locust-master" if self.workers else "locust-local",
-                master_argv(self.spec, self.dir, self.host_url, self.workers, self.master_port, self.primed,
-                            self.locustfiles, self.user_class),
-                self.dir / ("locust-master.log" if self.workers else "locust-local.log"),
+                "locust-master" if expected else "locust-local",
+                master_argv(self.spec, self.dir, self.host_url, expected, self.master_port, self.primed,
+                            self.locustfiles, self.user_class,
+                            self.remote.bind_host if self.remote else "127.0.0.1"),
+                self.dir / ("locust-master.log" if expected else "locust-local.log"),
                 env=env, cwd=ROOT, cpus=self.cpus)
         except BaseException:
             self.kill()
@@ -87,7 +104,7 @@ class LocustRun:
 
     def processes(self) -> list[tuple[str, procs.Proc]]:
         """(replica name in cpu.csv, process)"""
-        out = [("master" if self.workers else "local", self.master)] if self.master else []
+        out = [("master" if self.master_port else "local", self.master)] if self.master else []
         return out + [(f"worker-{i}", p) for i, p in enumerate(self.worker_procs, 1)]
 
     def alive(self) -> bool:

@@ -24,7 +24,7 @@ from pathlib import Path
 from testbed import ROOT
 from testbed.run import reconfigure, results, threaddumps
 from testbed.run.definition import Experiment, RunSpec
-from testbed.run.locustrun import HOLD_RELEASE, LocustRun
+from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
 from testbed.run.progress import Progress, latest_history, line
 from testbed.run.sampler import CpuSampler
 from testbed.stack import CpuTarget, Stack
@@ -64,10 +64,11 @@ def deferred_sigint(progress: Progress, what: str):
 class Runner:
     def __init__(self, exp: Experiment, stack: Stack, results_dir: Path = RESULTS_DIR,
                  workers: int | None = None, keep_stack: bool = False, restore: bool = True,
-                 progress: Progress | None = None):
+                 progress: Progress | None = None, remote: RemoteWorkers | None = None):
         self.exp, self.stack = exp, stack
         self.results_dir = Path(results_dir)
         self.workers_override = workers
+        self.remote = remote
         self.keep_stack, self.restore = keep_stack, restore
         self.progress = progress or Progress()
         self.folder: Path | None = None
@@ -255,7 +256,11 @@ class Runner:
             notes["ui_locust"] = busy
             say(f"  warning: {busy}")
         run.write()
-        loc = LocustRun(spec, run_dir, notes["host_url"], workers, self.stack.cfg.loadgen_cpus, primed)
+        loc = LocustRun(spec, run_dir, notes["host_url"], workers, self.stack.cfg.loadgen_cpus, primed,
+                        remote=self.remote)
+        if self.remote:
+            notes["remote_workers"] = {"count": self.remote.count, "sampled": False,
+                                       "why": "they run on other hosts: their CPU is not in cpu.csv"}
         release = run_dir / HOLD_RELEASE
 
         stack_targets = self.stack.cpu_targets()     # asked once: docker inspects are slow
