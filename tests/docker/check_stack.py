@@ -37,6 +37,7 @@ from testbed.config import read_env_file  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaledown import scale_down_round  # noqa: E402
+from swarm_experiment import run_on_swarm  # noqa: E402
 
 PORT_KNOBS = ("WEB_PORT", "CLONES_PORT", "SOAP_PORT", "BOUND_PORT", "STATS_PORT", "LOCUST_PORT")
 TIERS = ("front", "clone", "axis", "gsoap")
@@ -321,6 +322,10 @@ def swarm_phase(stack: Stack, figures: dict, args) -> None:
                 f"{r['ok']} ok, {r['failed']} failed")
             if r["failed"] or r["ok"] == 0:
                 raise CheckFailed(f"Swarm {tier} scale-down was not clean: {r['first_failures']}")
+        # an experiment on the Swarm stack: ./testbed run finds it, samples and dumps its tasks
+        figures["swarm_experiment"] = run_on_swarm(ROOT / "results" / "swarm-check")
+        log(f"  Swarm: ./testbed run (2 runs) complete in {figures['swarm_experiment']['wall_seconds']} s, "
+            f"client tier ×2: {figures['swarm_experiment']['client_tier_x2_speedup']}")
         ports = run(["docker", "service", "inspect", f"{SWARM_STACK}_haproxy", "--format",
                      "{{json .Endpoint.Ports}}"], 60, capture=True).stdout.strip()
         figures["swarm_haproxy_ports"] = json.loads(ports)
@@ -365,7 +370,7 @@ def main(argv=None) -> int:
         if args.swarm or args.swarm_only:
             swarm_phase(stack, figures, args)
         ok = True
-    except (CheckFailed, subprocess.TimeoutExpired) as e:
+    except (AssertionError, subprocess.TimeoutExpired) as e:   # CheckFailed and the helpers' asserts
         log(f"FAILED: {e}")
         ok = False
     figures["total_seconds"] = round(time.monotonic() - t0, 1)

@@ -1,0 +1,54 @@
+"""An experiment on a stack deployed with `docker stack deploy` (check_stack.py's Swarm phase):
+`./testbed run` finds the Swarm stack by itself, scales its client tier, samples every task's
+cgroup and takes thread dumps; the result folder must say so."""
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TOML = """name = "swarm-check"
+kind = "clones"
+description = "check_stack.py: an experiment on the Swarm stack"
+[load]
+users = [4, 8]
+step_seconds = 6
+warmup_seconds = 2
+hold_seconds = 3
+workers = 1
+[defaults]
+tiers = { front = 1, clone = 1, axis = 1, gsoap = 0 }
+demands.SERVICE = { wait_us = 5000 }
+[[runs]]
+id = "c1"
+[[runs]]
+id = "c2"
+tiers = { clone = 2 }
+"""
+
+
+def run_on_swarm(workdir: Path, timeout: float = 600) -> dict:
+    """Run the experiment; return figures; raise AssertionError naming what is wrong."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "swarm-check.toml").write_text(TOML)
+    t0 = time.monotonic()
+    r = subprocess.run([str(ROOT / "testbed"), "run", str(workdir / "swarm-check.toml"), "--results",
+                        str(workdir)], cwd=ROOT, text=True, capture_output=True, timeout=timeout)
+    wall = round(time.monotonic() - t0, 1)
+    folders = sorted(workdir.glob("swarm-check-*"))
+    assert r.returncode == 0 and folders, f"./testbed run exited {r.returncode}:\n{r.stdout[-2000:]}{r.stderr[-2000:]}"
+    folder = folders[-1]
+    exp = json.loads((folder / "experiment.json").read_text())
+    assert exp["status"] == "complete" and exp["mode"] == "swarm", (exp["status"], exp["mode"])
+    for run_id, clones in (("c1-r0", 1), ("c2-r0", 2)):
+        run = folder / "runs" / run_id
+        seen = {tuple(line.split(",")[1:3]) for line in (run / "cpu.csv").read_text().splitlines()[1:]}
+        want = {("front", "1"), ("axis", "1"), ("haproxy", "1")} | {("clone", str(i)) for i in range(1, clones + 1)}
+        assert want <= seen, f"{run_id}: no CPU samples of {sorted(want - seen)}"
+        assert (run / "threaddump-clone-1.txt").is_file(), f"{run_id}: no thread dump of the clone"
+    summary = json.loads((folder / "summary.json").read_text())
+    speedup = next(x["speedup"] for x in summary["runs"] if x["id"] == "c2-r0")
+    assert speedup and speedup > 0, summary["runs"]
+    return {"folder": str(folder), "wall_seconds": wall, "client_tier_x2_speedup": round(speedup, 2)}
