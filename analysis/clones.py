@@ -92,9 +92,23 @@ def _is_baseline(r: dict, rows: list[dict]) -> bool:
 
 
 def config_text(config: dict) -> str:
-    """A run's configuration in a few words: key=value, sorted; the demands (a table of their
-    own in the report) and the kind left out."""
-    return ", ".join(f"{k}={v}" for k, v in sorted(config.items()) if k not in ("demands", "kind"))
+    """A run's configuration as a person reads it: `singleton · front 1 · clone 2 · axis 1 ·
+    /seg/5 axis ping`; the demands (a table of their own in the report) and the kind left out."""
+    c = dict(config)
+    parts = []
+    mode, pool = c.pop("client_mode", None), c.pop("pool_size", None)
+    if mode:
+        parts.append(f"pool of {pool}" if mode == "pool" and pool else str(mode))
+    parts += [f"{t} {n}" for t, n in (c.pop("tiers", None) or {}).items() if n]
+    path, backend, op, n = (c.pop(k, None) for k in ("path", "backend", "op", "n"))
+    if path is not None:
+        parts.append(f"/seg/{path}" + (f" {backend} {op}" + (f" n={n}" if n else "") if path == 5 else ""))
+    elif backend or op:
+        parts.append(" ".join(str(x) for x in (backend, op, f"n={n}" if n else None) if x))
+    for k, v in sorted((c.pop("knobs", None) or {}).items()):
+        parts.append(f"{k[5:].lower()} {v} CPU" if k.startswith("CPUS_") else f"{k}={v}")
+    parts += [f"{k} {v}" for k, v in sorted(c.items()) if k not in ("demands", "kind") and v not in (None, "")]
+    return " · ".join(parts)
 
 
 def curves(rows: list[dict]) -> dict[str, list[tuple[int, float, str]]]:

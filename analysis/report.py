@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 from analysis import html as h
+from analysis.findings import Finding
+from analysis.findings import html_block as findings_block
 from analysis import maxima, plots, steps
 from analysis.folder import load
 from analysis.summary import Analysis, analyse
@@ -120,11 +122,11 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
     s = a.summary
     e = s["experiment"]
     body = [f"<h1>{h.esc(e['name'])} — {h.esc(e['kind'])} experiment</h1>",
-            f"<p>Status <b>{h.esc(e.get('status'))}</b>, {s['runs_total']} run(s), "
-            f"{len(s['excluded_steps'])} excluded step(s). Maxima use valid steps only; excluded "
-            "steps are listed below and drawn hollow.</p>",
-            "<h2>Settings</h2>", h.settings_table(s),
-            "<h2>Lost or interrupted</h2>", h.lost_table(s),
+            f"<p>Status <b>{h.esc(e.get('status'))}</b>, {s['runs_total']} run(s) on the "
+            f"{h.esc(e.get('mode') or 'local')} stack, {len(s['excluded_steps'])} excluded step(s). "
+            "Maxima use valid steps only; excluded steps are listed below and drawn hollow.</p>",
+            findings_block([Finding.from_json(f) for f in s.get("findings", [])],
+                           "Findings: the classic results, checked on this run"),
             "<h2>Runs</h2>", h.runs_table(s), h.image(pngs["throughput"], "throughput vs users")]
     if e["kind"] in ("segments", "calibration"):
         body += _segments_tables(s)
@@ -139,7 +141,9 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
              "<h2>Excluded steps</h2>", h.excluded_table(s), "<h2>CPU beside throughput</h2>"]
     body += [h.image(pngs[f"cpu-{r.id}"], f"CPU per tier, {r.id}") for r in a.result.runs]
     step_rows = [x.to_json() for r in a.result.runs for x in a.steps[r.id]]
-    body += ["<h2>All steps</h2>", h.steps_table(step_rows), h.method_section(s)]
+    body += ["<h2>Lost or interrupted</h2>", h.lost_table(s),
+             "<h2>All steps</h2>", h.steps_table(step_rows), h.method_section(s),
+             "<h2>Settings</h2>", h.settings_table(s)]
     return h.page(f"{e['name']} report", body)
 
 

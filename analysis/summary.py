@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, clones, maxima, segments, steps
+from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, steps
 from analysis.capacity import capacity
 from analysis.folder import ResultFolder, load
 
@@ -168,7 +168,7 @@ def analyse(result: ResultFolder) -> Analysis:
         "format": FORMAT_VERSION,
         "experiment": {k: e.get(k) for k in ("name", "kind", "status", "started", "ended", "mode",
                                              "host", "cpu_affinity", "cpu_quotas", "versions",
-                                             "definition")},
+                                             "definition", "stack")},
         "settings": s.to_json(), "method": METHOD, "runs_total": len(result.runs),
         "runs": entries, "excluded_steps": excluded, "step_notes": notes, "lost": lost,
     }
@@ -176,6 +176,7 @@ def analyse(result: ResultFolder) -> Analysis:
         summary.update(_segments_section(result, entries, run_max))
     if result.kind == "clones":
         summary.update(_clones_section(entries))
+    summary["findings"] = [f.to_json() for f in classic.findings(summary)]
     return Analysis(result, all_steps, run_max, hints, summary)
 
 

@@ -7,8 +7,11 @@ def _num(x, digits: int = 0) -> str:
 
 
 def lines(summary: dict) -> list[str]:
+    from analysis.findings import Finding, text_lines
     kind = summary["experiment"]["kind"]
-    out = []
+    found = [Finding.from_json(f) for f in summary.get("findings", [])]
+    out = (["findings (the classic results, checked on this run):", *text_lines(found), "details:"]
+           if found else [])
     for r in summary["runs"]:
         cpu = ", ".join(f"{t} {v:.0f}%" for t, v in sorted((r.get("cpu_at_plateau") or {}).items()))
         out.append(f"  {r['id']:28s} max {_num(r['max_throughput'])}/s at {_num(r['critical_users'])} users"
