@@ -86,16 +86,19 @@ def inspect(names: list[str]) -> list[dict]:
                        capture_output=True, timeout=60)
     if r.returncode != 0:
         raise DockerError(f"docker inspect failed: {r.stderr.strip()[-500:]}")
-    out = []
-    for line in r.stdout.splitlines():
-        name, cid, pid, service, number, nano, image, ips, stack, task = line.split("|")
-        if task and stack:            # a Swarm task: <stack>_<service>.<slot>.<task id>
-            service, _, rest = task.removeprefix(stack + "_").partition(".")
-            number = rest.partition(".")[0]
-        out.append({"name": name.lstrip("/"), "id": cid, "pid": int(pid or 0), "service": service,
-                    "number": int(number or 0), "cpus": int(nano) / 1e9 if nano and int(nano) else None,
-                    "image": image, "ips": set(ips.split())})
-    return out
+    return [parse_inspect(line) for line in r.stdout.splitlines() if line.strip()]
+
+
+def parse_inspect(line: str) -> dict:
+    """One line of `docker inspect --format _INSPECT`."""
+    name, cid, pid, service, number, nano, image, ips, stack, task = (
+        "" if f == "<no value>" else f for f in line.split("|"))     # a label the container lacks
+    if task and stack:            # a Swarm task: <stack>_<service>.<slot>.<task id>
+        service, _, rest = task.removeprefix(stack + "_").partition(".")
+        number = rest.partition(".")[0]
+    return {"name": name.lstrip("/"), "id": cid, "pid": int(pid or 0), "service": service,
+            "number": int(number or 0), "cpus": int(nano) / 1e9 if nano and int(nano) else None,
+            "image": image, "ips": set(ips.split())}
 
 
 def to_remove(numbers: list[int], n: int) -> list[int]:

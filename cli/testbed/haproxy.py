@@ -48,7 +48,9 @@ def gsoap_options(knobs: dict[str, str]) -> str:
 def local_servers(tier: str, replicas: list[tuple[int, int]], knobs: dict[str, str]) -> str:
     """replicas: [(index, port)] -> one server line each."""
     mc = server_maxconn(tier, knobs)
-    return "\n".join(f"    server {tier}{i} 127.0.0.1:{port} check maxconn {mc}"
+    # disabled: in maintenance until the CLI has seen the replica healthy and sets it ready
+    # (a reload keeps a ready server ready: the server-state file wins over `disabled`)
+    return "\n".join(f"    server {tier}{i} 127.0.0.1:{port} check disabled maxconn {mc}"
                      for i, port in replicas)
 
 
@@ -82,10 +84,23 @@ resolvers docker
 """
 
 
+DOCKER_GATE = f"""
+# The readiness gate: every slot starts in maintenance (`disabled` below); when Docker's DNS
+# gives a slot a replica's address, the gate (cli/testbed/haproxy_gate.py) probes the
+# replica's /health itself and puts the slot in rotation once it answers 200, and it puts a
+# slot whose replica left back in maintenance for the next one. HAProxy's master runs and
+# supervises it.
+program readiness-gate
+    command python3 -m testbed.haproxy_gate {DOCKER_STATE_DIR}/haproxy.sock
+"""
+
+
 def docker_servers(tier: str, knobs: dict[str, str]) -> str:
     """One server-template per tier: up to MAX_REPLICAS servers named <tier>1, <tier>2 ..."""
     from testbed.tiers import MAX_REPLICAS
-    return (f"    server-template {tier} 1-{MAX_REPLICAS} {tier}:{DOCKER_TIER_PORT} check"
+    # disabled: a slot stays in maintenance until the readiness gate (haproxy_gate.py) has
+    # seen its replica healthy, so a replica that is still starting is never marked DOWN
+    return (f"    server-template {tier} 1-{MAX_REPLICAS} {tier}:{DOCKER_TIER_PORT} check disabled"
             f" resolvers docker resolve-prefer ipv4 init-addr none maxconn {server_maxconn(tier, knobs)}")
 
 
@@ -93,7 +108,8 @@ def render_docker(knobs: dict[str, str]) -> str:
     """The config of the haproxy container, from its environment (the knobs compose hands
     over from .env); rendered at container start by services/haproxy/entrypoint.py."""
     cfg = StackConfig(bind="0.0.0.0", state_dir=DOCKER_STATE_DIR, knobs=dict(knobs), **DOCKER_PORTS)
-    return render(cfg, {b: docker_servers(b, cfg.knobs) for b in BACKENDS}, resolvers=DOCKER_RESOLVERS)
+    return render(cfg, {b: docker_servers(b, cfg.knobs) for b in BACKENDS},
+                  resolvers=DOCKER_RESOLVERS + DOCKER_GATE)
 
 
 def global_maxconn() -> int:

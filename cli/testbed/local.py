@@ -145,7 +145,12 @@ class LocalStack(Stack):
         haproxy.wait_for(lambda: self._haproxy_serves(plan), 15, "HAProxy to reload with the new servers")
 
     def _wait_up_in_haproxy(self, name: str, reps: list[dict], timeout: float = 30) -> None:
+        """Put the (healthy) replicas in rotation and wait until HAProxy has them UP. A server
+        is rendered `disabled` (haproxy.local_servers): it is never checked before its replica
+        listens, so a normal start shows no DOWN transition and no "no server available"."""
         names = {f"{name}{r['index']}" for r in reps}
+        for server in sorted(names):
+            self.runtime.set_state(name, server, "ready")
 
         def all_up():
             rows = self.runtime.servers(name)
@@ -288,7 +293,6 @@ class LocalStack(Stack):
                 state["replicas"][name] = reps
                 self.save(state)
                 self._wait_healthy(tier, [new])
-                self.runtime.set_state(name, server, "ready")
                 self._wait_up_in_haproxy(name, [new])
             self._reload_haproxy(state)      # knobs such as GSOAP_POOL_SIZE shape its maxconn
 

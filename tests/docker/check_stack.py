@@ -214,6 +214,15 @@ def compose_phase(stack: Stack, figures: dict, args) -> None:
             stack.wait_servers(tier, 1, 60)
         figures["routable_seconds"] = round(time.monotonic() - t0, 1)
         log(f"up --wait: {figures['up_wait_seconds']}s; every tier UP in HAProxy at {figures['routable_seconds']}s")
+        # a normal start: no server ever DOWN, no ALERT (the readiness gate keeps starting
+        # replicas in maintenance until they answer /health)
+        downs = [(r["svname"], r["chkdown"]) for r in stack.haproxy_rows()
+                 if r.get("svname") not in ("FRONTEND", "BACKEND") and r.get("chkdown", "0") not in ("0", "")]
+        alerts = [line for line in run(["docker", "compose", "logs", "haproxy"], 60, capture=True).stdout.splitlines()
+                  if "ALERT" in line]
+        log(f"  HAProxy after the start: {len(downs)} DOWN transition(s), {len(alerts)} ALERT(s)")
+        if downs or alerts:
+            raise CheckFailed(f"a normal start left DOWN transitions {downs} or ALERTs {alerts[:3]}")
 
         stack.check_segments()
         for path in ("/axis?wsdl", "/gsoap?wsdl"):
