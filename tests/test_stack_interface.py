@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from testbed import docker, local, stack
+from testbed import docker, dockercli, local, stack
 from testbed.config import StackConfig
 from testbed.run import reconfigure
 from testbed.run.sampler import cgroup_cpu_file, cgroup_cpu_seconds
@@ -134,9 +134,9 @@ def test_this_machines_own_process_has_a_readable_cgroup_or_none():
 
 
 def test_docker_inspect_lines_of_compose_and_swarm_containers_are_read_alike():
-    compose = docker.parse_inspect("/testbed-clone-2|abc|4242|clone|2|500000000|sha256:1|172.18.0.5 |"
+    compose = dockercli.parse_inspect("/testbed-clone-2|abc|4242|clone|2|500000000|sha256:1|172.18.0.5 |"
                                    "<no value>|<no value>")
     assert (compose["service"], compose["number"], compose["cpus"], compose["ips"]) == ("clone", 2, 0.5, {"172.18.0.5"})
-    swarm = docker.parse_inspect("/testbed_clone.3.xyz|abc|4243|<no value>|<no value>|0|sha256:1|10.0.1.5 |"
+    swarm = dockercli.parse_inspect("/testbed_clone.3.xyz|abc|4243|<no value>|<no value>|0|sha256:1|10.0.1.5 |"
                                  "testbed|testbed_clone.3.xyzxyz")
     assert (swarm["service"], swarm["number"], swarm["cpus"], swarm["name"]) == ("clone", 3, None, "testbed_clone.3.xyz")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import psutil
 
-from testbed.stack import CpuTarget as Target  # what a sampler is given
+from testbed.stack import CpuTarget as Target  # noqa: F401  (what a sampler is given)
 
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
 INTERVAL_S = 1.0
