@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis import cpu as cpumod
+from analysis import faults as faultmod
 from analysis import locust_csv as lc
 from analysis.settings import Settings
 from analysis.steps import STEP_LOG_FILE, from_step_log
@@ -39,6 +40,7 @@ class Run:
     exceptions: int = 0
     threaddumps: dict[tuple[str, str], Path] = field(default_factory=dict)
     lost: list[str] = field(default_factory=list)
+    faults: list[dict] = field(default_factory=list)   # faults.jsonl (analysis/faults.py)
 
     @property
     def label(self) -> str:
@@ -123,6 +125,8 @@ def load_run(run_dir: Path) -> Run:
         m = THREADDUMP.search(p.name)
         if m:
             run.threaddumps[(m["tier"], m["replica"])] = p
+    run.faults, cut = faultmod.read(run_dir)
+    lost.extend(cut)
     if run.status not in ("complete", "unknown"):
         lost.append(f"run status {run.status}")
     return run

@@ -4,6 +4,7 @@ throughput_vs_users -- every run's steps, one colour per path/series; excluded s
 segment_bars        -- per-segment throughput; a not-measurable segment is labelled, not a zero bar
 clone_scaling       -- speed-up vs replicas against the ideal line, client and service tier apart
 cpu_beside_throughput -- one run: throughput per step beside CPU per tier per step
+timeline            -- one run over time, throughput and p95, fault windows shaded
 save(fig, folder, name) writes name.png and name.svg.
 """
 from __future__ import annotations
@@ -144,6 +145,32 @@ def cpu_beside_throughput(steps: list[dict], title: str = "") -> Figure:
         ax2.legend(fontsize="x-small")
     else:
         ax2.text(0.5, 0.5, "no CPU samples", transform=ax2.transAxes, ha="center")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def timeline(points: list[dict], windows: list[tuple[float, float, str]], title: str = "") -> Figure:
+    """One run over time: throughput (and failures) per second above, p95 latency below; each
+    fault window (from_s, to_s, label) shaded on both."""
+    fig = Figure(figsize=(7.5, 5.0))
+    ax1, ax2 = fig.subplots(2, 1, sharex=True)
+    t = [p["t"] for p in points]
+    ax1.plot(t, [p["throughput"] for p in points], "-", color="C0", label="requests/s")
+    ax1.plot(t, [p["failures"] for p in points], "-", color="C3", label="failures/s")
+    ax2.plot(t, [p["p95_ms"] for p in points], "-", color="C1", label="p95 (ms)")
+    for lo, hi, label in windows:
+        for ax in (ax1, ax2):
+            ax.axvspan(lo, hi, color="0.85", zorder=0)
+        ax1.text(lo, 1.0, " " + label, transform=ax1.get_xaxis_transform(), va="top", fontsize="x-small")
+    ax1.set_ylabel("per second")
+    ax1.legend(fontsize="x-small", loc="lower left")
+    ax2.set_ylabel("p95 latency (ms)")
+    ax2.set_xlabel("seconds since the run's first stats row (grey: fault window)")
+    for ax in (ax1, ax2):
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -14,6 +14,7 @@ from pathlib import Path
 from analysis import html as h
 from analysis.findings import Finding
 from analysis.findings import html_block as findings_block
+from analysis import faults as faultmod
 from analysis import maxima, plots, steps
 from analysis.folder import load
 from analysis.summary import Analysis, analyse
@@ -44,6 +45,11 @@ def figures(a: Analysis) -> dict[str, object]:
     if "scaling" in s:
         figs["clones"] = plots.clone_scaling({k: [tuple(p) for p in v] for k, v in s["scaling"].items()})
     for run in a.result.runs:
+        windows = [(f["from_s"], f["to_s"], f"{f['action']} {f['target']}") for f in s.get("faults", [])
+                   if f["run_id"] == run.id and f["from_s"] is not None]
+        if windows:
+            figs[f"timeline-{run.id}"] = plots.timeline(faultmod.timeline(run.history), windows,
+                                                        f"{run.id}: faults injected")
         rows = [{"users": x.users, "throughput": x.throughput, "excluded": x.excluded,
                  "cpu": x.cpu, "host_cpu": x.host_cpu} for x in a.steps[run.id]]
         figs[f"cpu-{run.id}"] = plots.cpu_beside_throughput(rows, f"{run.id}: {run.label}")
@@ -117,6 +123,19 @@ def _clones_table(s: dict) -> list[str]:
         "bottleneck"], rows)]
 
 
+def _faults_table(s: dict) -> str:
+    rows = [[h.esc(f["run_id"]), h.esc(f"{f['action']} {f['target']}"), h.esc(f.get("server") or ""),
+             "#" + h.num(f["from_s"]), "#" + h.num(f["to_s"]), "#" + h.num(f["in_flight"]),
+             "#" + h.num(f["ejected_after_s"]), "#" + h.num(f["back_after_s"]),
+             "#" + h.num(f["requests_in_window"]), "#" + h.num(f["failures_in_window"]), h.esc(f.get("error") or "")]
+            for f in s["faults"]]
+    return h.table("faults", ["run", "fault", "HAProxy server", "from (s)", "to (s)", "in flight at start",
+                              "out of rotation after (s)", "back after restart (s)", "requests in window",
+                              "failed in window", "error"], rows) + (
+        f"<p>Window: from the fault's start to {faultmod.GRACE_S:g} s after its end; times from the "
+        "run's first stats row.</p>")
+
+
 def render(a: Analysis, pngs: dict[str, bytes]) -> str:
     """The report page for an analysis and its figures' PNG bytes."""
     s = a.summary
@@ -137,6 +156,9 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
     if e["kind"] == "clones":
         body += _clones_table(s)
         body.append(h.image(pngs["clones"], "clone scaling vs ideal"))
+    if s.get("faults"):
+        body += ["<h2>Faults injected</h2>", _faults_table(s)]
+        body += [h.image(pngs[k], k) for k in pngs if k.startswith("timeline-")]
     body += ["<h2>Bottleneck hints</h2>", h.bottleneck_table(s),
              "<h2>Excluded steps</h2>", h.excluded_table(s), "<h2>CPU beside throughput</h2>"]
     body += [h.image(pngs[f"cpu-{r.id}"], f"CPU per tier, {r.id}") for r in a.result.runs]

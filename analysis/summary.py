@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, steps
+from analysis import faults as faultmod
 from analysis.capacity import capacity
 from analysis.folder import ResultFolder, load
 
@@ -176,6 +177,7 @@ def analyse(result: ResultFolder) -> Analysis:
         summary.update(_segments_section(result, entries, run_max))
     if result.kind == "clones":
         summary.update(_clones_section(entries))
+    summary["faults"] = [f for run in result.runs for f in faultmod.summarize(run.id, run.faults, run.history)]
     summary["findings"] = [f.to_json() for f in classic.findings(summary)]
     return Analysis(result, all_steps, run_max, hints, summary)
 

@@ -184,6 +184,36 @@ def cmd_logs(args) -> int:
         return 2
 
 
+def cmd_fault(args) -> int:
+    from testbed import faults
+    from testbed.stack import detect
+    try:
+        fault = faults.parse(args.action, args.target, args.at, args.duration, args.speed)
+    except faults.FaultError as e:
+        print(f"testbed: fault: {e}", file=sys.stderr)
+        return 2
+    stack = detect()
+    if stack is None:
+        print("testbed: fault: the stack is not up; start it with ./testbed up", file=sys.stderr)
+        return 1
+    inj = faults.Injector(stack, say=lambda text: print(text, flush=True))
+    print(f"fault: {fault.describe()} on the {stack.mode} stack" + ("" if fault.duration or fault.action != "kill"
+          else "; it stays down (./testbed scale TIER=N, or --for D, brings it back)"), flush=True)
+    inj.start([fault])
+    try:
+        inj.wait()
+    except KeyboardInterrupt:
+        print("\nfault: Ctrl-C: ending the fault ...", flush=True)
+        inj.heal()
+    rec = inj.records[0] if inj.records else {}
+    if rec.get("error"):
+        print(f"testbed: fault: {rec['error']}", file=sys.stderr)
+        return 1
+    print("fault: done: " + json.dumps({k: rec.get(k) for k in ("server", "in_flight", "ejected_after_s",
+                                                                 "back_after_s")}))
+    return 0
+
+
 def cmd_test(args) -> int:
     from testbed import build, prereqs
     prereqs.require()
@@ -272,6 +302,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-f", "--follow", action="store_true")
     s.add_argument("-n", "--lines", type=int, default=40)
     s.set_defaults(func=cmd_logs)
+
+    s = sub.add_parser("fault", help="kill, pause or slow one replica (now or later, for a while)",
+                       description="Fault injection (cli/testbed/faults.py): kill = SIGKILL (with --for, "
+                                   "restarted after D s); pause = SIGSTOP for D s; slow = runs only --speed of "
+                                   "the time for D s. Prints when HAProxy took it out of rotation.")
+    s.add_argument("action", choices=("kill", "pause", "slow"))
+    s.add_argument("target", metavar="TIER[#i]", help="e.g. clone#2; without #i the highest-numbered replica")
+    s.add_argument("--at", type=float, default=0.0, metavar="T", help="start T seconds from now (default 0)")
+    s.add_argument("--for", dest="duration", type=float, default=None, metavar="D",
+                   help="seconds (pause, slow: default 10; kill: restart after D s, default never)")
+    s.add_argument("--speed", type=float, default=0.2, help="slow: share of time the replica runs (default 0.2)")
+    s.set_defaults(func=cmd_fault)
 
     s = sub.add_parser("test", help="build everything and run every test (JUnit, ctest, pytest)",
                        description="Arguments after the verb go to pytest, e.g. ./testbed test -k interop -x")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -287,7 +288,8 @@ class ComposeStack(Stack):
             out["replicas"].append({
                 "tier": c["Service"], "replica": info.get("number") or number_of(c["Name"]),
                 "alive": c.get("State") == "running", "healthy": (c.get("Health") or "") == "healthy",
-                "haproxy": slot.get("status", "-"), "sessions": int(slot.get("scur") or 0),
+                "haproxy": slot.get("status", "-"), "server": slot.get("svname"),
+                "sessions": int(slot.get("scur") or 0),
                 "url": f"http://{ip}:{haproxy.DOCKER_TIER_PORT}" if ip else None, "pid": info.get("pid"),
                 "port": haproxy.DOCKER_TIER_PORT, "container": c["Name"], "address": ip or None, "log": None})
         return out
@@ -312,6 +314,29 @@ class ComposeStack(Stack):
                        f"ui-worker-{c['number']}" if c["service"] == "locust-worker" else str(c["number"]))
             out.append(CpuTarget(tier, replica, c["pid"], tree=True, cgroup=cgroup_cpu_file(c["pid"])))
         return out
+
+    def signal(self, replica: dict, sig: int) -> None:
+        """Straight to the container's main process when this host sees it (as fast as a local
+        signal), else through the engine (`docker kill --signal`)."""
+        pid = replica.get("pid")
+        if pid and os.path.exists(f"/proc/{pid}"):
+            os.kill(pid, sig)
+            return
+        r = subprocess.run(["docker", "kill", "--signal", str(int(sig)), replica["container"]],
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode != 0:
+            raise StackError(f"docker kill --signal {int(sig)} {replica['container']}: {r.stderr.strip()[:200]}")
+
+    def revive(self, replica: dict) -> None:
+        r = subprocess.run(["docker", "start", replica["container"]], capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            raise StackError(f"docker start {replica['container']}: {r.stderr.strip()[:200]}")
+        n = sum(1 for c in self._containers() if c["Service"] == replica["tier"] and c.get("State") == "running")
+        self.wait_servers(replica["tier"], n)
+
+    def server_states(self, tier: str) -> dict[str, dict]:
+        return {s["svname"]: {"status": s["status"], "sessions": int(s.get("scur") or 0)}
+                for s in self.haproxy_servers() if s["pxname"] == tier}
 
     def thread_dump(self, replica: dict) -> str:
         name = replica["container"]

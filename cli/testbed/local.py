@@ -325,7 +325,7 @@ class LocalStack(Stack):
                 out["replicas"].append({
                     "tier": name, "replica": r["index"], "alive": alive,
                     "healthy": alive and procs.http_ok(f"http://127.0.0.1:{r['port']}{tier.health_path}", 1.0),
-                    "haproxy": row.get("status", "-") if row else "-",
+                    "haproxy": row.get("status", "-") if row else "-", "server": f"{name}{r['index']}",
                     "sessions": int(row.get("scur") or 0) if row else 0,
                     "url": f"http://127.0.0.1:{r['port']}", "pid": r["proc"].pid, "port": r["port"],
                     "container": None, "address": "127.0.0.1", "log": r["proc"].log})
@@ -348,6 +348,22 @@ class LocalStack(Stack):
         out += [CpuTarget("loadgen", p.name.replace("locust-", "ui-"), p.pid)
                 for p in locust_ui.all_procs(state.get("locust")) if p.alive()]
         return out
+
+    def signal(self, replica: dict, sig: int) -> None:
+        state = self.load()
+        proc = next((r["proc"] for r in state["replicas"].get(replica["tier"], [])
+                     if r["index"] == replica["replica"]), None)
+        if proc is None or not proc.alive():
+            raise StackError(f"{replica['tier']}-{replica['replica']} is not running")
+        os.kill(proc.pid, sig)
+
+    def revive(self, replica: dict) -> None:
+        tier = replica["tier"]
+        self.scale(tier, len(self.load()["replicas"].get(tier, [])))   # starts the dead ones again
+
+    def server_states(self, tier: str) -> dict[str, dict]:
+        return {name: {"status": r["status"], "sessions": int(r.get("scur") or 0)}
+                for name, r in self.runtime.servers(tier).items()}
 
     def thread_dump(self, replica: dict) -> str:
         if not shutil.which("jstack"):

@@ -22,8 +22,8 @@ from testbed import tiers
 from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
-REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "sessions", "url", "pid", "port",
-                "container", "address", "log")
+REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "server", "sessions", "url", "pid",
+                "port", "container", "address", "log")
 
 
 class StackError(RuntimeError):
@@ -115,6 +115,19 @@ class Stack(ABC):
         """What of these knobs a tier's replicas are started with: when it differs between two
         sets of knobs, the tier must be restarted to change from one to the other."""
         return tiers.process_env(tiers.TIERS[tier], 0, knobs)
+
+    # ------------------------------------------------------------------ faults (faults.py)
+    @abstractmethod
+    def signal(self, replica: dict, sig: int) -> None:
+        """Send a signal to a replica's process (SIGKILL, SIGSTOP, SIGCONT); replica: a status() row."""
+
+    @abstractmethod
+    def revive(self, replica: dict) -> None:
+        """Bring a killed replica back (same tier, same place) and wait until HAProxy has it UP."""
+
+    @abstractmethod
+    def server_states(self, tier: str) -> dict[str, dict]:
+        """HAProxy's view of a tier: server name -> {"status", "sessions"}."""
 
     # ------------------------------------------------------------------ measurement
     @abstractmethod

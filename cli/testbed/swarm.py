@@ -161,6 +161,11 @@ class SwarmStack(ComposeStack):
         if n:
             self.wait_servers(tier, n)
 
+    def revive(self, replica: dict) -> None:
+        """Swarm replaces a killed task by itself (restart policy): wait for it."""
+        self._converge(180)
+        self.wait_servers(replica["tier"], self._services().get(replica["tier"], (0, 0))[1])
+
     # ------------------------------------------------------------------ inspection
     def _running_inspected(self, services: tuple[str, ...] | None = None) -> list[dict]:
         from testbed.docker import inspect

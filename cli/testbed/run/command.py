@@ -40,6 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args) -> int:
     from testbed.config import ConfigError, StackConfig
+    from testbed.faults import FaultError
     from testbed.run import definition
     from testbed.run.runner import RESULTS_DIR, Runner
 
@@ -73,7 +74,7 @@ def main(args) -> int:
                                keep_stack=args.keep_stack)
     try:
         exp = definition.load(args.experiment, quick=args.quick, repeat=args.repeat)
-    except definition.DefinitionError as e:
+    except (definition.DefinitionError, FaultError) as e:      # FaultError: a bad [[faults]] entry
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2
     remote = None

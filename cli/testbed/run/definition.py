@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from testbed import ROOT
+from testbed import ROOT, faults
 
 EXPERIMENTS_DIR = ROOT / "loadgen" / "experiments"
 KINDS = ("segments", "clones", "calibration")
@@ -47,7 +47,7 @@ LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_r
              "max_outstanding", "workers", "prime_seconds", "hold_seconds")
 RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tiers_cpus", "client_mode",
             "pool_size", "regime", "demands", "knobs", "load", "quick")
-TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "settings", "runs")
+TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "settings", "runs", "faults")
 
 
 class DefinitionError(ValueError):
@@ -148,6 +148,7 @@ class Experiment:
     quick: bool = False
     repeat: int = 1
     raw: dict = field(default_factory=dict)
+    faults: list = field(default_factory=list)    # faults.Fault, [[faults]]
 
     def definition(self) -> dict:
         """experiment.json "definition": the file as run, and the runs it expanded to."""
@@ -241,7 +242,7 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
     settings.setdefault("demand knobs", demands_text(runs))
     return Experiment(name=name, kind=kind, description=str(raw.get("description", "")).strip(),
                       source=path, text=text, settings=settings, runs=runs, quick=quick,
-                      repeat=repeat, raw=raw)
+                      repeat=repeat, raw=raw, faults=faults.from_tables(raw.get("faults", []), ids, where))
 
 
 def demands_text(runs: list[RunSpec]) -> str:

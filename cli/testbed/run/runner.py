@@ -22,6 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from testbed import ROOT
+from testbed.faults import Injector
 from testbed.run import reconfigure, results, threaddumps
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
@@ -30,6 +31,7 @@ from testbed.run.sampler import CpuSampler
 from testbed.stack import CpuTarget, Stack
 
 RESULTS_DIR = ROOT / "results"
+FAULTS_FILE = "faults.jsonl"      # analysis/faults.py reads it
 LOCUST_START_S = 4.0       # rough cost of one Locust start + stop, for the time estimate
 JVM_START_S = 8.0          # rough cost of one JVM tier start on a busy 2-core machine
 OVERRUN_S = 90.0           # a Locust run longer than planned + this is stopped as failed
@@ -269,6 +271,8 @@ class Runner:
             return stack_targets + [CpuTarget("loadgen", name, p.pid) for name, p in loc.processes()]
 
         sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
+        faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)]
+        inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None
         dumps: Future | None = None
         pool = ThreadPoolExecutor(max_workers=1)
         t0 = time.monotonic()
@@ -282,6 +286,8 @@ class Runner:
             while loc.alive():
                 run.refresh_steps()
                 steps, phases = meta["steps"], notes.get("phases", [])
+                if inj and not inj.started and steps:     # [[faults]] at = seconds after step 1 began
+                    inj.start(faults, t0=steps[0]["start"])
                 hold = next((p for p in phases if p["phase"] == "hold" and p.get("end") is None), None)
                 if hold and dumps is None:
                     tiers = threaddumps.tiers_reached(spec.path, spec.backend)
@@ -303,7 +309,7 @@ class Runner:
             say(f"Ctrl-C: stopping Locust (run {spec.id}) and keeping the finished steps ...")
             with contextlib.suppress(KeyboardInterrupt):
                 loc.interrupt()
-            self._end_run(run, sampler, pool, dumps, "interrupted", None)
+            self._end_run(run, sampler, pool, dumps, "interrupted", None, inj)
             raise
         except Exception as e:
             loc.kill()
@@ -315,7 +321,7 @@ class Runner:
                 " | ".join(loc.log_tail().splitlines()[-3:])[:400]
         elif status == "complete" and any(s.get("end") is None for s in meta["steps"]):
             status, error = "failed", "Locust stopped before the last step ended (see its log)"
-        self._end_run(run, sampler, pool, dumps, status, error)
+        self._end_run(run, sampler, pool, dumps, status, error, inj)
         if status != "complete":
             self.failed.append(f"{spec.id}: {error}")
             say(f"  run {spec.id} {status}: {error}")
@@ -323,9 +329,12 @@ class Runner:
             say("  " + self._run_line(run_dir))
 
     def _end_run(self, run: results.RunFile, sampler: CpuSampler, pool: ThreadPoolExecutor,
-                 dumps: Future | None, status: str, error: str | None) -> None:
+                 dumps: Future | None, status: str, error: str | None, inj: Injector | None = None) -> None:
         sampler.stop()
         notes = run.meta["notes"]
+        if inj:                      # a fault still going is ended (resumed, revived) with the run
+            inj.heal()
+            notes["faults"] = inj.records
         if sampler.errors:
             notes["cpu_sampler_errors"] = sampler.errors
         if dumps is not None:
