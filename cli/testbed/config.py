@@ -110,12 +110,27 @@ class StackConfig:
         """The ports HAProxy listens on."""
         return {"WEB_PORT": self.web_port, "CLONES_PORT": self.clones_port,
                 "SOAP_PORT": self.soap_port, "STATS_PORT": self.stats_port,
-                "BOUND_PORT": self.bound_port}
+                "BOUND_PORT": self.bound_port, "LOCUST_PORT": self.locust_port}
+
+    def ui_headers(self) -> dict[str, str]:
+        """The Authorization header HAProxy's stats page and Locust UI want when UI_PASSWORD is set."""
+        password = self.knobs.get("UI_PASSWORD") or ""
+        if not password:
+            return {}
+        import base64
+        token = base64.b64encode(f"{self.knobs.get('UI_USER') or 'testbed'}:{password}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
 
     def locust_worker_count(self) -> int:
         if self.locust_workers:
             return self.locust_workers
         return len(self.loadgen_cpus) if self.loadgen_cpus else len(os.sched_getaffinity(0))
+
+    @property
+    def locust_web_port(self) -> int:
+        """Where the Locust master's web UI listens on loopback; HAProxy's locust_ui entry
+        (LOCUST_PORT) forwards to it, asking for credentials when UI_PASSWORD is set."""
+        return self.replica_port_base + 990
 
     @property
     def client_host(self) -> str:

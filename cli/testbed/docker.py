@@ -60,7 +60,7 @@ class ComposeStack(Stack):
         (the configuration's ports, so a private stack can live beside the default one)."""
         c = self.cfg
         return {"COMPOSE_PROJECT_NAME": c.knobs.get("COMPOSE_PROJECT_NAME", "testbed"), "BIND_ADDRESS": c.bind,
-                **{k: str(v) for k, v in c.entry_ports().items()}, "LOCUST_PORT": str(c.locust_port)}
+                **{k: str(v) for k, v in c.entry_ports().items()}}
 
     def _compose(self, args: list[str], overrides: dict[str, str] | None = None, **kw):
         return compose(args, {**self.env(), **(overrides or {})}, **kw)
@@ -129,7 +129,7 @@ class ComposeStack(Stack):
     def haproxy_servers(self, timeout: float = 3.0) -> list[dict[str, str]]:
         """Every server line of HAProxy's stats (CSV of the stats page), FRONTEND/BACKEND left out."""
         url = f"http://{self.cfg.client_host}:{self.cfg.stats_port}/;csv;norefresh"
-        with urllib.request.urlopen(url, timeout=timeout) as r:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=self.cfg.ui_headers()), timeout=timeout) as r:
             text = r.read().decode().lstrip("# ")
         return [row for row in csv.DictReader(io.StringIO(text))
                 if row.get("svname") not in ("FRONTEND", "BACKEND", None)]

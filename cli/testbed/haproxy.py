@@ -12,14 +12,15 @@ from pathlib import Path
 
 from testbed import ROOT
 from testbed.config import StackConfig
+from testbed.stack import StackError
 
 TEMPLATE = ROOT / "services" / "haproxy" / "haproxy.cfg.in"
 BACKENDS = ("front", "clone", "axis", "gsoap")
 _PLACEHOLDER = re.compile(r"@([A-Z_a-z]+)@")
 
 
-class HaproxyError(RuntimeError):
-    pass
+class HaproxyError(StackError):
+    """HAProxy refused a config, or a config cannot be made as asked; the text names the fix."""
 
 
 def server_maxconn(tier: str, knobs: dict[str, str]) -> int:
@@ -58,7 +59,8 @@ def local_servers(tier: str, replicas: list[tuple[int, int]], knobs: dict[str, s
 # publishes them on the host), and each tier is a server-template whose slots are filled
 # by Docker's DNS with the address of every running replica, so scaling needs no reload.
 DOCKER_PORTS = {"web_port": 8080, "clones_port": 8081, "soap_port": 8082, "stats_port": 8404,
-                "bound_port": 8088}
+                "bound_port": 8088, "locust_port": 8089}
+DOCKER_LOCUST_PORT = 8089           # the locust-master container's web UI
 DOCKER_TIER_PORT = 8080             # every tier's PORT inside its container
 DOCKER_STATE_DIR = Path("/run/haproxy")   # stats socket, server-state file, the rendered config
 DOCKER_RESOLVERS = """\
@@ -107,9 +109,14 @@ def docker_servers(tier: str, knobs: dict[str, str]) -> str:
 def render_docker(knobs: dict[str, str]) -> str:
     """The config of the haproxy container, from its environment (the knobs compose hands
     over from .env); rendered at container start by services/haproxy/entrypoint.py."""
+    # the published ports listen on the host's BIND_ADDRESS (compose) or everywhere (Swarm):
+    # that, not the container's 0.0.0.0, decides whether the UIs need credentials
     cfg = StackConfig(bind="0.0.0.0", state_dir=DOCKER_STATE_DIR, knobs=dict(knobs), **DOCKER_PORTS)
     return render(cfg, {b: docker_servers(b, cfg.knobs) for b in BACKENDS},
-                  resolvers=DOCKER_RESOLVERS + DOCKER_GATE)
+                  resolvers=DOCKER_RESOLVERS + DOCKER_GATE,
+                  locust_server=f"    server locust locust-master:{DOCKER_LOCUST_PORT} resolvers docker "
+                                "resolve-prefer ipv4 init-addr none",
+                  published_on=knobs.get("PUBLISHED_ON") or "0.0.0.0")
 
 
 def global_maxconn() -> int:
@@ -121,14 +128,43 @@ def global_maxconn() -> int:
     return max(256, min(8000, (hard - 200) // 2))
 
 
+LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|::1|localhost)$")
+
+
+def exposed(bind: str) -> bool:
+    """Does HAProxy listen beyond this machine (BIND_ADDRESS not a loopback address)?"""
+    return not LOOPBACK.match(bind or "")
+
+
+def ui_auth(knobs: dict[str, str], bind: str) -> tuple[str, str]:
+    """(userlist section, the rule each UI frontend gets): credentials from UI_USER and
+    UI_PASSWORD; none when no password is set, which only a loopback bind allows."""
+    user, password = knobs.get("UI_USER") or "testbed", knobs.get("UI_PASSWORD") or ""
+    if not password:
+        if exposed(bind):
+            raise HaproxyError(f"BIND_ADDRESS={bind} exposes HAProxy's stats page and the Locust UI beyond "
+                               "this machine: set UI_PASSWORD (and UI_USER, default testbed) in .env or the "
+                               "environment, or keep BIND_ADDRESS=127.0.0.1")
+        return "", ""
+    if not re.match(r"^[A-Za-z0-9._-]+$", user) or re.search(r"\s", password):
+        raise HaproxyError("UI_USER: letters, digits, . _ - only; UI_PASSWORD: no spaces")
+    return (f"userlist ui_users\n    user {user} insecure-password {password}\n",
+            "    http-request auth realm testbed unless { http_auth(ui_users) }  # UI_USER/UI_PASSWORD")
+
+
 def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
-           resolvers: str = "") -> str:
+           resolvers: str = "", locust_server: str = "", published_on: str | None = None) -> str:
+    """published_on: where the entry points are reachable when that is not cfg.bind (a
+    container listens on 0.0.0.0 and is published on the host's BIND_ADDRESS, or everywhere)."""
+    userlist, auth = ui_auth(cfg.knobs, published_on or cfg.bind)
     values = {
         "MAXCONN": global_maxconn(),
         "BIND": cfg.bind, "WEB_PORT": cfg.web_port, "CLONES_PORT": cfg.clones_port,
         "SOAP_PORT": cfg.soap_port, "STATS_PORT": cfg.stats_port, "BOUND_PORT": cfg.bound_port,
         "STATE_DIR": str(cfg.state_dir), "GLOBAL_EXTRA": global_extra,
         "GSOAP_OPTIONS": gsoap_options(cfg.knobs), "RESOLVERS": resolvers,
+        "LOCUST_PORT": cfg.locust_port, "USERLIST": userlist, "UI_AUTH": auth,
+        "LOCUST_SERVER": locust_server,
     }
     for b in BACKENDS:
         values[f"SERVERS_{b}"] = servers.get(b, "")

@@ -111,7 +111,8 @@ class LocalStack(Stack):
         servers = {name: haproxy.local_servers(name, reps, self.cfg.knobs) for name, reps in plan.items()}
         path = self.dir / "haproxy.cfg"
         tmp = self.dir / "haproxy.cfg.new"
-        tmp.write_text(haproxy.render(self.cfg, servers))
+        tmp.write_text(haproxy.render(self.cfg, servers, locust_server=f"    server locust "
+                                      f"127.0.0.1:{self.cfg.locust_web_port}  # Locust's own web UI"))
         haproxy.check(tmp)
         os.replace(tmp, path)
         return path
@@ -121,6 +122,7 @@ class LocalStack(Stack):
             have = {(r["pxname"], r["svname"]) for r in self.runtime.stats()}
         except OSError:
             return False
+        have = {(b, s) for b, s in have if b in haproxy.BACKENDS}     # not the locust_ui backend
         return have == {(name, f"{name}{i}") for name, reps in plan.items() for i, _ in reps}
 
     def _start_haproxy(self, state: dict, plan: dict[str, list[tuple[int, int]]]) -> None:

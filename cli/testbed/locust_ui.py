@@ -1,5 +1,7 @@
-"""The Locust web UI of a running stack: one master (web UI on LOCUST_PORT) and its
-workers, all on loopback, aimed at HAProxy's web entry point. A person picks the user
+"""The Locust web UI of a running stack: one master and its workers, all on loopback, aimed at
+HAProxy's web entry point. The master's web UI listens on loopback (cfg.locust_web_port);
+people reach it through HAProxy's locust_ui entry on LOCUST_PORT, which asks for credentials
+when UI_PASSWORD is set (and must be set when the stack is exposed). A person picks the user
 class and the shape in the UI (class picker) and sets backend/op/n/think time there."""
 from __future__ import annotations
 
@@ -17,19 +19,19 @@ def _locust() -> list[str]:
 
 
 def start(cfg: StackConfig, log_dir: Path) -> dict:
-    busy = [f"{k}={p}" for k, p in (("LOCUST_PORT", cfg.locust_port),
+    busy = [f"{k}={p}" for k, p in (("TESTBED_REPLICA_PORT_BASE (+990: Locust's web UI)", cfg.locust_web_port),
                                     ("LOCUST_MASTER_PORT", cfg.locust_master_port))
-            if not procs.port_free(p, cfg.bind if k == "LOCUST_PORT" else "127.0.0.1")]
+            if not procs.port_free(p, "127.0.0.1")]
     if busy:
         raise procs.ProcError(f"port in use: {', '.join(busy)}; stop what holds it, or set "
                               f"{busy[0].split('=')[0]}=<free port> in .env or the environment")
     n = cfg.locust_worker_count()
     master = procs.start("locust-master", _locust() + [
-        "--master", "--web-host", cfg.bind, "--web-port", str(cfg.locust_port),
+        "--master", "--web-host", "127.0.0.1", "--web-port", str(cfg.locust_web_port),
         "--master-bind-host", "127.0.0.1", "--master-bind-port", str(cfg.locust_master_port),
         "--expect-workers", str(n), "--class-picker",
         "-H", f"http://{cfg.client_host}:{cfg.web_port}"], log_dir / "locust-master.log",
-        port=cfg.locust_port, cwd=ROOT, cpus=cfg.loadgen_cpus)
+        port=cfg.locust_web_port, cwd=ROOT, cpus=cfg.loadgen_cpus)
     workers = [procs.start(f"locust-worker-{i}", _locust() + [
         "--worker", "--master-host", "127.0.0.1", "--master-port", str(cfg.locust_master_port)],
         log_dir / f"locust-worker-{i}.log", cwd=ROOT, cpus=cfg.loadgen_cpus) for i in range(1, n + 1)]
@@ -37,7 +39,7 @@ def start(cfg: StackConfig, log_dir: Path) -> dict:
 
 
 def wait(ui: dict, cfg: StackConfig, timeout: float = 60) -> None:
-    procs.wait_healthy(ui["master"], f"http://{cfg.client_host}:{cfg.locust_port}/", timeout)
+    procs.wait_healthy(ui["master"], f"http://127.0.0.1:{cfg.locust_web_port}/", timeout)
 
 
 def url(cfg: StackConfig) -> str:

@@ -99,6 +99,9 @@ class SwarmStack(ComposeStack):
         if self.running():
             raise StackError(f"the Swarm stack {self.name!r} is already deployed (./testbed status); "
                              "./testbed down first")
+        if not (self.cfg.knobs.get("UI_PASSWORD") or (overrides or {}).get("UI_PASSWORD")):
+            raise StackError("Swarm publishes the stack's ports on every address of the node: set UI_PASSWORD "
+                             "(and UI_USER, default testbed) for HAProxy's stats page and the Locust UI first")
         overrides = dict(overrides or {})
         for t in tiers.TIERS:
             overrides[f"REPLICAS_{t.upper()}"] = str(counts.get(t, 0))

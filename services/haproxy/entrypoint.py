@@ -13,7 +13,10 @@ def main() -> None:
     knobs = dict(os.environ)
     state = haproxy.DOCKER_STATE_DIR
     cfg = state / "haproxy.cfg"
-    cfg.write_text(haproxy.render_docker(knobs))
+    try:
+        cfg.write_text(haproxy.render_docker(knobs))
+    except haproxy.HaproxyError as e:     # e.g. published beyond loopback without UI_PASSWORD
+        raise SystemExit(f"haproxy: not started: {e}")
     (state / "haproxy.state").write_text("1\n")      # an empty server-state file, version 1
     limits = " ".join(f"{b}={haproxy.server_maxconn(b, knobs)}" for b in haproxy.BACKENDS)
     print(f"haproxy: rendered {cfg}; maxconn per server: {limits}", flush=True)

@@ -19,6 +19,7 @@ results/docker-check-<time>/figures.json and are printed at the end. CI: .ci/run
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -62,8 +63,12 @@ def run(argv: list[str], timeout: float, check: bool = True, capture: bool = Fal
 
 
 def get(url: str, timeout: float = 15.0) -> tuple[int, str]:
+    """GET; with the UI credentials when UI_PASSWORD is set (the Swarm phase sets one)."""
+    password = os.environ.get("UI_PASSWORD")
+    headers = {"Authorization": "Basic " + base64.b64encode(
+        f"{os.environ.get('UI_USER', 'testbed')}:{password}".encode()).decode()} if password else {}
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as r:
             return r.status, r.read().decode(errors="replace")
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode(errors="replace")
@@ -287,6 +292,8 @@ def swarm_phase(stack: Stack, figures: dict, args) -> None:
     made = state != "active"
     if made:
         run(["docker", "swarm", "init", "--advertise-addr", "127.0.0.1"], 120, capture=True)  # no join token in logs
+    # Swarm publishes on every address: HAProxy wants UI credentials (docs/docker.md)
+    os.environ.setdefault("UI_PASSWORD", "ci-" + os.urandom(6).hex())
     # `docker stack deploy` reads no .env: the shell hands the knobs over (docs/docker.md)
     env = {**read_env_file(ROOT / ".env"), **os.environ}
     try:

@@ -121,8 +121,20 @@ def test_each_tier_container_gets_the_environment_local_mode_gives_it(tier):
 
 
 def test_haproxy_container_renders_the_config_the_env_file_gives():
+    # compose: the base file's environment with the override's on top (PUBLISHED_ON)
+    merged = {**SERVICES["haproxy"]["environment"], **OVERRIDE_DOC["services"]["haproxy"]["environment"]}
+    env = {k: interpolate(str(v), KNOBS) for k, v in merged.items()}
+    assert env["PUBLISHED_ON"] == KNOBS["BIND_ADDRESS"] == "127.0.0.1"
+    assert haproxy.render_docker(env) == haproxy.render_docker({**KNOBS, "PUBLISHED_ON": "127.0.0.1"})
+
+
+def test_swarm_publishes_everywhere_so_its_haproxy_wants_a_ui_password():
     env = {k: interpolate(str(v), KNOBS) for k, v in SERVICES["haproxy"]["environment"].items()}
-    assert haproxy.render_docker(env) == haproxy.render_docker(KNOBS)
+    assert env["PUBLISHED_ON"] == "0.0.0.0" and not env["UI_PASSWORD"]
+    with pytest.raises(haproxy.HaproxyError, match="set UI_PASSWORD"):
+        haproxy.render_docker(env)
+    text = haproxy.render_docker({**env, "UI_PASSWORD": "s3cret"})
+    assert "userlist ui_users" in text and "user testbed insecure-password s3cret" in text
 
 
 @pytest.mark.parametrize("tier", sorted(n for n, t in tiers.TIERS.items() if t.java_jar))
@@ -164,9 +176,9 @@ def test_scaled_services_have_no_container_name_and_publish_no_port(service):
         assert "container_name" not in spec and "ports" not in spec
 
 
-def test_compose_publishes_only_entry_points_stats_and_locust_on_bind_address():
+def test_compose_publishes_only_haproxy_entry_points_stats_and_the_ui_on_bind_address():
     published = {n: s["ports"] for n, s in OVERRIDE_DOC["services"].items() if "ports" in s}
-    assert sorted(published) == ["haproxy", "locust-master"]
+    assert sorted(published) == ["haproxy"]           # the Locust UI too, through HAProxy
     for name, ports in published.items():
         assert all(p.startswith("${BIND_ADDRESS}:") for p in ports), ports
         swarm = {(p["published"], p["target"]) for p in SERVICES[name]["ports"]}

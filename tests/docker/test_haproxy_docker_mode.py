@@ -12,7 +12,7 @@ import pytest
 from testbed import ROOT, haproxy, tiers
 from testbed.config import StackConfig, read_env_file
 
-KNOBS = read_env_file(ROOT / ".env")
+KNOBS = {**read_env_file(ROOT / ".env"), "PUBLISHED_ON": "127.0.0.1"}   # compose, published on loopback
 
 
 def test_docker_mode_haproxy_config_has_a_server_template_per_tier():
@@ -40,3 +40,18 @@ def test_docker_mode_haproxy_config_passes_haproxy_check(tmp_path, model):
     cfg.write_text(text.replace(str(haproxy.DOCKER_STATE_DIR), str(state)))
     r = subprocess.run(["haproxy", "-c", "-f", str(cfg)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_stack_exposed_without_a_ui_password_is_refused_and_with_one_both_uis_ask_for_it(tmp_path):
+    cfg = StackConfig(bind="0.0.0.0", state_dir=tmp_path, knobs={**KNOBS, "UI_PASSWORD": ""})
+    with pytest.raises(haproxy.HaproxyError, match="BIND_ADDRESS=0.0.0.0 exposes .*set UI_PASSWORD"):
+        haproxy.render(cfg, {})
+    cfg.knobs.update(UI_USER="ops", UI_PASSWORD="s3cret")
+    text = haproxy.render(cfg, {})
+    assert "user ops insecure-password s3cret" in text
+    for frontend in ("stats", "locust_ui"):
+        section = text.split(f"frontend {frontend}\n")[1].split("\nbackend")[0].split("\nfrontend")[0]
+        assert "http-request auth realm testbed unless { http_auth(ui_users) }" in section, frontend
+    web = text.split("frontend web\n")[1].split("\nfrontend")[0]
+    assert "http_auth" not in web                      # the load entry points stay open
+    assert haproxy.render(StackConfig(bind="127.0.0.1", state_dir=tmp_path, knobs=KNOBS), {}).count("http_auth") == 0

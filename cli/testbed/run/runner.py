@@ -200,7 +200,8 @@ class Runner:
         if not ui:
             return None
         try:
-            with urllib.request.urlopen(ui + "stats/requests", timeout=2) as r:
+            req = urllib.request.Request(ui + "stats/requests", headers=self.stack.cfg.ui_headers())
+            with urllib.request.urlopen(req, timeout=2) as r:
                 ui_state = json.loads(r.read()).get("state")
         except (OSError, ValueError):
             return None
