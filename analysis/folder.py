@@ -127,6 +127,11 @@ def load_run(run_dir: Path) -> Run:
             run.threaddumps[(m["tier"], m["replica"])] = p
     run.faults, cut = faultmod.read(run_dir)
     lost.extend(cut)
+    first = (meta.get("steps") or [{}])[0].get("start")
+    for name, when in ((meta.get("notes") or {}).get("locust_workers_lost") or {}).items():
+        at = f" at +{when - first:.0f} s" if first else ""
+        lost.append(f"Locust {name} exited during the run{at}: the other workers carried its users "
+                    "from then on (a step it left is short of load while they took over)")
     if run.status not in ("complete", "unknown"):
         lost.append(f"run status {run.status}")
     return run

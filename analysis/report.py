@@ -123,6 +123,21 @@ def _clones_table(s: dict) -> list[str]:
         "bottleneck"], rows)]
 
 
+def _accounting_table(s: dict) -> str:
+    rows = []
+    for r in s["runs"]:
+        a = r.get("accounting")
+        if not a:
+            continue
+        tiers = ", ".join(f"{k} {v:,}" for k, v in a["tiers"].items())
+        rows.append([h.esc(r["id"]), "#" + h.num(a["locust_ok"]), "#" + h.num(a["front_ok"]),
+                     "#" + h.num(a["difference"]), "#" + h.num(a["allowance"]),
+                     "yes" if a["within"] else '<span class="flag">NO</span>', h.esc(tiers)])
+    return h.table("accounting", ["run", "Locust: successful requests", "front: answered with success",
+                                  "difference", "in flight at most", "agree", "each replica's own count"], rows,
+                   "no counts (the tiers' GET /served could not be read)")
+
+
 def _faults_table(s: dict) -> str:
     rows = [[h.esc(f["run_id"]), h.esc(f"{f['action']} {f['target']}"), h.esc(f.get("server") or ""),
              "#" + h.num(f["from_s"]), "#" + h.num(f["to_s"]), "#" + h.num(f["in_flight"]),
@@ -163,7 +178,7 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
              "<h2>Excluded steps</h2>", h.excluded_table(s), "<h2>CPU beside throughput</h2>"]
     body += [h.image(pngs[f"cpu-{r.id}"], f"CPU per tier, {r.id}") for r in a.result.runs]
     step_rows = [x.to_json() for r in a.result.runs for x in a.steps[r.id]]
-    body += ["<h2>Lost or interrupted</h2>", h.lost_table(s),
+    body += ["<h2>Requests accounted for</h2>", _accounting_table(s), "<h2>Lost or interrupted</h2>", h.lost_table(s),
              "<h2>All steps</h2>", h.steps_table(step_rows), h.method_section(s),
              "<h2>Settings</h2>", h.settings_table(s)]
     return h.page(f"{e['name']} report", body)

@@ -60,7 +60,27 @@ def _run_entry(run, run_steps, m: maxima.RunMaximum, h: bottleneck.Hint) -> dict
             "host_cpu_at_plateau": at.host_cpu if at else None,
             "requests_total": run.stats.get("requests"), "failures_total": run.stats.get("failures"),
             "top_failures": run.failures, "exceptions": run.exceptions,
-            "bottleneck": h.to_json()}
+            "bottleneck": h.to_json(), "accounting": accounting(run)}
+
+
+def accounting(run) -> dict | None:
+    """Nothing lost: Locust's successful requests against the front tier's own count of the
+    requests it answered with success (GET /served before and after the run). They agree
+    within the requests in flight when Locust stopped (at most the users of the last step)."""
+    served = (run.meta.get("notes") or {}).get("served") or {}
+    before, after = served.get("before") or {}, served.get("after") or {}
+    fronts = [k for k in after if k.startswith("front-")]
+    if not fronts or run.stats.get("requests") is None or any(
+            "ok" not in before.get(k, {}) or "ok" not in after.get(k, {}) for k in fronts):
+        return None
+    front_ok = sum(after[k]["ok"] - before[k]["ok"] for k in fronts)
+    locust_ok = int(run.stats["requests"] - (run.stats.get("failures") or 0))
+    steps = run.meta.get("steps") or []
+    allowance = max((s.get("users") or 0 for s in steps), default=0)
+    return {"locust_ok": locust_ok, "front_ok": front_ok, "difference": front_ok - locust_ok,
+            "allowance": allowance, "within": abs(front_ok - locust_ok) <= allowance,
+            "tiers": {k: after[k]["ok"] - before[k]["ok"] for k in sorted(after)
+                      if "ok" in after[k] and "ok" in before.get(k, {})}}
 
 
 def _segments_section(result: ResultFolder, entries: list[dict], run_max) -> dict:

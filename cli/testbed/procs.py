@@ -181,6 +181,18 @@ def _reap(pid: int) -> None:
         pass
 
 
+def exit_code(proc: Proc) -> int | None:
+    """A child's exit status once it has ended (negative: the signal that ended it); None while
+    it runs, or when it is not our child or was already reaped."""
+    if proc.alive():
+        return None
+    try:
+        pid, status = os.waitpid(proc.pid, os.WNOHANG)
+    except ChildProcessError:
+        return None
+    return os.waitstatus_to_exitcode(status) if pid else None
+
+
 def tail(path: Path, lines: int = 15) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])

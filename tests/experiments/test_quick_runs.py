@@ -29,6 +29,10 @@ def quick_run(name, stack, tmp_path) -> tuple:
     meta = json.loads((folder / "experiment.json").read_text())
     assert meta["mode"] == stack.mode == meta["stack"]["mode"]
     assert meta["stack"]["loadgen"]["where"] == "host" and meta["stack"]["loadgen"]["target"]
+    summary = json.loads((folder / "summary.json").read_text())
+    for r in summary["runs"]:           # nothing lost: Locust's successes = the front's own count
+        a = r["accounting"]
+        assert a and a["within"], (r["id"], a)
     if stack.mode == "docker":          # what was run: the images, each by its id
         assert set(meta["stack"]["images"]) >= {"haproxy", "front", "clone", "axis"}
     return exp, folder, wall

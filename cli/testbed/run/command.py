@@ -38,7 +38,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default: put replica counts and knobs back)")
 
 
+def _sigterm_as_ctrl_c() -> None:
+    """SIGTERM (a CI timeout, `kill`) ends a run like Ctrl-C: finished steps kept, report made."""
+    import os
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+
+
 def main(args) -> int:
+    _sigterm_as_ctrl_c()
     from testbed.config import ConfigError, StackConfig
     from testbed.faults import FaultError
     from testbed.run import definition

@@ -112,13 +112,7 @@ class LocustRun:
 
     def exit_code(self) -> int | None:
         """The master's exit status once it has ended (None if unknown or still running)."""
-        if self.master is None or self.master.alive():
-            return None
-        try:
-            pid, status = os.waitpid(self.master.pid, os.WNOHANG)
-        except ChildProcessError:
-            return None
-        return os.waitstatus_to_exitcode(status) if pid else None
+        return procs.exit_code(self.master) if self.master else None
 
     def wait_workers(self, timeout: float = 15.0) -> None:
         """After the master ended: workers quit on its word; stop any that did not."""

@@ -21,7 +21,7 @@ import urllib.request
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from testbed import ROOT
+from testbed import ROOT, procs
 from testbed.faults import Injector
 from testbed.run import reconfigure, results, threaddumps
 from testbed.run.definition import Experiment, RunSpec
@@ -279,6 +279,7 @@ class Runner:
         t0 = time.monotonic()
         deadline = t0 + spec.load.seconds(primed) + OVERRUN_S
         status, error = "complete", None
+        notes["served"] = {"before": served_counts(replicas)}   # nothing lost: checked in the report
         try:
             loc.start()
             notes["locust_pids"] = {name: p.pid for name, p in loc.processes()}
@@ -289,6 +290,13 @@ class Runner:
                 steps, phases = meta["steps"], notes.get("phases", [])
                 if inj and not inj.started and steps:     # [[faults]] at = seconds after step 1 began
                     inj.start(faults, t0=steps[0]["start"])
+                for name, p in loc.processes():           # a worker that died: its users move on
+                    lost = notes.setdefault("locust_workers_lost", {})
+                    if name.startswith("worker") and name not in lost and (procs.exit_code(p) or 0) != 0:
+                        lost[name] = time.time()
+                        say(f"  warning: Locust {name} died during the run; the master carries on with the "
+                            "others (the report says so)")
+                        run.write()
                 hold = next((p for p in phases if p["phase"] == "hold" and p.get("end") is None), None)
                 if hold and dumps is None:
                     tiers = threaddumps.tiers_reached(spec.path, spec.backend)
@@ -333,6 +341,8 @@ class Runner:
                  dumps: Future | None, status: str, error: str | None, inj: Injector | None = None) -> None:
         sampler.stop()
         notes = run.meta["notes"]
+        if "served" in notes:
+            notes["served"]["after"] = served_counts(self.stack.status()["replicas"])
         if inj:                      # a fault still going is ended (resumed, revived) with the run
             inj.heal()
             notes["faults"] = inj.records
@@ -391,6 +401,23 @@ class Runner:
             return str(p.relative_to(Path.cwd()))
         except ValueError:
             return str(p)
+
+
+def served_counts(replicas: list[dict]) -> dict[str, dict]:
+    """GET /served of every replica (java-common Served, gSOAP served.cpp): tier-replica ->
+    its counters, or {"error": why} where it cannot be read (e.g. a Swarm task's address)."""
+    out = {}
+    for r in replicas:
+        key = f"{r['tier']}-{r['replica']}"
+        if not (r.get("url") and r.get("alive")):
+            out[key] = {"error": "not running"}
+            continue
+        try:
+            with urllib.request.urlopen(r["url"] + "/served", timeout=2) as resp:
+                out[key] = json.loads(resp.read())
+        except (OSError, ValueError) as e:
+            out[key] = {"error": f"{type(e).__name__}: {e}"[:120]}
+    return out
 
 
 def _load_notes(spec: RunSpec) -> dict:

@@ -2,6 +2,7 @@
 #include "connection.hpp"
 
 #include "drain.hpp"
+#include "served.hpp"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -95,6 +96,7 @@ bool serve_request(Service &svc, int fd, int index) {
   struct soap *soap = svc.soap;
   ContextState &st = *static_cast<ContextState *>(soap->user);
   st.begin_request(soap);
+  served_begin();
   const int max = soap->max_keep_alive;
   soap->socket = fd;
   soap->error = SOAP_OK;
@@ -109,6 +111,7 @@ bool serve_request(Service &svc, int fd, int index) {
   if (!st.health_check) drain_request_done();
   const int error = soap->error;
   const bool failed = error != SOAP_OK && error != SOAP_STOP;
+  served_end(!st.health_check, !failed);
   if (failed && st.bytes_sent == 0 && st.bytes_received > 0)
     send_canned_fault(fd, st, error, soap->send_timeout);
   const bool open = !failed && !st.close_wanted && soap->keep_alive != 0;

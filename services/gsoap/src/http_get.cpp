@@ -6,6 +6,7 @@
 #include <string>
 
 #include "drain.hpp"
+#include "served.hpp"
 #include "service.hpp"
 #include "wsdl_embed.hpp"
 
@@ -64,6 +65,10 @@ int http_get(struct soap *soap) {
   if (q != std::string::npos) {
     query = path.substr(q + 1);
     path.resize(q);
+  }
+  if (ends_with(path, "/served")) {
+    st.health_check = true;  // not counted itself
+    return respond(soap, 200, "application/json", served_json());
   }
   if (ends_with(path, "/health")) {
     st.health_check = true;

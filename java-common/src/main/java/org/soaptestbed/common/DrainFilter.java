@@ -6,22 +6,38 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 
-/** Tells the {@link Drain} when a request other than {@code /health} arrives. */
+/**
+ * Every request but the tier's own {@code /health} and {@code /served}: tells the {@link Drain}
+ * one arrived, and counts it in {@link Served} with the status it got.
+ */
 final class DrainFilter implements Filter {
     private final Drain drain;
+    private final Served served;
 
-    DrainFilter(Drain drain) {
+    DrainFilter(Drain drain, Served served) {
         this.drain = drain;
+        this.served = served;
     }
 
     @Override
     public void doFilter(ServletRequest req, ServletResponse resp, FilterChain chain)
             throws IOException, ServletException {
-        if (!(req instanceof HttpServletRequest http) || !"/health".equals(http.getServletPath())) {
-            drain.requestArrived();
+        String path = req instanceof HttpServletRequest http ? http.getServletPath() : "";
+        if ("/health".equals(path) || "/served".equals(path)) {
+            chain.doFilter(req, resp);
+            return;
         }
-        chain.doFilter(req, resp);
+        drain.requestArrived();
+        served.started();
+        int status = 500;
+        try {
+            chain.doFilter(req, resp);
+            status = resp instanceof HttpServletResponse http ? http.getStatus() : 200;
+        } finally {
+            served.finished(status);
+        }
     }
 }

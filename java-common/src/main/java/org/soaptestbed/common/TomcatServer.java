@@ -50,6 +50,7 @@ public final class TomcatServer {
     private final Path baseDir;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Drain drain = new Drain();
+    private final Served served = new Served();
     private volatile boolean stopping;
 
     /** A server whose context serves no static files (an empty temporary document base). */
@@ -85,7 +86,8 @@ public final class TomcatServer {
             throw new UncheckedIOException("cannot create Tomcat's temporary directory", e);
         }
         addServlet("health", new HealthServlet(drain), "/health");
-        addFilter("drain", new DrainFilter(drain), "/*");
+        addServlet("served", new ServedServlet(served), "/served");
+        addFilter("drain", new DrainFilter(drain, served), "/*");
         addFilter("body-limit", new BodyLimitFilter(settings.maxMessageBytes()), "/*");
     }
 
