@@ -25,15 +25,13 @@ import os
 import subprocess
 from pathlib import Path
 
+from analysis.studies.ipc import LABELS
 from testbed import ROOT
 from testbed.run.study import PointError, Point, StudyError
 from testbed.studies import ipc_objects
 
 BINARY = ROOT / "build" / "studies" / "ipc" / "tb-ipc"
 MECHANISMS = ("unix-stream", "unix-dgram", "fifo", "pipe", "sysv-mq", "posix-mq", "shm-ring")
-LABELS = {"unix-stream": "Unix stream socket", "unix-dgram": "Unix datagram socket", "fifo": "FIFO",
-          "pipe": "pipe", "sysv-mq": "System V queue", "posix-mq": "POSIX queue",
-          "shm-ring": "shared-memory ring"}
 MIN_SIZE = 8                 # every message carries its 64-bit sequence number
 MAX_SIZE = 1 << 20
 
