@@ -22,7 +22,8 @@ SAME_WITHIN = 1.25                     # "about equally fast": the slower within
 SLOWER_BY = 1.10                       # "slower": at least 10 % more real time
 NARROWER_BY = 0.05                     # "the gap narrows": the ratio drops by at least 0.05
 RATE_FLOOR, RATE_SLACK = 240_000, 0.05  # "above ~240 000 messages/s", ~ = 5 %
-METRICS = ("real", "client_user", "client_sys", "server_user", "server_sys", "messages_per_s", "mb_per_s")
+METRICS = ("real", "client_user", "client_sys", "server_user", "server_sys", "cpu", "cpu_us_per_message",
+           "messages_per_s", "mb_per_s")
 
 METHOD = """
 One measurement = one run of tb-ipc (studies/ipc/): it creates the channel, starts the server
@@ -61,8 +62,10 @@ def _per_run(d: dict) -> dict:
     """One valid measurement's figures, times scaled to 100 MB."""
     k = PER / d["bytes"]
     c, s = d["client"], d["server"]
+    cpu = c["user_s"] + c["sys_s"] + s["user_s"] + s["sys_s"]
     return {"real": d["real_s"] * k, "client_user": c["user_s"] * k, "client_sys": c["sys_s"] * k,
-            "server_user": s["user_s"] * k, "server_sys": s["sys_s"] * k,
+            "server_user": s["user_s"] * k, "server_sys": s["sys_s"] * k, "cpu": cpu * k,
+            "cpu_us_per_message": cpu / d["messages"] * 1e6,
             "messages_per_s": d["messages_per_s"], "mb_per_s": d["mb_per_s"]}
 
 
@@ -117,7 +120,7 @@ def _same_speed(med: Medians) -> Finding:
         return missing(claim, pub, "needs FIFO and System V queue runs at 71 and 512 B", "fifo-equals-queue")
     ratio = {s: max(a, b) / min(a, b) for s, (a, b) in vals.items()}
     measured = "; ".join(f"{s} B: FIFO {med.text('fifo', s)}, queue {med.text('sysv-mq', s)} (×{ratio[s]:.2f})"
-                         for s in (SMALL, LARGE))
+                         for s in (SMALL, LARGE)) + _cpu_note(med, ("fifo", "sysv-mq"))
     return Finding(claim, measured, pub, judged(all(r <= SAME_WITHIN for r in ratio.values())), why,
                    "fifo-equals-queue")
 
@@ -131,8 +134,17 @@ def _socket_slower(med: Medians) -> Finding:
         return missing(claim, pub, "needs Unix stream socket, FIFO and System V queue runs at 71 B", "socket-slower")
     r = s / max(f, q)
     measured = (f"socket {med.text('unix-stream', SMALL)} vs FIFO {f:.2f} s, queue {q:.2f} s "
-                f"(×{r:.2f} the slower of the two)")
+                f"(×{r:.2f} the slower of the two)" + _cpu_note(med, ("unix-stream", "fifo", "sysv-mq"), (SMALL,)))
     return Finding(claim, measured, pub, judged(r >= SLOWER_BY), why, "socket-slower")
+
+
+def _cpu_note(med: Medians, mechs: tuple[str, ...], sizes: tuple[int, ...] = (SMALL, LARGE)) -> str:
+    """CPU time of both processes beside the real time: it says whether a difference in real
+    time is work or waiting for a core on a busy machine."""
+    short = {"unix-stream": "socket", "fifo": "FIFO", "sysv-mq": "queue"}
+    parts = [f"{s} B " + ", ".join(f"{short[m]} {med(m, s, 'cpu'):.2f} s" for m in mechs if med(m, s, "cpu") is not None)
+             for s in sizes]
+    return "; CPU time of both processes: " + "; ".join(parts)
 
 
 def gap_ratio(med: Medians, size: int) -> float | None:
@@ -188,7 +200,8 @@ def summarize(experiment: dict, samples: list[dict]) -> dict:
             "findings": [f.to_json() for f in findings(med, mechanisms)],
             "choice": ipc_choice.figures(med, mechanisms),
             "limits": env.get("limits") or {}, "skipped": env.get("skipped") or [],
-            "left_behind": left, "load_average_at_start": env.get("load_average_at_start")}
+            "left_behind": left, "cores": (experiment.get("host") or {}).get("cores"),
+            "load": stats.describe([s["data"]["load_1min"] for s in _ok(samples) if "load_1min" in s["data"]])}
 
 
 def figures(summary: dict) -> dict:
@@ -198,7 +211,7 @@ def figures(summary: dict) -> dict:
 def sections(summary: dict, images: dict[str, str]) -> list[str]:
     out = ["<h2>Time per 100 MB at the classic sizes</h2>",
            "<p>Real time of the transfer and user and system time of each process, median of the valid runs "
-           "(error bars: min–max), scaled to 100 MB. Lower is faster.</p>",
+           "(error bars: min–max), scaled to 100 MB. Lower is faster. " + h.esc(load_text(summary)) + "</p>",
            images.get("times", ""), main_table(summary)]
     out += ["<h2>Throughput vs message size</h2>",
             "<p>Every size of the sweep and the classic sizes; a mechanism's line stops where its limit does "
@@ -211,6 +224,15 @@ def sections(summary: dict, images: dict[str, str]) -> list[str]:
                 h.table("left-behind", ["run", "objects"],
                         [[h.esc(x["where"]), h.esc(x["what"])] for x in summary["left_behind"]])]
     return out
+
+
+def load_text(summary: dict) -> str:
+    load, cores = summary.get("load") or {}, summary.get("cores")
+    if not load or load.get("median") is None:
+        return ""
+    return (f"The machine's 1-minute load average after each run: median {load['median']:.1f} "
+            f"[{load['min']:.1f}–{load['max']:.1f}] on {cores} cores. Where the real time is well above the CPU "
+            "time of both processes, they were waiting for a core, not working: compare the CPU column.")
 
 
 def _range(d: dict, fmt: str) -> str:
@@ -226,9 +248,11 @@ def main_table(summary: dict) -> str:
             continue
         body.append([f"#{r['size']}", h.esc(r["label"]), f"#{r['n']}", "#" + _range(r["real"], ".3f"),
                      "#" + _range(r["messages_per_s"], ",.0f"), "#" + _range(r["mb_per_s"], ",.1f"),
-                     *("#" + h.num(r[m]["median"], 3) for m in ("client_user", "client_sys", "server_user", "server_sys"))])
+                     *("#" + h.num(r[m]["median"], 3) for m in ("client_user", "client_sys", "server_user", "server_sys",
+                                                                "cpu", "cpu_us_per_message"))])
     return h.table("ipc-main", ["size (B)", "mechanism", "valid runs", "real s / 100 MB", "messages/s", "MB/s",
-                                "client user s", "client sys s", "server user s", "server sys s"], body,
+                                "client user s", "client sys s", "server user s", "server sys s",
+                                "CPU s, both", "CPU µs / message"], body,
                    "no run at the classic sizes")
 
 

@@ -57,10 +57,13 @@ def advice(c: dict, labels: dict[str, str]) -> list[str]:
     rates = c["rates"]
     if not any("unix-stream" in rates.get(str(s), {}) for s in SIZES):
         return ["No Unix stream socket run at 71 or 512 B: nothing to weigh here."]
-    speed = "; ".join(f"{s} B: {rates[str(s)]['unix-stream']:,.0f} messages/s, the fastest kernel mechanism "
-                      f"({labels[c['fastest_kernel'][str(s)]]}) ×{c['socket_vs_fastest_kernel'][str(s)]:.2f} that"
-                      for s in SIZES if "unix-stream" in rates.get(str(s), {}))
-    out = [f"The Unix stream socket here — {speed}. If that rate covers the traffic you expect, as it did for "
+    def at(s: int) -> str:
+        mine, best = rates[str(s)]["unix-stream"], c["fastest_kernel"][str(s)]
+        if best == "unix-stream":
+            return f"{mine:,.0f} messages/s at {s} B, the fastest kernel mechanism there"
+        return f"{mine:,.0f} messages/s at {s} B, where the {labels[best]} moved ×{c['socket_vs_fastest_kernel'][str(s)]:.2f} as many"
+    speed = "; ".join(at(s) for s in SIZES if "unix-stream" in rates.get(str(s), {}))
+    out = [f"The Unix stream socket moved {speed}. If that rate covers the traffic you expect, as it did for "
            "the classic study, the socket is the better choice: a dead peer is an error (end of stream, EPIPE), "
            "not a hang; it talks both ways, serves many clients through accept(), passes descriptors and "
            "credentials, and becomes TCP across machines by changing the address family."]

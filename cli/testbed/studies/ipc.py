@@ -151,6 +151,7 @@ def measure(ctx, point: Point, rep: int) -> dict:
         left = ipc_objects.remove(n, keep_dir=True)
     data = verified(data, p)
     data["left_behind"] = left
+    data["load_1min"] = round(os.getloadavg()[0], 2)     # how busy the machine was (shared hosts)
     return data
 
 
@@ -182,6 +183,7 @@ def verified(data: dict, p: dict) -> dict:
 
 def cleanup(ctx) -> None:
     """The run's objects, and those of earlier runs whose process is gone."""
+    ctx.facts["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     left = ipc_objects.remove(ipc_objects.names())
     for old in ipc_objects.stale():
         left += ipc_objects.remove(old)
