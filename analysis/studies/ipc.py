@@ -246,7 +246,7 @@ def main_table(summary: dict) -> str:
     for r in summary["rows"]:
         if r["group"] != "main":
             continue
-        body.append([f"#{r['size']}", h.esc(r["label"]), f"#{r['n']}", "#" + _range(r["real"], ".3f"),
+        body.append([f"#{r['size']}", h.esc(r["label"]), f"#{r['n']}", "#" + _range(r["real"], ".2f"),
                      "#" + _range(r["messages_per_s"], ",.0f"), "#" + _range(r["mb_per_s"], ",.1f"),
                      *("#" + h.num(r[m]["median"], 3) for m in ("client_user", "client_sys", "server_user", "server_sys",
                                                                 "cpu", "cpu_us_per_message"))])

@@ -124,6 +124,8 @@ int main(int argc, char **argv)
     o.messages = messages ? messages : bytes / size;
     if (o.messages < 1)
         return usage("--messages N or --bytes B (at least one message)");
+    if (o.messages > (1ULL << 40) / o.size)
+        return usage("at most 1 TiB per run (--messages x --size)");
     if (o.inject && strcmp(o.inject, "drop") && strcmp(o.inject, "swap") && strcmp(o.inject, "flip"))
         return usage("--inject is drop, swap or flip (tests only)");
     if (!strcmp(cmd, "run"))

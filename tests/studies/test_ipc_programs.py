@@ -55,6 +55,19 @@ def in_system(n: ipc_objects.Names) -> list[str]:
     return found
 
 
+def peers_of(n) -> list[int]:
+    """pids of tb-ipc server/client processes using these names (from /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        try:
+            argv = (d / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 2 and argv[1] in (b"server", b"client") and n.base.encode() in argv:
+            out.append(int(d.name))
+    return out
+
+
 def run(n, mech, size, messages, *extra, timeout=60) -> dict:
     p = subprocess.run([str(BIN), "run", "--mech", mech, "--size", str(size), "--messages", str(messages),
                         *n.argv, "--deadline", "20", *extra], capture_output=True, text=True, timeout=timeout)
@@ -140,14 +153,13 @@ def _start_long_run(n, mech) -> subprocess.Popen:
 @pytest.mark.parametrize("mech", NAMED)
 def test_an_interrupted_run_removes_its_channel_and_stops_its_peers(names, mech, sig):
     p = _start_long_run(names, mech)
-    assert in_system(names) != []                     # the check can see the channel
+    assert in_system(names) != [] and len(peers_of(names)) == 2     # the checks can see them
     os.killpg(p.pid, sig) if sig == signal.SIGINT else p.send_signal(sig)   # Ctrl-C reaches the group
     out, err = p.communicate(timeout=15)
     assert p.returncode == 130, err
     assert "channel removed" in err
     assert in_system(names) == []
-    peers = subprocess.run(["pgrep", "-f", f"tb-ipc (server|client) .*{names.base}"], capture_output=True, text=True)
-    assert peers.stdout.strip() == ""
+    assert peers_of(names) == []
 
 
 @pytest.mark.parametrize("mech", NAMED)
