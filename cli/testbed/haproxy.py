@@ -152,6 +152,14 @@ def ui_auth(knobs: dict[str, str], bind: str) -> tuple[str, str]:
             "    http-request auth realm testbed unless { http_auth(ui_users) }  # UI_USER/UI_PASSWORD")
 
 
+def queue_timeout(knobs: dict[str, str]) -> int:
+    """HAPROXY_QUEUE_TIMEOUT_S: how long a request may wait in a backend's queue (then 503)."""
+    raw = knobs.get("HAPROXY_QUEUE_TIMEOUT_S") or "30"
+    if not raw.isdigit() or not 1 <= int(raw) <= 3600:
+        raise HaproxyError(f"HAPROXY_QUEUE_TIMEOUT_S={raw!r}: expected whole seconds, 1..3600")
+    return int(raw)
+
+
 def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
            resolvers: str = "", locust_server: str = "", published_on: str | None = None) -> str:
     """published_on: where the entry points are reachable when that is not cfg.bind (a
@@ -164,7 +172,7 @@ def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
         "STATE_DIR": str(cfg.state_dir), "GLOBAL_EXTRA": global_extra,
         "GSOAP_OPTIONS": gsoap_options(cfg.knobs), "RESOLVERS": resolvers,
         "LOCUST_PORT": cfg.locust_port, "USERLIST": userlist, "UI_AUTH": auth,
-        "LOCUST_SERVER": locust_server,
+        "LOCUST_SERVER": locust_server, "QUEUE_TIMEOUT": queue_timeout(cfg.knobs),
     }
     for b in BACKENDS:
         values[f"SERVERS_{b}"] = servers.get(b, "")

@@ -76,6 +76,10 @@ const std::vector<Setting> &settings() {
                   &ServerConfig::recv_timeout_s, 1, 3600),
       int_setting("--send-timeout", "GSOAP_SEND_TIMEOUT_S", "socket send timeout, s (default 20)",
                   &ServerConfig::send_timeout_s, 1, 3600),
+      int_setting("--transfer-timeout", "GSOAP_TRANSFER_TIMEOUT_S",
+                  "longest a whole message may take to arrive or leave, s: a client that trickles "
+                  "its body never trips the per-receive timeout (default 30)",
+                  &ServerConfig::transfer_timeout_s, 1, 3600),
       int_setting("--keepalive-max", "GSOAP_KEEPALIVE_MAX",
                   "requests per kept-alive connection, 0 = unlimited (default 10000)",
                   &ServerConfig::keepalive_max, 0, 1000000000),

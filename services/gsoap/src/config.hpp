@@ -24,6 +24,7 @@ struct ServerConfig {
   int backlog = 128;              // listen backlog
   int recv_timeout_s = 20;        // also the idle time of a kept-alive connection
   int send_timeout_s = 20;
+  int transfer_timeout_s = 30;    // longest a whole request (or response) may take to transfer
   int keepalive_max = 10000;      // requests per kept-alive connection; 0 = unlimited
   uint64_t max_message_bytes = 67108864;   // larger request bodies get HTTP 413
   int max_xml_depth = 64;

@@ -43,11 +43,16 @@ bool send_all(int fd, const std::string &data, int timeout_s) {
 
 // The answer to a request gSOAP gave up on without answering (a body cut off by the client
 // or at the size limit, garbage instead of XML): a SOAP 1.1 Client fault, or HTTP 413.
-void send_canned_fault(int fd, const ContextState &st, int error, int timeout_s) {
+void send_canned_fault(int fd, const ContextState &st, int error, int timeout_s, bool timed_out) {
   const char *why = st.failure_text(error);
-  const std::string status = st.too_large ? "413 Request Entity Too Large" : "500 Internal Server Error";
+  const std::string status = st.too_large ? "413 Request Entity Too Large"
+                             : timed_out  ? "408 Request Timeout"
+                                          : "500 Internal Server Error";
   const std::string text =
-      why ? why : "malformed HTTP or SOAP request (gSOAP error " + std::to_string(error) + ")";
+      timed_out ? "request not received within GSOAP_TRANSFER_TIMEOUT_S (" +
+                      std::to_string(st.config->transfer_timeout_s) + " s)"
+      : why     ? why
+                : "malformed HTTP or SOAP request (gSOAP error " + std::to_string(error) + ")";
   const std::string body =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\">"
@@ -97,6 +102,7 @@ bool serve_request(Service &svc, int fd, int index) {
   ContextState &st = *static_cast<ContextState *>(soap->user);
   st.begin_request(soap);
   served_begin();
+  const auto started = std::chrono::steady_clock::now();
   const int max = soap->max_keep_alive;
   soap->socket = fd;
   soap->error = SOAP_OK;
@@ -113,7 +119,9 @@ bool serve_request(Service &svc, int fd, int index) {
   const bool failed = error != SOAP_OK && error != SOAP_STOP;
   served_end(!st.health_check, !failed);
   if (failed && st.bytes_sent == 0 && st.bytes_received > 0)
-    send_canned_fault(fd, st, error, soap->send_timeout);
+    send_canned_fault(fd, st, error, soap->send_timeout,
+                      std::chrono::steady_clock::now() - started >=
+                          std::chrono::seconds(soap->transfer_timeout));
   const bool open = !failed && !st.close_wanted && soap->keep_alive != 0;
   if (!open) st.pending.clear();
   svc.destroy();

@@ -153,6 +153,7 @@ void configure_context(struct soap *soap, ContextState *state) {
   soap_set_omode(soap, SOAP_IO_KEEPALIVE);
   soap->recv_timeout = c.recv_timeout_s;
   soap->send_timeout = c.send_timeout_s;
+  soap->transfer_timeout = c.transfer_timeout_s;  // the whole message: a trickled body is cut
   soap->recv_maxlength = c.max_message_bytes + kHeaderAllowance;  // backstop of the 413 check
   soap->maxlevel = static_cast<unsigned>(c.max_xml_depth);
   // gSOAP refuses an item when the container already holds more than maxoccurs, so it

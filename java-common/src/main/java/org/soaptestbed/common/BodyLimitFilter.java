@@ -17,13 +17,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.logging.Logger;
 
 /**
- * Rejects request bodies over MAX_MESSAGE_BYTES with HTTP 413 and a one-line reason.
+ * Rejects request bodies over MAX_MESSAGE_BYTES with HTTP 413, and bodies that take longer
+ * than TOMCAT_BODY_TIMEOUT_MS to arrive with HTTP 408, each with a one-line reason.
  *
  * <p>A declared Content-Length is checked before anything reads the body. A body without
  * one (chunked) is counted as the application reads it; the read that crosses the limit
- * throws {@link BodyTooLargeException}, from then on the application's response is
- * discarded ({@link LimitGuardedResponse}), and the filter answers 413 itself. The
- * connection is closed after a 413 so the rest of the body is never read.
+ * throws {@link BodyTooLargeException}. Every body is timed from the start of the request: a
+ * read that returns after the deadline throws {@link BodyTooSlowException} (a client that
+ * trickles its body a byte at a time never trips Tomcat's per-read timeout, and would hold a
+ * worker thread for as long as it likes). From then on the application's response is
+ * discarded ({@link LimitGuardedResponse}) and the filter answers itself. The connection is
+ * closed after a 413 or 408 so the rest of the body is never read.
  */
 public final class BodyLimitFilter implements Filter {
 
@@ -38,13 +42,28 @@ public final class BodyLimitFilter implements Filter {
         }
     }
 
+    /** Thrown by the request body stream at the first read past the body's deadline. */
+    public static final class BodyTooSlowException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        BodyTooSlowException(long timeoutMs) {
+            super("request body not received within " + timeoutMs + " ms (TOMCAT_BODY_TIMEOUT_MS)");
+        }
+    }
+
     private final long maxBytes;
+    private final long bodyTimeoutMs;
 
     public BodyLimitFilter(long maxBytes) {
-        if (maxBytes < 1) {
-            throw new IllegalArgumentException("maxBytes must be positive");
+        this(maxBytes, 30_000);
+    }
+
+    public BodyLimitFilter(long maxBytes, long bodyTimeoutMs) {
+        if (maxBytes < 1 || bodyTimeoutMs < 1) {
+            throw new IllegalArgumentException("maxBytes and bodyTimeoutMs must be positive");
         }
         this.maxBytes = maxBytes;
+        this.bodyTimeoutMs = bodyTimeoutMs;
     }
 
     public long maxBytes() {
@@ -58,31 +77,33 @@ public final class BodyLimitFilter implements Filter {
         HttpServletResponse resp = (HttpServletResponse) response;
         long declared = req.getContentLengthLong();
         if (declared > maxBytes) {
-            reject(resp);
+            reject(resp, new BodyTooLargeException(maxBytes), HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
             return;
         }
-        if (declared >= 0 || req.getHeader("Transfer-Encoding") == null) {
-            // Tomcat never hands out more than the declared length: nothing to count.
-            chain.doFilter(request, response);
+        if (declared <= 0 && req.getHeader("Transfer-Encoding") == null) {
+            chain.doFilter(request, response);      // no body to count or time
             return;
         }
-        boolean[] tripped = {false};
-        chain.doFilter(new CountingRequest(req, maxBytes, tripped),
-                new LimitGuardedResponse(resp, () -> tripped[0]));
-        if (tripped[0]) {
+        // Tomcat never hands out more than a declared length: only a chunked body is counted
+        long limit = declared >= 0 ? Long.MAX_VALUE : maxBytes;
+        IOException[] tripped = {null};
+        long deadline = System.nanoTime() + bodyTimeoutMs * 1_000_000;
+        chain.doFilter(new CountingRequest(req, limit, deadline, tripped),
+                new LimitGuardedResponse(resp, () -> tripped[0] != null));
+        if (tripped[0] != null) {
             if (resp.isCommitted()) {
-                LOG.warning(() -> req.getRequestURI() + ": body over the limit after the response was committed");
+                LOG.warning(() -> req.getRequestURI() + ": " + tripped[0].getMessage() + ", after the response was committed");
             } else {
                 resp.reset();
-                reject(resp);
+                reject(resp, tripped[0], tripped[0] instanceof BodyTooSlowException
+                        ? HttpServletResponse.SC_REQUEST_TIMEOUT : HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
             }
         }
     }
 
-    private void reject(HttpServletResponse resp) throws IOException {
-        byte[] body = (new BodyTooLargeException(maxBytes).getMessage() + "\n")
-                .getBytes(StandardCharsets.UTF_8);
-        resp.setStatus(HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
+    private void reject(HttpServletResponse resp, IOException why, int status) throws IOException {
+        byte[] body = (why.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
+        resp.setStatus(status);
         resp.setHeader("Connection", "close");   // do not read (or swallow) the rest of the body
         resp.setContentType("text/plain;charset=utf-8");
         resp.setContentLength(body.length);
@@ -90,15 +111,17 @@ public final class BodyLimitFilter implements Filter {
         resp.flushBuffer();
     }
 
-    /** The request whose body stream counts bytes and fails past the limit. */
-    private static final class CountingRequest extends HttpServletRequestWrapper {
-        private final long maxBytes;
-        private final boolean[] tripped;
+    /** The request whose body stream counts bytes and fails past the limit or the deadline. */
+    private final class CountingRequest extends HttpServletRequestWrapper {
+        private final long limit;
+        private final long deadlineNanos;
+        private final IOException[] tripped;
         private ServletInputStream stream;
 
-        CountingRequest(HttpServletRequest req, long maxBytes, boolean[] tripped) {
+        CountingRequest(HttpServletRequest req, long limit, long deadlineNanos, IOException[] tripped) {
             super(req);
-            this.maxBytes = maxBytes;
+            this.limit = limit;
+            this.deadlineNanos = deadlineNanos;
             this.tripped = tripped;
         }
 
@@ -125,15 +148,17 @@ public final class BodyLimitFilter implements Filter {
                 this.in = in;
             }
 
-            private int counted(int n) throws BodyTooLargeException {
-                if (n > 0) {
+            private int counted(int n) throws IOException {
+                if (tripped[0] == null && n > 0) {
                     count += n;
-                    if (count > maxBytes) {
-                        tripped[0] = true;
+                    if (count > limit) {
+                        tripped[0] = new BodyTooLargeException(maxBytes);
+                    } else if (System.nanoTime() - deadlineNanos > 0) {
+                        tripped[0] = new BodyTooSlowException(bodyTimeoutMs);
                     }
                 }
-                if (tripped[0]) {
-                    throw new BodyTooLargeException(maxBytes);
+                if (tripped[0] != null) {
+                    throw tripped[0];
                 }
                 return n;
             }

@@ -88,7 +88,7 @@ public final class TomcatServer {
         addServlet("health", new HealthServlet(drain), "/health");
         addServlet("served", new ServedServlet(served), "/served");
         addFilter("drain", new DrainFilter(drain, served), "/*");
-        addFilter("body-limit", new BodyLimitFilter(settings.maxMessageBytes()), "/*");
+        addFilter("body-limit", new BodyLimitFilter(settings.maxMessageBytes(), settings.bodyTimeoutMs()), "/*");
     }
 
     private static Connector newConnector(TomcatSettings s) {
@@ -108,6 +108,9 @@ public final class TomcatServer {
         p.setConnectionTimeout(s.connectionTimeoutMs());
         p.setKeepAliveTimeout(s.keepAliveTimeoutMs());
         p.setMaxKeepAliveRequests(s.maxKeepAliveRequests());
+        // a body the application did not read (an early fault, a refusal) is not swallowed:
+        // the connection is closed instead, so a client trickling it cannot hold a thread
+        p.setMaxSwallowSize(0);
         return c;
     }
 

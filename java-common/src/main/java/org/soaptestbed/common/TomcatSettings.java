@@ -18,6 +18,7 @@ import java.util.Map;
  * TOMCAT_KEEPALIVE_TIMEOUT_MS    20000      idle time of a kept-alive connection
  * TOMCAT_MAX_KEEPALIVE_REQUESTS  10000      requests per kept-alive connection (-1: unlimited)
  * MAX_MESSAGE_BYTES              67108864   largest request body accepted; larger gets HTTP 413
+ * TOMCAT_BODY_TIMEOUT_MS         30000      longest a request body may take to arrive; later: HTTP 408
  * </pre>
  */
 public record TomcatSettings(
@@ -30,7 +31,8 @@ public record TomcatSettings(
         int connectionTimeoutMs,
         int keepAliveTimeoutMs,
         int maxKeepAliveRequests,
-        long maxMessageBytes) {
+        long maxMessageBytes,
+        int bodyTimeoutMs) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
     public static final long DEFAULT_MAX_MESSAGE_BYTES = 64L * 1024 * 1024;
@@ -60,7 +62,8 @@ public record TomcatSettings(
                 env.integer("TOMCAT_CONNECTION_TIMEOUT_MS", 20_000, 1, ONE_HOUR_MS),
                 env.integer("TOMCAT_KEEPALIVE_TIMEOUT_MS", 20_000, 1, ONE_HOUR_MS),
                 maxKeepAlive,
-                env.longInteger("MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES, 1, Long.MAX_VALUE));
+                env.longInteger("MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES, 1, Long.MAX_VALUE),
+                env.integer("TOMCAT_BODY_TIMEOUT_MS", 30_000, 1, ONE_HOUR_MS));
     }
 
     /** The effective values, named like their variables, for the start-up log line. */
@@ -76,6 +79,7 @@ public record TomcatSettings(
         m.put("TOMCAT_KEEPALIVE_TIMEOUT_MS", keepAliveTimeoutMs);
         m.put("TOMCAT_MAX_KEEPALIVE_REQUESTS", maxKeepAliveRequests);
         m.put("MAX_MESSAGE_BYTES", maxMessageBytes);
+        m.put("TOMCAT_BODY_TIMEOUT_MS", bodyTimeoutMs);
         return m;
     }
 }

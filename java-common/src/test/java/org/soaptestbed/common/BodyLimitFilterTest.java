@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 class BodyLimitFilterTest {
 
     private static final int LIMIT = 1000;
+    private static final int BODY_TIMEOUT_MS = 1500;
     private static TomcatServer server;
 
     /** Echoes the request body; answers 500 if reading it failed, as an application would. */
@@ -45,7 +46,8 @@ class BodyLimitFilterTest {
 
     @BeforeAll
     static void start() throws Exception {
-        TomcatSettings s = new TomcatSettings("127.0.0.1", 0, 4, 1, 10, 100, 5000, 5000, 100, LIMIT);
+        TomcatSettings s = new TomcatSettings("127.0.0.1", 0, 4, 1, 10, 100, 5000, 5000, 100, LIMIT,
+                BODY_TIMEOUT_MS);
         server = new TomcatServer("test", s).addServlet("echo", new Echo(), "/echo");
         server.start(Map.of());
     }
@@ -121,5 +123,33 @@ class BodyLimitFilterTest {
         assertTrue(r.startsWith("HTTP/1.1 413"), r);
         assertTrue(!r.contains("failed:"), r);
         assertEquals(1, r.split("HTTP/1.1 ").length - 1, r);
+    }
+
+    @Test
+    void aBodyTrickledInPastItsDeadlineIsCutOffWith408() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            long t0 = System.nanoTime();
+            try {
+                for (int i = 0; i < 500; i++) {       // a byte every 100 ms: 50 s if nothing cut it
+                    out.write('x');
+                    out.flush();
+                    Thread.sleep(100);
+                    if (socket.getInputStream().available() > 0) {
+                        break;
+                    }
+                }
+            } catch (IOException closed) {
+                // the server answered and closed: what is asserted below
+            }
+            String r = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertTrue(r.startsWith("HTTP/1.1 408"), r);
+            assertTrue(r.contains("TOMCAT_BODY_TIMEOUT_MS"), r);
+            assertTrue(System.nanoTime() - t0 < 40_000_000_000L, "cut long before the body's end");
+        }
     }
 }
