@@ -5,6 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include "ipc.h"
 
 const struct ipc_mech *const ipc_mechs[] = {
@@ -43,6 +46,20 @@ void ipc_path(const struct ipc_opts *o, const char *suffix, char *out, size_t le
 void ipc_posix_name(const struct ipc_opts *o, char *out, size_t len)
 {
     snprintf(out, len, "/%s", o->name);
+}
+
+int ipc_unix_address(const struct ipc_opts *o, const char *suffix, struct sockaddr_un *a)
+{
+    char path[512];
+    ipc_path(o, suffix, path, sizeof path);
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof a->sun_path) {
+        errno = ENAMETOOLONG;
+        return ipc_fail("socket path", path);
+    }
+    strcpy(a->sun_path, path);
+    return 0;
 }
 
 long ipc_read_proc_long(const char *path)

@@ -70,6 +70,9 @@ int ipc_fail(const char *what, const char *object);   /* sets ipc_error from err
 void ipc_path(const struct ipc_opts *o, const char *suffix, char *out, size_t len);
 void ipc_posix_name(const struct ipc_opts *o, char *out, size_t len);   /* "/<name>" */
 long ipc_read_proc_long(const char *path);            /* -1 when unreadable */
+struct sockaddr_un;
+/* The Unix socket address <dir>/<name><suffix>; -1 (ipc_error set) when the path is too long. */
+int ipc_unix_address(const struct ipc_opts *o, const char *suffix, struct sockaddr_un *a);
 
 /* Order-sensitive 64-bit checksum, chained message by message (checksum.c). */
 uint64_t ipc_checksum(uint64_t h, const void *buf, size_t n);

@@ -16,26 +16,12 @@ static size_t no_limit(char *why, size_t len)
     return 0;
 }
 
-static int address(const struct ipc_opts *o, struct sockaddr_un *a)
-{
-    char path[512];
-    ipc_path(o, ".sock", path, sizeof path);
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a->sun_path) {
-        errno = ENAMETOOLONG;
-        return ipc_fail("socket path", path);
-    }
-    strcpy(a->sun_path, path);
-    return 0;
-}
-
 static int create(struct ipc_opts *o) { (void)o; return 0; }   /* the server binds */
 
 static int open_(const struct ipc_opts *o, int server, void (*ready)(void), void **ch)
 {
     struct sockaddr_un a;
-    if (address(o, &a) < 0)
+    if (ipc_unix_address(o, ".sock", &a) < 0)
         return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)

@@ -107,14 +107,12 @@ def main(args) -> int:
 
 def _study(args) -> int | None:
     """Run the experiment if it is a study (cli/testbed/run/study.py); None if it is not."""
-    import tomllib
-
     from testbed.run import definition, study
     from testbed.run.runner import RESULTS_DIR
     try:
         path = definition.find(args.experiment)
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (definition.DefinitionError, tomllib.TOMLDecodeError, OSError):
+        raw, text = definition.read_toml(path)
+    except (definition.DefinitionError, OSError):
         return None                      # the experiment loader says what is wrong
     if not study.is_study(raw):
         return None
@@ -122,7 +120,7 @@ def _study(args) -> int | None:
         print("testbed: run: --repeat must be >= 1", file=sys.stderr)
         return 2
     try:
-        s = study.parse(raw, path, path.read_text(encoding="utf-8"), quick=args.quick, repeat=args.repeat)
+        s = study.parse(raw, path, text, quick=args.quick, repeat=args.repeat)
     except study.StudyError as e:
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2

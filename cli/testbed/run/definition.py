@@ -180,13 +180,18 @@ def available() -> list[str]:
     return [p.stem for p in EXPERIMENTS_DIR.glob("*.toml")]
 
 
-def load(name_or_path: str, quick: bool = False, repeat: int = 1) -> Experiment:
-    path = find(name_or_path)
+def read_toml(path: Path) -> tuple[dict, str]:
+    """(the parsed table, the text) of an experiment file; DefinitionError if it is not TOML."""
     text = path.read_text(encoding="utf-8")
     try:
-        raw = tomllib.loads(text)
+        return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as e:
         raise DefinitionError(f"{path}: not valid TOML: {e}") from None
+
+
+def load(name_or_path: str, quick: bool = False, repeat: int = 1) -> Experiment:
+    path = find(name_or_path)
+    raw, text = read_toml(path)
     return parse(raw, path, text, quick=quick, repeat=repeat)
 
 

@@ -38,12 +38,11 @@ import shutil
 import signal
 import subprocess
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed.run import results
-from testbed.run.definition import RUN_ID, DefinitionError
+from testbed.run.definition import RUN_ID, DefinitionError, read_toml
 from testbed.run.progress import Progress
 
 SAMPLES_FILE = "samples.jsonl"
@@ -140,11 +139,7 @@ def parse(raw: dict, path: Path, text: str, quick: bool = False, repeat: int | N
 
 
 def load(path: Path, quick: bool = False, repeat: int | None = None) -> Study:
-    text = path.read_text(encoding="utf-8")
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise StudyError(f"{path}: not valid TOML: {e}") from None
+    raw, text = read_toml(path)
     return parse(raw, path, text, quick=quick, repeat=repeat)
 
 
