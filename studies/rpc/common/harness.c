@@ -25,11 +25,13 @@ static const char USAGE[] =
     "  --idle-ms N           idle window after the calls, for the server's idle CPU (default 300)\n"
     "  --client-cpu N        pin this process to CPU N (default: not pinned)\n"
     "  --server-cpu N        pin the server to CPU N (default: not pinned)\n"
-    "  --server PATH         the server program\n"
+    "  --server PATH         the server program (started pinned, stopped at the end)\n"
+    "  --connect ADDRESS     or: a server that runs already, at the address it printed\n"
     "  --dir PATH            a private directory for socket files\n"
     "  --raw-out PATH        per timed call: total_ns, client_ns\n"
     "  --server-raw-out PATH the server's per-request times\n"
     "  --timeout-s N         the whole run's deadline (default 300)\n"
+    "  --server-extra ARG    (tests) one more argument for the server, e.g. --corrupt\n"
     "  --abort-after N       (tests) die after sending N bytes of a request\n";
 
 const char *bench_usage(void) { return USAGE; }
@@ -67,9 +69,11 @@ int bench_parse(int argc, char **argv, bench_opts *o, const char *const *transpo
     else if (!strcmp(f, "--client-cpu")) rc = number(f, v, -1, 4095, &o->client_cpu, err, errlen);
     else if (!strcmp(f, "--server-cpu")) rc = number(f, v, -1, 4095, &o->server_cpu, err, errlen);
     else if (!strcmp(f, "--server")) o->server = v;
+    else if (!strcmp(f, "--connect")) o->connect = v;
     else if (!strcmp(f, "--dir")) o->dir = v;
     else if (!strcmp(f, "--raw-out")) o->raw_out = v;
     else if (!strcmp(f, "--server-raw-out")) o->server_raw_out = v;
+    else if (!strcmp(f, "--server-extra")) o->server_extra = v;
     else if (!strcmp(f, "--timeout-s")) rc = number(f, v, 1, 86400, &o->timeout_s, err, errlen);
     else if (!strcmp(f, "--abort-after")) rc = number(f, v, -1, INT_MAX, &o->abort_after, err, errlen);
     else {
@@ -149,6 +153,14 @@ int server_start(server_proc *s, char *const argv[], int cpu, int timeout_ms, ch
       snprintf(s->ready, sizeof s->ready, "%s", line + 6);
       return 0;
     }
+  }
+  int status;
+  if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+    snprintf(err, errlen, "%s exited (status %d) before it reported ready", argv[0],
+             WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    s->pid = 0;
+    close(s->out_fd);
+    return -1;
   }
   snprintf(err, errlen, "%s did not report ready within %d ms", argv[0], timeout_ms);
   char ignored[8];

@@ -26,10 +26,12 @@ typedef struct bench_opts {
   int client_cpu;      /* -1: not pinned */
   int server_cpu;
   const char *server;  /* the server program */
+  const char *connect; /* instead: the address of a server that runs already (its "ready" text) */
   const char *dir;     /* a private directory for socket files (the caller removes it) */
   const char *raw_out; /* per timed call: total_ns, client_ns (TSV); NULL: not written */
   const char *server_raw_out; /* the server's per-request file */
   int timeout_s;       /* the whole run's deadline (SIGALRM) */
+  const char *server_extra; /* tests: one more argument for the server (e.g. --corrupt) */
   int abort_after;     /* shm tests: the client dies after this many request bytes (-1: never) */
 } bench_opts;
 

@@ -161,11 +161,11 @@ int main(int argc, char **argv) {
   }
   qsort(total, (size_t)o.calls, sizeof *total, cmp64);
   printf("{\"program\": \"raw\", \"transport\": \"%s\", \"size\": %d, \"calls\": %d, \"warmup\": %d, "
-         "\"ok\": %d, \"mismatches\": %d, \"request_bytes\": %d, \"response_bytes\": %d, "
+         "\"checked\": %d, \"ok\": %d, \"mismatches\": %d, \"request_bytes\": %d, \"response_bytes\": %d, "
          "\"median_ns\": %lld, \"client_cpu\": %d, \"server_cpu\": %d, "
          "\"client_cpu_us_per_call\": %.3f, \"server_cpu_us_per_call\": %.3f, \"wall_us_per_call\": %.3f, "
          "\"server_idle_cpu_pct\": %.1f, \"server_idle_runnable_pct\": %.1f, \"shm_sleeps\": %llu}\n",
-         o.transport, o.size, o.calls, o.warmup, o.calls - bad, bad, o.size, o.size,
+         o.transport, o.size, o.calls, o.warmup, o.warmup + o.calls, o.warmup + o.calls - bad, bad, o.size, o.size,
          (long long)total[o.calls / 2], o.client_cpu, o.server_cpu, cpu / 1e3 / o.calls,
          peer_cpu / 1e3 / o.calls, wall / 1e3 / o.calls, idle.cpu_pct, idle.runnable_pct,
          (unsigned long long)(is_shm ? l.shm.sleeps : 0));

@@ -166,6 +166,10 @@ int shm_peer_open(const shm_chan *c) {
   return c->region && !c->peer_gone && !atomic_load_explicit(&c->region->closed[1 - c->side], memory_order_relaxed);
 }
 
+int shm_peer_closed_in_order(const shm_chan *c) {
+  return c->region && atomic_load(&c->region->closed[1 - c->side]);
+}
+
 static void release(shm_chan *c, int close_fd) {
   if (c->region) {
     atomic_store(&c->region->closed[c->side], 1);

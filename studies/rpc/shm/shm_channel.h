@@ -58,6 +58,8 @@ long shm_recv(shm_chan *c, void *buf, size_t n, int timeout_ms);
 int shm_wait_readable(shm_chan *c, int timeout_ms);
 /* Cheap, no system call: 0 once the peer said it closed (or was seen gone). */
 int shm_peer_open(const shm_chan *c);
+/* 1 when the peer said it closed (shm_close) -- as opposed to dying without a word. */
+int shm_peer_closed_in_order(const shm_chan *c);
 /* Orderly close: tell the peer, unmap, close the socket. Safe to call twice. */
 void shm_close(shm_chan *c);
 /* As shm_close, for when someone else already closed ctl_fd. */
