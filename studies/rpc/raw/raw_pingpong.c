@@ -74,13 +74,17 @@ static int cmp64(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   bench_opts o;
-  char err[256];
+  char err[256] = "";
   if (argc == 2 && !strcmp(argv[1], "--help")) {
     printf("rpc-raw-pingpong --transport tcp|unix|shm-spin|shm-futex --size N --dir D [...]\n%s", bench_usage());
     return 0;
   }
-  if (bench_parse(argc, argv, &o, TRANSPORTS, err, sizeof err) != 0 || o.size < 1) {
-    fprintf(stderr, "rpc-raw-pingpong: %s\n", o.size < 1 && !err[0] ? "--size: a raw message needs at least 1 byte" : err);
+  if (bench_parse(argc, argv, &o, TRANSPORTS, err, sizeof err) != 0) {
+    fprintf(stderr, "rpc-raw-pingpong: %s\n", err);
+    return 2;
+  }
+  if (o.size < 1) {
+    fprintf(stderr, "rpc-raw-pingpong: --size: a raw message needs at least 1 byte\n");
     return 2;
   }
   alarm((unsigned)o.timeout_s); /* bounded: SIGALRM ends a run that hangs */
