@@ -123,25 +123,31 @@ def speedup_figure(rs: list[dict], sp: list[dict]) -> Figure:
 
 
 def split_figure(rs: list[dict]) -> Figure:
-    bars = [r for size in (None, 4096) for r in rs if r["system"] != "raw" and r["size"] == size
-            and r.get("transport_us") is not None]
-    fig = Figure(figsize=(8, 0.45 * max(4, len(bars)) + 1.2), layout="constrained")
-    ax = fig.add_subplot()
-    labels = [f"{t.config_text(r['system'], r['transport'])}, {t.size_text(r['size'])}" for r in bars]
-    left = [0.0] * len(bars)
-    for key, name, colour in (("client_us", "client", "C0"), ("transport_us", "transport", "C7"), ("server_us", "server", "C1")):
-        vals = [max(0.0, r.get(key) or 0.0) for r in bars]
-        ax.barh(range(len(bars)), vals, left=left, color=colour, label=name)
-        left = [a + b for a, b in zip(left, vals)]
-    ax.set_yticks(range(len(bars)))
-    ax.set_yticklabels(labels, fontsize="small")
-    ax.invert_yaxis()
-    ax.set_xscale("symlog", linthresh=10)
-    ax.set_xlabel("µs per call (medians; symlog)")
-    ax.set_title("Where a call's time goes: null call and 4 KiB")
-    ax.legend(fontsize="small")
-    if not bars:
-        ax.text(0.5, 0.5, "no call with the server's times", transform=ax.transAxes, ha="center")
+    """Stacked client / transport / server per configuration; the null call and 4 KiB side by
+    side, each on its own linear scale (a stack on a log axis would misstate the shares)."""
+    panels = [(size, [r for r in rs if r["system"] != "raw" and r["size"] == size and r.get("transport_us") is not None])
+              for size in (None, 4096)]
+    panels = [(size, bars) for size, bars in panels if bars] or [(None, [])]
+    height = 0.45 * max(4, max(len(b) for _, b in panels)) + 1.2
+    fig = Figure(figsize=(11, height), layout="constrained")
+    for i, (size, bars) in enumerate(panels):
+        ax = fig.add_subplot(1, len(panels), i + 1)
+        left = [0.0] * len(bars)
+        for key, name, colour in (("client_us", "client", "C0"), ("transport_us", "transport", "C7"),
+                                  ("server_us", "server", "C1")):
+            vals = [max(0.0, r.get(key) or 0.0) for r in bars]
+            ax.barh(range(len(bars)), vals, left=left, color=colour, label=name)
+            left = [a + b for a, b in zip(left, vals)]
+        ax.set_yticks(range(len(bars)))
+        ax.set_yticklabels([t.config_text(r["system"], r["transport"]) for r in bars], fontsize="small")
+        ax.invert_yaxis()
+        ax.set_xlabel("µs per call (medians)")
+        ax.set_title(f"{t.size_text(size)}: where the time goes")
+        ax.grid(axis="x", alpha=0.3)
+        if i == 0:
+            ax.legend(fontsize="small")
+        if not bars:
+            ax.text(0.5, 0.5, "no call with the server's times", transform=ax.transAxes, ha="center")
     return fig
 
 
@@ -234,11 +240,14 @@ def sections(summary: dict, images: dict[str, str]) -> list[str]:
     rs = summary["rows"]
     env = (summary.get("experiment") or {}).get("environment") or {}
     pinning = env.get("pinning", "not recorded")
+    loads = [r["load_avg"] for r in rs if r.get("load_avg") is not None]
+    load = (f" The host's 1-minute load average during the measurements: {min(loads):.1f} … {max(loads):.1f} "
+            f"(on {h.esc(env.get('cpus allowed', '?'))}: other work shares the CPUs)." if loads else "")
     return [
         "<h2>Response time by transport and size</h2>",
         f"<p>Median / p99 of the call in µs (each cell: {h.esc(str(max((r['calls'] for r in rs), default=0)))} calls "
         f"or fewer, over the rounds). Pinning: {h.esc(pinning)}. Dashed lines in the figure: the raw round trip "
-        f"of the same bytes on the same transport, the floor under the RPC layer.</p>",
+        f"of the same bytes on the same transport, the floor under the RPC layer.{load}</p>",
         latency_table(rs), images.get("latency", ""),
         "<h2>Speed-up over TCP</h2>",
         "<p>TCP's median over the lighter transport's, same system and size. Stars: the classic study.</p>",

@@ -71,8 +71,9 @@ def speedup_shrinks(rs: list[dict], sp: list[dict]) -> Finding:
     if not pairs:
         return missing(claim, pub, "needs the null call and 4 KiB over tcp and a lighter transport", "speedup_shrinks")
     shrinks = {(s, x): t.speedup(sp, s, x, BIG) < t.speedup(sp, s, x, None) for s, x in pairs}
-    parts = [f"{t.config_text(s, x)} {_x(t.speedup(sp, s, x, None))} → {_x(t.speedup(sp, s, x, BIG))}"
-             for s, x in pairs]
+    parts = [f"{t.config_text(s, x)} {_x(t.speedup(sp, s, x, None))} (null), "
+             + (f"{_x(t.speedup(sp, s, x, 0))} (0 B), " if t.speedup(sp, s, x, 0) is not None else "")
+             + f"{_x(t.speedup(sp, s, x, BIG))} (4 KiB)" for s, x in pairs]
     primary = [(s, t.lightest(rs, s)) for s in ("onc", "gsoap") if (s, t.lightest(rs, s)) in shrinks]
     ok = all(shrinks[p] for p in primary)
     exceptions = [t.config_text(s, x) for (s, x), v in shrinks.items() if not v]

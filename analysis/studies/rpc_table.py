@@ -36,6 +36,11 @@ def _median(values: list) -> float | None:
     return statistics.median(xs) if xs else None
 
 
+def _known(v):
+    """The programs print -1 for a figure they could not take."""
+    return v if v is not None and v >= 0 else None
+
+
 def rows(samples: list[dict]) -> list[dict]:
     """One row per point with at least one good measurement, in measuring order."""
     by: dict[str, list[dict]] = {}
@@ -57,10 +62,8 @@ def rows(samples: list[dict]) -> list[dict]:
              "request_bytes": prog[0].get("request_bytes"), "response_bytes": prog[0].get("response_bytes"),
              "client_cpu_us": _median([g.get("client_cpu_us_per_call") for g in prog]),
              "server_cpu_us": _median([g.get("server_cpu_us_per_call") for g in prog]),
-             "idle_cpu_pct": _median([g.get("server_idle_cpu_pct") for g in prog
-                                      if (g.get("server_idle_cpu_pct") or -1) >= 0]),
-             "idle_runnable_pct": _median([g.get("server_idle_runnable_pct") for g in prog
-                                           if (g.get("server_idle_runnable_pct") or -1) >= 0]),
+             "idle_cpu_pct": _median([_known(g.get("server_idle_cpu_pct")) for g in prog]),
+             "idle_runnable_pct": _median([_known(g.get("server_idle_runnable_pct")) for g in prog]),
              "load_avg": _median([d.get("load_avg_1min") for d in ds])}
         if p["system"] == "raw":
             r["half_rtt_us"] = _median([d["half_rtt_us"]["median"] for d in ds])

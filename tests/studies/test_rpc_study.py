@@ -72,10 +72,13 @@ def _findings(samples) -> dict:
 
 def test_rows_take_the_median_of_the_rounds_and_their_spread():
     s = [_sample("gsoap", "tcp", None, m, rep=i) for i, m in enumerate((100.0, 110.0, 90.0))]
+    for x, idle in zip(s, (0.0, 0.0, -1.0)):           # 0 % is a figure; -1 is "could not take it"
+        x["data"]["program"]["server_idle_cpu_pct"] = idle
     s.append({**_sample("gsoap", "tcp", None, 5000.0, rep=3), "status": "failed"})   # not counted
     row = t.rows(s)[0]
     assert row["median_us"] == 100.0 and row["rounds"] == 3 and row["calls"] == 300
     assert row["spread"] == pytest.approx(0.2)
+    assert row["idle_cpu_pct"] == 0.0
 
 
 def test_classic_shaped_data_makes_every_speed_finding_hold():
