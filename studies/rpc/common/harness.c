@@ -154,8 +154,10 @@ int server_start(server_proc *s, char *const argv[], int cpu, int timeout_ms, ch
       return 0;
     }
   }
-  int status;
-  if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+  int status, exited = 0; /* its stdout closed or the wait ran out: did it exit? (give it a second) */
+  for (int64_t until = now_ns() + 1000000000; !(exited = waitpid(s->pid, &status, WNOHANG) == s->pid) && now_ns() < until;)
+    usleep(5000);
+  if (exited) {
     snprintf(err, errlen, "%s exited (status %d) before it reported ready", argv[0],
              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     s->pid = 0;
