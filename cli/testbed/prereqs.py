@@ -17,6 +17,8 @@ REQUIREMENTS = [
     ("gSOAP library", lambda: Path("/usr/include/stdsoap2.h").exists(), "libgsoap-dev"),
     ("OpenSSL headers (gSOAP links them)", lambda: Path("/usr/include/openssl/ssl.h").exists(), "libssl-dev"),
     ("zlib headers", lambda: Path("/usr/include/zlib.h").exists(), "zlib1g-dev"),
+    ("rpcgen (RPC study)", lambda: shutil.which("rpcgen"), "rpcsvc-proto"),
+    ("libtirpc headers (RPC study)", lambda: Path("/usr/include/tirpc/rpc/rpc.h").exists(), "libtirpc-dev"),
     ("haproxy", lambda: shutil.which("haproxy"), "haproxy"),
     ("wrk (benchmarks)", lambda: shutil.which("wrk"), "wrk"),
 ]
