@@ -202,6 +202,11 @@ def cmd_test(args) -> int:
 
 def cmd_bench(args) -> int:
     from testbed import bench, prereqs
+    bad = [f"--{k} {getattr(args, k)}" for k in ("duration", "repeat", "warmup", "connections")
+           if getattr(args, k) < 1]
+    if bad:
+        print(f"testbed: bench: {', '.join(bad)}: must be at least 1", file=sys.stderr)
+        return 2
     prereqs.require()
     return bench.main(args)
 
@@ -282,6 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--duration", type=int, default=10, help="seconds per measurement (default 10)")
     s.add_argument("--connections", type=int, default=16, help="concurrent keep-alive connections")
     s.add_argument("--repeat", type=int, default=3, help="runs of every measurement (median reported)")
+    s.add_argument("--warmup", type=int, default=3, metavar="S",
+                   help="seconds of one warm-up run: before measuring, every target is loaded in runs "
+                        "of S seconds until it stops speeding up (JIT, pools); not part of the results "
+                        "(default 3)")
     s.add_argument("-o", "--output", default=None, help="result folder (default results/bench-<time>)")
     s.set_defaults(func=cmd_bench)
 
