@@ -1,6 +1,7 @@
 """The Locust web UI of a running stack: one master (web UI on LOCUST_PORT) and its
 workers, all on loopback, aimed at HAProxy's web entry point. A person picks the user
-class and the shape in the UI (class picker) and sets backend/op/n/think time there."""
+class (Seg5ViaClonesAxis is ticked) and the shape in the UI (class picker) and sets the
+/seg/5 call, think time or open-loop rate and the steps there (loadgen/locustfile.py)."""
 from __future__ import annotations
 
 import sys
