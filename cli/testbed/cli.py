@@ -39,7 +39,7 @@ def cmd_setup(args) -> int:
 
 def cmd_build(args) -> int:
     from testbed import build, prereqs
-    prereqs.require()
+    prereqs.ensure()
     try:
         build.all_(force=args.force)
     except build.BuildError as e:
@@ -72,7 +72,7 @@ def cmd_up(args) -> int:
         return 1
     if stack.mode == "local":
         from testbed import build, prereqs
-        prereqs.require()
+        prereqs.ensure()
         build.ensure([n for n, c in counts.items() if c > 0])
         print("up: starting HAProxy and " + ", ".join(f"{n} ×{c}" for n, c in counts.items() if c))
     t0 = time.monotonic()
@@ -186,7 +186,7 @@ def cmd_logs(args) -> int:
 
 def cmd_test(args) -> int:
     from testbed import build, prereqs
-    prereqs.require()
+    prereqs.ensure()
     try:
         build.native()
         build.java(run_tests=True)
@@ -207,14 +207,14 @@ def cmd_bench(args) -> int:
     if bad:
         print(f"testbed: bench: {', '.join(bad)}: must be at least 1", file=sys.stderr)
         return 2
-    prereqs.require()
+    prereqs.ensure()
     return bench.main(args)
 
 
 def cmd_run(args) -> int:
     from testbed import prereqs
     from testbed.run import command
-    prereqs.require()
+    prereqs.ensure()
     return command.main(args)
 
 
@@ -228,8 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="verb", metavar="VERB", required=True)
 
-    s = sub.add_parser("setup", help="install the system packages the testbed needs (apt-get)")
-    s.add_argument("-y", "--yes", action="store_true", help="do not ask (apt-get runs as root)")
+    s = sub.add_parser("setup", help="install the system packages the testbed needs (apt-get as root; "
+                                     "up, test, build, bench and run do it too when something is missing)")
+    s.add_argument("-y", "--yes", action="store_true", help="accepted for scripts: setup never asks")
     s.set_defaults(func=cmd_setup)
 
     s = sub.add_parser("build", help="build the Java tiers (Maven) and the gSOAP tools (CMake)")
@@ -312,7 +313,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    if argv[:1] == ["test"] and argv[1:] not in (["-h"], ["--help"]):
+        # everything after `test` goes to pytest, options too (argparse's REMAINDER refuses a
+        # leading option: ./testbed test -k interop -x)
+        args = parser.parse_args(["test"])
+        args.pytest_args = argv[1:]
+    else:
+        args = parser.parse_args(argv)
     try:
         return args.func(args) or 0
     except KeyboardInterrupt:
