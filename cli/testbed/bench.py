@@ -40,9 +40,10 @@ f:close()
 OPS = {"ping": 0, "sendInts": 1000}
 WARMUP_MAX_RUNS = 6        # warm-up runs of one target, at most
 WARMUP_TOLERANCE = 0.10    # warm: a run at most 10 % faster than the one before ...
-WARMUP_MIN_REQUESTS = 20_000   # ... and this many served: HotSpot compiles a method fully (C2)
-                               # after ~5,000-15,000 calls; a rate held down by a busy machine
-                               # stops rising before the JIT has run
+WARMUP_MIN_REQUESTS = 10_000   # ... and this many served: HotSpot compiles a method fully (C2)
+                               # after 5,000 calls (Tier4InvocationThreshold), and every request
+                               # calls its path's methods at least once; a rate held down by a busy
+                               # machine stops rising before the JIT has run
 
 
 def parse_wrk(out: str) -> dict:
