@@ -1,5 +1,6 @@
 """The plainest Locust user on /seg/1: the yardstick of the loadgen-efficiency benchmark
-(`./testbed run loadgen-efficiency`), which compares it with the testbed's Seg1User.
+(`./testbed run loadgen-efficiency`), which compares it with the testbed's Seg1StaticPage
+(run there by its earlier name, Seg1User).
 
     BareSeg1User  /seg/1 with FastHttpUser's defaults: one task, no wait, no options read
 """

@@ -1,21 +1,30 @@
 """Locust users for the testbed's request paths.
 
-One user class per cumulative path of the segment experiment (EXPERIMENTS.md §1):
+One user class per cumulative path of the segment experiment (EXPERIMENTS.md §1); the first
+line of each class's docstring is what the web UI shows beside it:
 
-    Seg1User  /seg/1   HTTP entry: HAProxy + the front's web server, a static page
-    Seg2User  /seg/2   + a JSP renders
-    Seg3User  /seg/3   + the JSP calls the AccessBean
-    Seg4User  /seg/4   + the AccessBean calls the EJB-like session bean
-    Seg5User  /seg/5   + the bean's Invoker calls the SOAP service through the client tier
-    Seg5AxisUser, Seg5GsoapUser   /seg/5 pinned to one backend
+    Seg1StaticPage      /seg/1  ① HAProxy + the front's Tomcat serve a static page
+    Seg2Jsp             /seg/2  + a JSP renders the page
+    Seg3AccessBean      /seg/3  + the JSP calls the AccessBean
+    Seg4SessionBean     /seg/4  + the AccessBean calls the EJB-like session bean
+    Seg5ViaClonesAxis   /seg/5  + the bean's Invoker calls Axis2 via the SOAP client tier
+    Seg5ViaClonesGsoap  /seg/5  the same, to gSOAP
+(Seg1User, the earlier name of Seg1StaticPage, still runs from the command line.)
 
-Options (command line, or the "Custom parameters" of the web UI):
-    --backend      axis | gsoap, the service Seg5User reaches
-    --op, --n      contract operation and payload size of /seg/5
-    --think-time   seconds between a user's requests (0 = closed loop at full speed)
-    --arrival-rate requests/s per user, open loop: requests leave on a fixed clock whether
-                   or not earlier ones returned (0 = closed loop); --max-outstanding bounds
-                   each user's requests in flight, the excess is counted as dropped
+Options (command line, or "Custom parameters" of the web UI, in this order; in brackets the
+earlier names, still accepted on the command line):
+    --soap-op                    contract operation of /seg/5's SOAP call [--op]
+    --soap-payload-items         items in its payload array [--n]
+    --closed-loop-think-time     seconds between an answer and the user's next request [--think-time]
+    --open-loop-rate             requests/s per user on a fixed clock, whether or not earlier ones
+                                 returned; 0 = closed loop [--arrival-rate]
+    --open-loop-max-outstanding  each user's requests in flight at most; the excess is counted
+                                 as dropped [--max-outstanding]
+    --backend                    command line only: must agree with the Seg5 class run
+
+The web UI (`./testbed up`: --class-picker) lists the classes in this order with their
+descriptions and ticks only Seg5ViaClonesAxis, so START alone runs /seg/5 through the clone
+tier to Axis2 rather than every path at once (_describe_in_web_ui).
 
 Timing of the statistics (docs/experiments.md, "Precision"): a step's throughput is the
 increase of the cumulative request count between two rows of the stats history divided by the
@@ -79,22 +88,78 @@ def _precise_stats_timing() -> None:
 
 _precise_stats_timing()
 
+UI_DEFAULT_USER = "Seg5ViaClonesAxis"     # the one class ticked in the web UI
+
+
+def description(user_class) -> str:
+    """The first line of a user class's docstring: what the web UI shows beside its name."""
+    doc = (user_class.__doc__ or "").strip()
+    return doc.splitlines()[0].strip() if doc else ""
+
+
+@events.init.add_listener
+def _describe_in_web_ui(environment, web_ui=None, **_kwargs):
+    """Locust's class picker lists the classes by name, alphabetically, each with its own `host`
+    (these classes have none: -H applies to all), and ticks every one, so START would mix every
+    path; it sorts the custom parameters alphabetically too. Locust has no setting for either, so
+    this adjusts what the page is built from (WebUI.template_args, recomputed at every page load):
+    the classes in this file's order, each described where its host would show, ui_hidden ones
+    left out, and only UI_DEFAULT_USER ticked (the picker ticks what `available_user_classes`
+    lists, and its tick-all box then ticks that one); the page's JSON keeps declaration order,
+    so the custom parameters read as declared (options of locustfile.py, then of shapes.py). Hooks Locust internals: if they are missing, the
+    page stays Locust's own and a warning is logged."""
+    if web_ui is None:                       # workers, --headless
+        return
+    plain = getattr(web_ui, "update_template_args", None)
+    jinja = getattr(getattr(web_ui, "app", None), "jinja_env", None)
+    if (plain is None or not isinstance(getattr(web_ui, "template_args", None), dict)
+            or not isinstance(getattr(jinja, "policies", None), dict)
+            or not hasattr(environment, "available_user_classes")):
+        logging.warning("loadgen: this Locust's web UI has no hooks for class descriptions; using its own")
+        return
+
+    def described():
+        plain()
+        args = web_ui.template_args
+        users = args.get("users")
+        if not users:                        # no class picker
+            return
+        shown = {name: cls for name, cls in environment.available_user_classes.items()
+                 if name in users and not getattr(cls, "ui_hidden", False)}
+        args["users"] = {name: {**users[name], "host": description(cls)} for name, cls in shown.items()}
+        args["available_user_classes"] = [UI_DEFAULT_USER] if UI_DEFAULT_USER in shown else list(shown)
+        if args.get("available_user_tasks"):
+            args["available_user_tasks"] = {n: t for n, t in args["available_user_tasks"].items() if n in shown}
+
+    web_ui.update_template_args = described
+    jinja.policies["json.dumps_kwargs"] = {"sort_keys": False}    # the page's `tojson` (Jinja sorts)
+
+
 OPERATIONS = ["ping", "sendBytes", "sendInts", "sendFloats", "sendDoubles", "sendIntBuffer",
               "echoInts", "work"]
 
 
 @events.init_command_line_parser.add_listener
 def _options(parser):
-    parser.add_argument("--backend", choices=["axis", "gsoap"], default="axis",
-                        help="SOAP service reached by /seg/5 (Seg5User)")
-    parser.add_argument("--op", choices=OPERATIONS, default="ping", help="contract operation of /seg/5")
-    parser.add_argument("--n", type=int, default=0, help="payload items of /seg/5")
-    parser.add_argument("--think-time", type=float, default=0.0,
-                        help="seconds a user waits between requests (0 = none)")
-    parser.add_argument("--arrival-rate", type=float, default=0.0,
-                        help="open loop: requests/s each user sends on a fixed clock (0 = closed loop)")
-    parser.add_argument("--max-outstanding", type=int, default=100,
-                        help="open loop: most requests in flight per user; the excess is dropped")
+    # The web UI shows these by their dest, in the order declared here (_describe_in_web_ui): keep
+    # a dest's parts free of digits after letters ("seg5_op"), which the UI's form does not send
+    # back under the same name.
+    parser.add_argument("--soap-op", "--op", dest="soap_op", choices=OPERATIONS, default="ping",
+                        help="/seg/5: the contract operation its SOAP call makes")
+    parser.add_argument("--soap-payload-items", "--n", dest="soap_payload_items", type=int, default=0,
+                        help="/seg/5: items in that operation's payload array; ping and work carry none")
+    parser.add_argument("--closed-loop-think-time", "--think-time", dest="closed_loop_think_time",
+                        type=float, default=0.0,
+                        help="seconds a user waits after an answer before its next request; 0 = none")
+    parser.add_argument("--open-loop-rate", "--arrival-rate", dest="open_loop_rate", type=float, default=0.0,
+                        help="requests/s each user sends on a fixed clock, answered or not; "
+                             "0 = closed loop")
+    parser.add_argument("--open-loop-max-outstanding", "--max-outstanding", dest="open_loop_max_outstanding",
+                        type=int, default=100,
+                        help="most requests in flight per user; the excess is dropped, counted as failures")
+    parser.add_argument("--backend", choices=["axis", "gsoap"], default="", include_in_web_ui=False,
+                        help="the backend of the Seg5 class run (a check: the class decides; the runner "
+                             "passes both)")
 
 
 class PathUser(FastHttpUser):
@@ -103,9 +168,10 @@ class PathUser(FastHttpUser):
     path = "/"
     concurrency = 128          # connection pool of one user: the open loop needs many
     insecure = False
+    ui_hidden = False          # True: runs from the command line, not listed in the web UI
 
     def wait_time(self):
-        return self.environment.parsed_options.think_time
+        return self.environment.parsed_options.closed_loop_think_time
 
     def target(self) -> tuple[str, str]:
         """(url, name in the statistics)"""
@@ -117,56 +183,79 @@ class PathUser(FastHttpUser):
 
     @task
     def hit(self):
-        rate = self.environment.parsed_options.arrival_rate
+        rate = self.environment.parsed_options.open_loop_rate
         if rate <= 0:
             self.request()
             return
         self._open_loop(rate)
 
     def _open_loop(self, rate: float) -> None:
-        pool = gevent.pool.Pool(max(1, self.environment.parsed_options.max_outstanding))
+        pool = gevent.pool.Pool(max(1, self.environment.parsed_options.open_loop_max_outstanding))
         interval, due = 1.0 / rate, time.monotonic()
         _, name = self.target()
         while True:
             if pool.full():
                 self.environment.events.request.fire(
                     request_type="GET", name=name, response_time=0, response_length=0, context={},
-                    exception=RuntimeError("dropped: --max-outstanding requests already in flight"))
+                    exception=RuntimeError("dropped: --open-loop-max-outstanding requests already in flight"))
             else:
                 pool.spawn(self.request)
             due += interval
             gevent.sleep(max(0.0, due - time.monotonic()))
 
 
-class Seg1User(PathUser):
+class Seg1StaticPage(PathUser):
+    """/seg/1 · ① HAProxy + the front's Tomcat serve a static page"""
     path = "/seg/1"
 
 
-class Seg2User(PathUser):
+class Seg2Jsp(PathUser):
+    """/seg/2 · ①–② + a JSP renders the page"""
     path = "/seg/2"
 
 
-class Seg3User(PathUser):
+class Seg3AccessBean(PathUser):
+    """/seg/3 · ①–③ + the JSP calls the AccessBean (a facade)"""
     path = "/seg/3"
 
 
-class Seg4User(PathUser):
+class Seg4SessionBean(PathUser):
+    """/seg/4 · ①–④ + the AccessBean calls the EJB-like session bean"""
     path = "/seg/4"
 
 
-class Seg5User(PathUser):
+class Seg5ViaClones(PathUser):
+    """/seg/5 · ①–⑤ + the bean's Invoker calls a SOAP service through the client tier"""
+    abstract = True
     path = "/seg/5"
-    backend: str | None = None       # None: the --backend option
+    backend = "axis"
+
+    def on_start(self):
+        asked = self.environment.parsed_options.backend
+        if asked and asked != self.backend:
+            raise ValueError(f"--backend {asked} with {type(self).__name__}, which calls {self.backend}: "
+                             f"run Seg5ViaClones{asked.capitalize()} instead")
 
     def target(self) -> tuple[str, str]:
         o = self.environment.parsed_options
-        backend = self.backend or o.backend
-        return f"/seg/5?backend={backend}&op={o.op}&n={o.n}", f"/seg/5 {backend} {o.op} n={o.n}"
+        op, n = o.soap_op, o.soap_payload_items
+        return f"/seg/5?backend={self.backend}&op={op}&n={n}", f"/seg/5 {self.backend} {op} n={n}"
 
 
-class Seg5AxisUser(Seg5User):
+class Seg5ViaClonesAxis(Seg5ViaClones):
+    """/seg/5 · ①–⑤ + the bean calls Axis2 via the SOAP client tier
+
+    The call: --soap-op, --soap-payload-items."""
     backend = "axis"
 
 
-class Seg5GsoapUser(Seg5User):
+class Seg5ViaClonesGsoap(Seg5ViaClones):
+    """/seg/5 · ①–⑤ + the bean calls gSOAP via the SOAP client tier
+
+    The call: --soap-op, --soap-payload-items."""
     backend = "gsoap"
+
+
+class Seg1User(Seg1StaticPage):
+    """Seg1StaticPage by its earlier name, which cli/testbed/run/efficiency.py still runs."""
+    ui_hidden = True

@@ -1,7 +1,9 @@
 """Load shapes of the testbed's experiments.
 
 Kept apart from the users so that a run picks its shape explicitly
-(`-f loadgen/locustfile.py,loadgen/shapes.py`, or the class picker of the web UI).
+(`-f loadgen/locustfile.py,loadgen/shapes.py`, or the class picker of the web UI). Its options
+all start with `step-` so that they read together in the web UI; the earlier names
+(--warmup-seconds, --prime-seconds, --hold-seconds, --hold-release) are still accepted.
 """
 from __future__ import annotations
 
@@ -20,21 +22,24 @@ def _options(parser):
     parser.add_argument("--step-users", default="1,2,4,8,16,32",
                         help="StepLoadShape: users of each step, comma-separated")
     parser.add_argument("--step-seconds", type=float, default=20.0,
-                        help="StepLoadShape: length of one step, warm-up included")
-    parser.add_argument("--warmup-seconds", type=float, default=5.0,
+                        help="StepLoadShape: length of one step, its warm-up included")
+    parser.add_argument("--step-warmup-seconds", "--warmup-seconds", dest="step_warmup_seconds",
+                        type=float, default=5.0,
                         help="StepLoadShape: first seconds of each step, left out of its sample")
-    parser.add_argument("--prime-seconds", type=float, default=0.0,
-                        help="StepLoadShape: before the first step, load with the most users this long "
-                             "(JIT and pools warm up; not part of any step)")
-    parser.add_argument("--hold-seconds", type=float, default=0.0,
-                        help="StepLoadShape: after the last step, keep its users this long "
-                             "(e.g. for thread dumps at the plateau; not part of any step)")
-    parser.add_argument("--hold-release", default="", include_in_web_ui=False,
+    parser.add_argument("--step-prime-seconds", "--prime-seconds", dest="step_prime_seconds",
+                        type=float, default=0.0,
+                        help="StepLoadShape: before the first step, the most users this long to warm "
+                             "JIT and pools up; not a step")
+    parser.add_argument("--step-hold-seconds", "--hold-seconds", dest="step_hold_seconds",
+                        type=float, default=0.0,
+                        help="StepLoadShape: after the last step, its users this long, e.g. for thread "
+                             "dumps at the plateau; not a step")
+    parser.add_argument("--step-hold-release", "--hold-release", dest="step_hold_release", default="",
+                        include_in_web_ui=False,
                         help="StepLoadShape: end the hold as soon as this file exists (a runner creates "
                              "it once its thread dumps are taken)")
     parser.add_argument("--step-log", default="", include_in_web_ui=False,
                         help="StepLoadShape: append each step's boundaries (JSON lines) to this file")
-
 
 def parse_users(text: str) -> list[int]:
     try:
@@ -75,10 +80,10 @@ class StepLoadShape(LoadTestShape):
 
     step_users -- users of each step, e.g. 1,2,4,8,16,32 (--step-users)
     step_seconds -- length of each step including its warm-up (--step-seconds)
-    warmup_seconds -- start of each step left out of its sample (--warmup-seconds)
-    prime_seconds -- before step 0, the most users for this long; not a step (--prime-seconds)
-    hold_seconds -- after the last step, its users for this long; not a step (--hold-seconds)
-    hold_release -- a file whose existence ends the hold early (--hold-release)
+    step_warmup_seconds -- start of each step left out of its sample (--step-warmup-seconds)
+    step_prime_seconds -- before step 0, the most users for this long; not a step (--step-prime-seconds)
+    step_hold_seconds -- after the last step, its users for this long; not a step (--step-hold-seconds)
+    step_hold_release -- a file whose existence ends the hold early (--step-hold-release)
     step_log -- file that receives, as they happen, one JSON line per step start
         ({"index", "users", "start", "measure_from"}) and per step end ({"index", "end"});
         prime and hold are logged as {"phase", "users", "start"} and {"phase", "end"}
@@ -105,11 +110,11 @@ class StepLoadShape(LoadTestShape):
         o = self.runner.environment.parsed_options
         if self._table is None:
             self._table = stages(parse_users(o.step_users), o.step_seconds,
-                                 getattr(o, "prime_seconds", 0.0), getattr(o, "hold_seconds", 0.0))
-        return self._table, o.warmup_seconds, o.step_log
+                                 getattr(o, "step_prime_seconds", 0.0), getattr(o, "step_hold_seconds", 0.0))
+        return self._table, o.step_warmup_seconds, o.step_log
 
     def _released(self) -> bool:
-        release = getattr(self.runner.environment.parsed_options, "hold_release", "")
+        release = getattr(self.runner.environment.parsed_options, "step_hold_release", "")
         return bool(release) and os.path.exists(release)
 
     def _spawn_rate(self, users: int) -> float:

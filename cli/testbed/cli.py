@@ -39,7 +39,7 @@ def cmd_setup(args) -> int:
 
 def cmd_build(args) -> int:
     from testbed import build, prereqs
-    prereqs.require()
+    prereqs.ensure()
     try:
         build.all_(force=args.force)
     except build.BuildError as e:
@@ -72,7 +72,7 @@ def cmd_up(args) -> int:
         return 1
     if stack.mode == "local":
         from testbed import build, prereqs
-        prereqs.require()
+        prereqs.ensure()
         build.ensure([n for n, c in counts.items() if c > 0])
         print("up: starting HAProxy and " + ", ".join(f"{n} ×{c}" for n, c in counts.items() if c))
     t0 = time.monotonic()
@@ -216,7 +216,7 @@ def cmd_fault(args) -> int:
 
 def cmd_test(args) -> int:
     from testbed import build, prereqs
-    prereqs.require()
+    prereqs.ensure()
     try:
         build.native()
         build.java(run_tests=True)
@@ -232,14 +232,19 @@ def cmd_test(args) -> int:
 
 def cmd_bench(args) -> int:
     from testbed import bench, prereqs
-    prereqs.require()
+    bad = [f"--{k} {getattr(args, k)}" for k in ("duration", "repeat", "warmup", "connections")
+           if getattr(args, k) < 1]
+    if bad:
+        print(f"testbed: bench: {', '.join(bad)}: must be at least 1", file=sys.stderr)
+        return 2
+    prereqs.ensure()
     return bench.main(args)
 
 
 def cmd_run(args) -> int:
     from testbed import prereqs
     from testbed.run import command
-    prereqs.require()
+    prereqs.ensure()
     return command.main(args)
 
 
@@ -253,8 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="verb", metavar="VERB", required=True)
 
-    s = sub.add_parser("setup", help="install the system packages the testbed needs (apt-get)")
-    s.add_argument("-y", "--yes", action="store_true", help="do not ask (apt-get runs as root)")
+    s = sub.add_parser("setup", help="install the system packages the testbed needs (apt-get as root; "
+                                     "up, test, build, bench and run do it too when something is missing)")
+    s.add_argument("-y", "--yes", action="store_true", help="accepted for scripts: setup never asks")
     s.set_defaults(func=cmd_setup)
 
     s = sub.add_parser("build", help="build the Java tiers (Maven) and the gSOAP tools (CMake)")
@@ -324,6 +330,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--duration", type=int, default=10, help="seconds per measurement (default 10)")
     s.add_argument("--connections", type=int, default=16, help="concurrent keep-alive connections")
     s.add_argument("--repeat", type=int, default=3, help="runs of every measurement (median reported)")
+    s.add_argument("--warmup", type=int, default=3, metavar="S",
+                   help="seconds of one warm-up run: before measuring, every target is loaded in runs "
+                        "of S seconds until it stops speeding up (JIT, pools); not part of the results "
+                        "(default 3)")
     s.add_argument("-o", "--output", default=None, help="result folder (default results/bench-<time>)")
     s.set_defaults(func=cmd_bench)
 
@@ -345,7 +355,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    if argv[:1] == ["test"] and argv[1:] not in (["-h"], ["--help"]):
+        # everything after `test` goes to pytest, options too (argparse's REMAINDER refuses a
+        # leading option: ./testbed test -k interop -x)
+        args = parser.parse_args(["test"])
+        args.pytest_args = argv[1:]
+    else:
+        args = parser.parse_args(argv)
     try:
         return args.func(args) or 0
     except KeyboardInterrupt:

@@ -2,7 +2,8 @@
 HAProxy's web entry point. The master's web UI listens on loopback (cfg.locust_web_port);
 people reach it through HAProxy's locust_ui entry on LOCUST_PORT, which asks for credentials
 when UI_PASSWORD is set (and must be set when the stack is exposed). A person picks the user
-class and the shape in the UI (class picker) and sets backend/op/n/think time there."""
+class (Seg5ViaClonesAxis is ticked) and the shape in the UI (class picker) and sets the
+/seg/5 call, think time or open-loop rate and the steps there (loadgen/locustfile.py)."""
 from __future__ import annotations
 
 import sys

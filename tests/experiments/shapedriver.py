@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from loadgen import shapes  # noqa: E402
 
-DEFAULTS = dict(step_users="1,4", step_seconds=10.0, warmup_seconds=3.0, prime_seconds=0.0,
-                hold_seconds=0.0, hold_release="", step_log="")
+DEFAULTS = dict(step_users="1,4", step_seconds=10.0, step_warmup_seconds=3.0, step_prime_seconds=0.0,
+                step_hold_seconds=0.0, step_hold_release="", step_log="")
 
 
 def main(spec: dict) -> dict:
@@ -37,8 +37,8 @@ def main(spec: dict) -> dict:
             for k, v in resets[t].items():
                 setattr(opts, k, v)
             shape.reset_time()
-        if spec.get("release_at") is not None and t >= spec["release_at"] and opts.hold_release:
-            Path(opts.hold_release).touch()
+        if spec.get("release_at") is not None and t >= spec["release_at"] and opts.step_hold_release:
+            Path(opts.step_hold_release).touch()
         shape.start_time = time.perf_counter() - t
         tick = shape.tick()
         out.append(list(tick) if tick else None)

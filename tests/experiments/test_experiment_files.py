@@ -55,7 +55,8 @@ def test_every_run_of_a_shipped_experiment_says_what_the_analysis_needs(name):
 def test_segments_runs_cover_every_cumulative_path_of_one_series():
     runs = definition.load("segments").runs
     assert [r.path for r in runs] == [1, 2, 3, 4, 5]
-    assert [r.user_class for r in runs] == ["Seg1User", "Seg2User", "Seg3User", "Seg4User", "Seg5AxisUser"]
+    assert [r.user_class for r in runs] == ["Seg1StaticPage", "Seg2Jsp", "Seg3AccessBean",
+                                            "Seg4SessionBean", "Seg5ViaClonesAxis"]
     assert len({json.dumps({k: v for k, v in r.config().items() if k != "path"}, sort_keys=True)
                 for r in runs}) == 1
 
@@ -89,7 +90,7 @@ def test_paths_expand_to_one_run_per_path_named_after_the_entry():
     exp = parse('name = "m"\nkind = "segments"\n[[runs]]\nid = "gs"\nbackend = "gsoap"\n'
                 'tiers = {gsoap = 1}\npaths = [1, 5]\n')
     assert [r.id for r in exp.runs] == ["gs-path1-r0", "gs-path5-r0"]
-    assert exp.runs[1].user_class == "Seg5GsoapUser"
+    assert exp.runs[1].user_class == "Seg5ViaClonesGsoap"
 
 
 def test_repeat_makes_rounds_of_every_run_with_equal_configuration():

@@ -83,7 +83,7 @@ def test_locust_runs_headless_with_full_history_csvs_the_step_log_and_no_stats_r
     assert argv[argv.index("--step-log") + 1] == str(tmp_path / "steps.jsonl")
     assert argv[argv.index("--expect-workers") + 1] == "2" and "--web-port" not in joined
     assert argv[argv.index("--prime-seconds") + 1] == f"{SEG5.load.prime_seconds:g}" != "0"
-    assert argv[-1] == "Seg5AxisUser" and "--master" in argv
+    assert argv[-1] == "Seg5ViaClonesAxis" and "--master" in argv
     assert master_argv(SEG5, tmp_path, "h", 2, 5599, primed=False)[
         argv.index("--prime-seconds") + 1] == "0"
     local = master_argv(SEG5, tmp_path, "h", workers=0, master_port=None, primed=True)

@@ -40,7 +40,7 @@ def test_each_step_runs_its_users_then_the_shape_ends():
 
 def test_the_step_log_records_starts_warmups_and_ends_that_the_analysis_reads(tmp_path):
     log = tmp_path / "steps.jsonl"
-    drive(options={"prime_seconds": 5.0, "hold_seconds": 3.0, "step_log": str(log)},
+    drive(options={"step_prime_seconds": 5.0, "step_hold_seconds": 3.0, "step_log": str(log)},
           ticks=[0, 5.5, 15.5, 25.5, 28.5])
     steps, phases = read_step_log(log)
     assert [(s["index"], s["users"]) for s in steps] == [(0, 1), (1, 4)]
@@ -54,7 +54,7 @@ def test_the_step_log_records_starts_warmups_and_ends_that_the_analysis_reads(tm
 
 def test_a_release_file_ends_the_hold_early(tmp_path):
     log, release = tmp_path / "steps.jsonl", tmp_path / "hold.release"
-    ticks = drive(options={"hold_seconds": 30.0, "hold_release": str(release), "step_log": str(log)},
+    ticks = drive(options={"step_hold_seconds": 30.0, "step_hold_release": str(release), "step_log": str(log)},
                   ticks=[0, 10.5, 21, 22], release_at=22)["ticks"]
     assert ticks[2][0] == 4 and ticks[3] is None          # held the last step's users, then ended
     last = json.loads(log.read_text().splitlines()[-1])

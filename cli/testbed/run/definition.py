@@ -104,9 +104,10 @@ class RunSpec:
 
     @property
     def user_class(self) -> str:
+        """The class of loadgen/locustfile.py that requests this run's path (and backend)."""
         if self.path == 5:
-            return f"Seg5{self.backend.capitalize()}User"
-        return f"Seg{self.path}User"
+            return f"Seg5ViaClones{self.backend.capitalize()}"
+        return {1: "Seg1StaticPage", 2: "Seg2Jsp", 3: "Seg3AccessBean", 4: "Seg4SessionBean"}[self.path]
 
     def config(self) -> dict:
         """The run.json keys that say what was run (equal for repeats, docs/results.md)."""

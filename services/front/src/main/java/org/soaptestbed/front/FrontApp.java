@@ -24,11 +24,13 @@ import org.soaptestbed.front.container.DemandInterceptor;
 import org.soaptestbed.front.ejb.SegmentService;
 import org.soaptestbed.front.ejb.SegmentServiceBean;
 import org.soaptestbed.front.invoker.Invoker;
+import org.soaptestbed.front.web.FixedContentType;
 
 /**
  * Assembles the front on an embedded Tomcat:
  *
  * <pre>
+ * /                   DefaultServlet: the landing page META-INF/resources/index.html (welcome file)
  * /seg/1              DefaultServlet: the static file META-INF/resources/seg/1 of front.jar
  * /seg/2 ... /seg/5   the JSPs, precompiled at build time (org.soaptestbed.front.jsp.*)
  * /WEB-INF/error.jsp  their error page (forwarded to, never requested)
@@ -41,6 +43,8 @@ import org.soaptestbed.front.invoker.Invoker;
 public final class FrontApp {
 
     private static final String JSP_PACKAGE = "org.soaptestbed.front.jsp.";
+    /** Content-Type of the static pages; their files are UTF-8. */
+    static final String HTML = "text/html;charset=utf-8";
     /** URL -> precompiled JSP servlet class (JspC names /seg2.jsp seg2_jsp). */
     static final Map<String, String> PAGES = Map.of(
             "/seg/2", JSP_PACKAGE + "seg2_jsp",
@@ -76,6 +80,8 @@ public final class FrontApp {
         });
         mountStaticFiles(ctx);
         addPages(ctx);
+        // /seg/1 is a file without an extension, so the DefaultServlet derives no type for it
+        server.addFilter("seg1-content-type", new FixedContentType(HTML), "/seg/1");
         return server;
     }
 
@@ -90,8 +96,11 @@ public final class FrontApp {
 
         Wrapper files = Tomcat.addServlet(ctx, "default", "org.apache.catalina.servlets.DefaultServlet");
         files.addInitParameter("listings", "false");
+        files.addInitParameter("fileEncoding", "UTF-8");   // not the platform's: Java 17 may default to ASCII
         files.setLoadOnStartup(1);
         ctx.addServletMappingDecoded("/", "default");
+        ctx.addMimeMapping("html", HTML);                   // an embedded context has no MIME table
+        ctx.addWelcomeFile("index.html");                   // "/" serves the landing page
 
         PAGES.forEach((path, servletClass) -> {
             String name = servletClass.substring(JSP_PACKAGE.length());
@@ -104,8 +113,8 @@ public final class FrontApp {
     /**
      * The static pages: META-INF/resources of front.jar (or of target/classes, in unit tests).
      * /seg/1 is a file named "1", so the DefaultServlet finds no extension to derive a
-     * Content-Type from and sends none (the body is an HTML document); naming the file
-     * seg/1.html would need a redirect or a rewrite in front of segment ①.
+     * Content-Type from; a filter on exactly that path sets it (naming the file seg/1.html
+     * would need a redirect or a rewrite in front of segment ①).
      */
     private static void mountStaticFiles(Context ctx) {
         Path code;
