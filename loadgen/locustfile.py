@@ -9,7 +9,6 @@ line of each class's docstring is what the web UI shows beside it:
     Seg4SessionBean     /seg/4  + the AccessBean calls the EJB-like session bean
     Seg5ViaClonesAxis   /seg/5  + the bean's Invoker calls Axis2 via the SOAP client tier
     Seg5ViaClonesGsoap  /seg/5  the same, to gSOAP
-(Seg1User, the earlier name of Seg1StaticPage, still runs from the command line.)
 
 Options (command line, or "Custom parameters" of the web UI, in this order; in brackets the
 earlier names, still accepted on the command line):
@@ -254,8 +253,3 @@ class Seg5ViaClonesGsoap(Seg5ViaClones):
 
     The call: --soap-op, --soap-payload-items."""
     backend = "gsoap"
-
-
-class Seg1User(Seg1StaticPage):
-    """Seg1StaticPage by its earlier name, which cli/testbed/run/efficiency.py still runs."""
-    ui_hidden = True

@@ -229,7 +229,7 @@ class ComposeStack(Stack):
     def urls(self) -> dict[str, str]:
         h, c = self.cfg.client_host, self.cfg
         return {"locust": f"http://{h}:{c.locust_port}/",
-                "web": f"http://{h}:{c.web_port}/seg/1",
+                "web": f"http://{h}:{c.web_port}/",
                 "clones": f"http://{h}:{c.clones_port}/invoke",
                 "axis": f"http://{h}:{c.soap_port}/axis",
                 "gsoap": f"http://{h}:{c.soap_port}/gsoap",

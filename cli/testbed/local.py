@@ -387,7 +387,7 @@ class LocalStack(Stack):
     def urls(self) -> dict[str, str]:
         h = self.cfg.client_host
         return {"locust": locust_ui.url(self.cfg),
-                "web": f"http://{h}:{self.cfg.web_port}/seg/1",
+                "web": f"http://{h}:{self.cfg.web_port}/",
                 "clones": f"http://{h}:{self.cfg.clones_port}/invoke",
                 "axis": f"http://{h}:{self.cfg.soap_port}/axis",
                 "gsoap": f"http://{h}:{self.cfg.soap_port}/gsoap",

@@ -76,7 +76,7 @@ def ui_snake(key: str) -> str:
 
 def test_the_class_picker_lists_each_class_once_in_path_order_with_a_description(ui):
     users = template_args(ui[0])["users"]
-    assert list(users) == CLASSES                       # Seg1User, the earlier name, is not listed
+    assert list(users) == CLASSES
     for name, k in zip(CLASSES, [1, 2, 3, 4, 5, 5]):
         assert users[name]["host"].startswith(f"/seg/{k} · "), users[name]     # shown beside the name
     assert "Axis2" in users["Seg5ViaClonesAxis"]["host"] and "gSOAP" in users["Seg5ViaClonesGsoap"]["host"]

@@ -1,7 +1,7 @@
 """Loadgen efficiency benchmark (`./testbed run loadgen-efficiency`): how much the testbed's
 own Locust user costs compared with the plainest FastHttpUser on the same path.
 
-Seg1User (loadgen/locustfile.py: options, think time, open-loop switch) and BareSeg1User
+Seg1StaticPage (loadgen/locustfile.py: options, think time, open-loop switch) and BareSeg1User
 (loadgen/bare.py: one task, nothing else) each run as one local Locust process with the same
 users for one step, against
   web    /seg/1 through HAProxy and the front (the real path: the stack may be the limit), and
@@ -27,7 +27,7 @@ from testbed.run.definition import LoadPlan, RunSpec
 from testbed.run.locustrun import LocustRun
 from testbed.run.sampler import CpuSampler, Target
 
-USERS = {"Seg1User": f"{ROOT / 'loadgen' / 'locustfile.py'},{ROOT / 'loadgen' / 'shapes.py'}",
+USERS = {"Seg1StaticPage": f"{ROOT / 'loadgen' / 'locustfile.py'},{ROOT / 'loadgen' / 'shapes.py'}",
          "BareSeg1User": f"{ROOT / 'loadgen' / 'bare.py'},{ROOT / 'loadgen' / 'shapes.py'}"}
 
 
@@ -105,7 +105,7 @@ def main(stack: Stack, results_dir: Path, quick: bool = False, rounds: int = 3, 
     rows: list[dict] = []
     try:
         for rnd in range(rounds):
-            order = ["Seg1User", "BareSeg1User"] if rnd % 2 == 0 else ["BareSeg1User", "Seg1User"]
+            order = ["Seg1StaticPage", "BareSeg1User"] if rnd % 2 == 0 else ["BareSeg1User", "Seg1StaticPage"]
             for target, url in hosts.items():
                 for k, user in enumerate(order if target == "web" else order[::-1]):
                     rid = f"{target}-{user}-r{rnd}"
@@ -145,8 +145,8 @@ def _write(folder: Path, rows: list[dict], users: int, plan: LoadPlan, rounds: i
                                  "requests_per_cpu_second": _med(r["requests_per_cpu_second"] for r in rs),
                                  "p50_ms": _med(r["p50_ms"] for r in rs)}
         ratio = None
-        if len(by_user) == 2 and by_user["Seg1User"]["requests_per_cpu_second"] and by_user["BareSeg1User"]["requests_per_cpu_second"]:
-            ratio = by_user["Seg1User"]["requests_per_cpu_second"] / by_user["BareSeg1User"]["requests_per_cpu_second"]
+        if len(by_user) == 2 and by_user["Seg1StaticPage"]["requests_per_cpu_second"] and by_user["BareSeg1User"]["requests_per_cpu_second"]:
+            ratio = by_user["Seg1StaticPage"]["requests_per_cpu_second"] / by_user["BareSeg1User"]["requests_per_cpu_second"]
         summary.append({"target": target, "users": by_user, "seg1_vs_bare_efficiency": ratio})
     results.write_json(folder / "efficiency.json", {
         "started": started, "users": users, "step_seconds": plan.step_seconds,
@@ -160,7 +160,7 @@ def _write(folder: Path, rows: list[dict], users: int, plan: LoadPlan, rounds: i
                          f"{u['loadgen_cpu_pct'] or 0:.0f} | {u['requests_per_cpu_second'] or 0:.0f} | "
                          f"{u['p50_ms'] if u['p50_ms'] is not None else '-'} |")
         if s["seg1_vs_bare_efficiency"] is not None:
-            lines.append(f"| {s['target']} | Seg1User / bare | | | | {s['seg1_vs_bare_efficiency']:.3f} | |")
+            lines.append(f"| {s['target']} | Seg1StaticPage / bare | | | | {s['seg1_vs_bare_efficiency']:.3f} | |")
     table = "\n".join(lines)
     (folder / "efficiency.md").write_text(
         f"# Loadgen efficiency: Seg1User vs a bare FastHttpUser on /seg/1\n\n{users} users, one local "
