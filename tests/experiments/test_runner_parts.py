@@ -21,20 +21,26 @@ SEG5 = definition.load("clones").runs[0]
 
 def test_cpu_sampler_writes_one_row_per_process_per_second_and_the_host(tmp_path):
     busy = subprocess.Popen([sys.executable, "-c", "import time\nt=time.time()\nwhile time.time()-t<4: pass"])
+    idle = subprocess.Popen([sys.executable, "-c", "import time\ntime.sleep(4)"])
     try:
-        s = CpuSampler(tmp_path / "cpu.csv", lambda: [Target("front", "1", busy.pid)], interval=0.5).start()
+        s = CpuSampler(tmp_path / "cpu.csv", lambda: [Target("front", "1", busy.pid), Target("axis", "1", idle.pid)],
+                       interval=0.5).start()
         time.sleep(2.6)
         s.stop()
     finally:
-        busy.kill()
-        busy.wait()
+        for p in (busy, idle):
+            p.kill()
+            p.wait()
     rows = list(csv.DictReader(open(tmp_path / "cpu.csv")))
     assert list(rows[0]) == ["timestamp", "tier", "replica", "pid", "cpu_percent"]
     front = [r for r in rows if r["tier"] == "front"]
     host = [r for r in rows if r["tier"] == "host"]
     assert len(front) >= 3 and len(host) >= 4          # the first reading of a process is skipped
     assert all(r["pid"] == str(busy.pid) and r["replica"] == "1" for r in front)
-    assert max(float(r["cpu_percent"]) for r in front) > 30        # a busy loop shows up
+    # a busy loop shows up beside an idle process (on a loaded machine it may get a small
+    # share of a core: the comparison, not a fixed share, is what says it was counted)
+    busiest = max(float(r["cpu_percent"]) for r in front)
+    assert busiest > 5 and busiest > 5 * max(float(r["cpu_percent"]) for r in rows if r["tier"] == "axis") - 1
     assert all(r["pid"] == "" and r["replica"] == "all" for r in host)
 
 
@@ -54,7 +60,7 @@ def test_cpu_sampler_sums_a_process_tree_and_survives_processes_that_end(tmp_pat
         parent.wait()
     rows = list(csv.DictReader(open(tmp_path / "cpu.csv")))
     tree = [float(r["cpu_percent"]) for r in rows if r["tier"] == "haproxy"]
-    assert tree and max(tree) > 30                      # the child's busy loop is counted
+    assert tree and max(tree) > 5                       # the child's busy loop is counted (a sleeping parent reads ~0)
     assert not [r for r in rows if r["tier"] == "front"]
 
 
