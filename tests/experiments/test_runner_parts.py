@@ -40,7 +40,8 @@ def test_cpu_sampler_writes_one_row_per_process_per_second_and_the_host(tmp_path
     # a busy loop shows up beside an idle process (on a loaded machine it may get a small
     # share of a core: the comparison, not a fixed share, is what says it was counted)
     busiest = max(float(r["cpu_percent"]) for r in front)
-    assert busiest > 5 and busiest > 5 * max(float(r["cpu_percent"]) for r in rows if r["tier"] == "axis") - 1
+    idle_max = max(float(r["cpu_percent"]) for r in rows if r["tier"] == "axis")
+    assert busiest > 5 and busiest > 5 * idle_max
     assert all(r["pid"] == "" and r["replica"] == "all" for r in host)
 
 
