@@ -14,6 +14,7 @@ PROVIDES = {
     "cmake": ["bin/cmake"], "make": ["bin/make"], "gsoap": ["bin/wsdl2h", "bin/soapcpp2"],
     "libgsoap-dev": ["usr/include/stdsoap2.h"], "libssl-dev": ["usr/include/openssl/ssl.h"],
     "zlib1g-dev": ["usr/include/zlib.h"], "haproxy": ["bin/haproxy"], "wrk": ["bin/wrk"],
+    "rpcsvc-proto": ["bin/rpcgen"], "libtirpc-dev": ["usr/include/tirpc/rpc/rpc.h"],
 }
 
 APT_GET = """#!{python}

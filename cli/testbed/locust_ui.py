@@ -40,11 +40,17 @@ def start(cfg: StackConfig, log_dir: Path) -> dict:
 
 
 def wait(ui: dict, cfg: StackConfig, timeout: float = 60) -> None:
-    procs.wait_healthy(ui["master"], f"http://127.0.0.1:{cfg.locust_web_port}/", timeout)
+    procs.wait_healthy(ui["master"], direct_url(cfg), timeout)
 
 
 def url(cfg: StackConfig) -> str:
+    """Where people reach the UI: HAProxy's locust_ui entry."""
     return f"http://{cfg.client_host}:{cfg.locust_port}/"
+
+
+def direct_url(cfg: StackConfig) -> str:
+    """The master's own web UI on loopback (what HAProxy forwards to)."""
+    return f"http://127.0.0.1:{cfg.locust_web_port}/"
 
 
 def all_procs(ui: dict | None) -> list[procs.Proc]:

@@ -2,7 +2,8 @@
 picker and one worker), asked over HTTP as the browser asks it: the class picker lists each
 user class once, in path order, with a description; only /seg/5 through the clone tier to
 Axis2 is ticked; the custom parameters read in groups; and START runs what is ticked with the
-parameters given. No stack is needed: the users' requests go to a closed port and are counted
+parameters given. No stack is needed (the master's own UI is asked, not HAProxy's locust_ui
+entry in front of it): the users' requests go to a closed port and are counted
 as failures under their names, which is what the checks read."""
 from __future__ import annotations
 
@@ -28,15 +29,16 @@ PARAMETERS = ["soap_op", "soap_payload_items",
 
 @pytest.fixture(scope="module")
 def ui():
+    # no HAProxy here: the master's own web UI (locust_web_port = replica_port_base + 990)
     cfg = StackConfig(web_port=procs.free_port(), locust_port=procs.free_port(),
                       locust_master_port=procs.free_port(), locust_workers=1,
-                      state_dir=RUN_DIR / "locust-web-ui")
+                      replica_port_base=procs.free_port() - 990, state_dir=RUN_DIR / "locust-web-ui")
     log_dir = RUN_DIR / "locust-web-ui"
     log_dir.mkdir(parents=True, exist_ok=True)
     started = locust_ui.start(cfg, log_dir)
     try:
         locust_ui.wait(started, cfg, timeout=120)
-        url = locust_ui.url(cfg)
+        url = locust_ui.direct_url(cfg)
         until(lambda: requests.get(url + "stats/requests", timeout=10).json().get("worker_count") == 1,
               "the worker to connect")
         yield url, f"http://127.0.0.1:{cfg.web_port}"
