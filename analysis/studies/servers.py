@@ -106,10 +106,10 @@ def summarize(experiment: dict, samples: list[dict]) -> dict:
     for work, s in sw.items():
         n0, l0 = params["base_clients"], params["base_length"]
         default_m = next((r["messages"] for r in s["default"].values()), None)
-        findings += [sf.default_point(work, s["default"], params["pool"], n0, default_m, l0),
-                     sf.pool_matches(work, s["thread"], s["pools"], n0),
+        findings += [sf.pool_matches(work, s["thread"], s["pools"], n0),
                      sf.poller_best_at_one(work, s["clients"]),
-                     sf.length_barely_matters(work, s["lengths"])]
+                     sf.length_barely_matters(work, s["lengths"]),
+                     sf.default_point(work, s["default"], params["pool"], n0, default_m, l0)]
     return {"rows": rows, "base": {k: params[k] for k in ("pool", "base_clients", "base_length", "work")},
             "findings": [f.to_json() for f in findings]}
 
@@ -172,8 +172,8 @@ def sections(summary: dict, images: dict) -> list[str]:
              f"{base['base_clients']} clients",
              lambda s: [(str(n), m[k]) for n, m in s["lengths"].items() for k in MODELS if k in m])]
     for name, title, first, text, pick in sets:
-        out.append(f"<h2>{h.esc(title)} sweep</h2><p>{h.esc(text.capitalize())}; medians, bars = range of the "
-                   "runs.</p>")
+        out.append(f"<h2>{h.esc(title)} sweep</h2><p>{h.esc(text[0].upper() + text[1:])}; medians, bars = range "
+                   "of the runs.</p>")
         if name in images:
             out.append(images[name])
         for work, s in sw.items():

@@ -1,6 +1,7 @@
 """Figures of the socket server models study, from the sweeps of analysis/studies/servers.py:
 
-clients  completion time vs clients, one line per model, one panel per per-message work
+clients  messages/s vs clients, one line per model, one panel per per-message work (M differs
+         between client counts, so completion times are not comparable across them)
 pools    completion time vs pool size (pooled) against thread-per-connection's band and the
          poller; below it the pool's busy workers (peak and mean) against the pool size
 lengths  completion time vs message length, one line per model
@@ -30,18 +31,22 @@ def _title(work: str) -> str:
     return "no per-message work" if work == "none" else f"per-message work {work}"
 
 
-def _by_model(ax, table: dict, xlabel: str, logx: bool) -> None:
+def _by_model(ax, table: dict, xlabel: str, logx: bool, rate: bool) -> None:
     for model in LABELS:
         pts = [(x, m[model]) for x, m in table.items() if _med(m.get(model))]
         if not pts:
             continue
         rows = [r for _, r in pts]
-        ax.errorbar([x for x, _ in pts], [_med(r) for r in rows], yerr=_errs(rows), fmt="o-", capsize=3,
-                    color=COLOURS[model], label=LABELS[model])
+        if rate:
+            ax.plot([x for x, _ in pts], [r["messages_per_s"] for r in rows], "o-", color=COLOURS[model],
+                    label=LABELS[model])
+        else:
+            ax.errorbar([x for x, _ in pts], [_med(r) for r in rows], yerr=_errs(rows), fmt="o-", capsize=3,
+                        color=COLOURS[model], label=LABELS[model])
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("completion time (s)")
+    ax.set_ylabel("messages/s (median)" if rate else "completion time (s)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     if ax.lines:
@@ -50,12 +55,12 @@ def _by_model(ax, table: dict, xlabel: str, logx: bool) -> None:
         ax.text(0.5, 0.5, "no valid runs", transform=ax.transAxes, ha="center")
 
 
-def _panels(sw: dict, key: str, xlabel: str, logx: bool) -> Figure:
+def _panels(sw: dict, key: str, xlabel: str, logx: bool, rate: bool = False) -> Figure:
     works = list(sw)
     fig = Figure(figsize=(5.2 * len(works), 4.2), layout="constrained")
     for i, work in enumerate(works):
         ax = fig.add_subplot(1, len(works), i + 1)
-        _by_model(ax, sw[work][key], xlabel, logx)
+        _by_model(ax, sw[work][key], xlabel, logx, rate)
         ax.set_title(_title(work))
     return fig
 
@@ -86,7 +91,8 @@ def pools(sw: dict, base: dict) -> Figure:
         ax.set_ylim(bottom=0)
         ax.set_title(f"{_title(work)}, {base['base_clients']} clients")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="x-small")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize="x-small")
         ax2 = fig.add_subplot(2, len(works), len(works) + i + 1)
         busy = [r for r in rows if r.get("busy_peak") is not None]
         if busy:
@@ -130,7 +136,7 @@ def threads(sw: dict) -> Figure | None:
 def all_figures(sw: dict, base: dict) -> dict:
     if not sw:
         return {}
-    figs = {"clients": _panels(sw, "clients", "clients (connections)", True),
+    figs = {"clients": _panels(sw, "clients", "clients (connections)", True, rate=True),
             "pools": pools(sw, base),
             "lengths": _panels(sw, "lengths", "message length (bytes)", True)}
     t = threads(sw)

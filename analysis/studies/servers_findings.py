@@ -109,9 +109,12 @@ def poller_best_at_one(work: str, by_clients: dict[int, dict[str, dict]]) -> Fin
         others = {k: _med(r) for k, r in by_clients[n].items() if k != "poller" and _med(r)}
         best_name = min(others, key=others.get)
         ratio = poller / others[best_name]
+        ok = ratio <= 1 + x if i == 0 else ratio > 1 + x
+        mark = ("best or within X" if ok else "behind by more than X") if i == 0 else \
+            ("behind by more than X" if ok else "not behind by more than X")
         parts.append(f"{n} client{'s' if n != 1 else ''}: poller {_s(poller)} vs {best_name} {_s(others[best_name])}"
-                     f" (×{ratio:.2f})")
-        verdicts.append(ratio <= 1 + x if i == 0 else ratio > 1 + x)
+                     f" (×{ratio:.2f}, {mark})")
+        verdicts.append(ok)
     rule = (f"holds when at {counts[0]} client(s) the poller's median is within X of the best other model's "
             f"and at every larger count more than X behind it; {how}")
     if counts[0] != 1:
