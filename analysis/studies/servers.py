@@ -162,7 +162,9 @@ def sections(summary: dict, images: dict) -> list[str]:
     for work, s in sw.items():
         rows = [(_work_title(work), s["default"][m]) for m in MODELS if m in s["default"]]
         out.append(_table(f"default-{work.replace(':', '')}", "work", rows))
-    sets = [("clients", "Clients", "clients", "completion time against the number of client connections",
+    sets = [("clients", "Clients", "clients", "messages per second against the number of client connections (M "
+             "per connection is raised at few clients, and lowered with work, so completion times of different "
+             "client counts are not comparable; messages/s are, connection set-up included)",
              lambda s: [(str(n), m[k]) for n, m in s["clients"].items() for k in MODELS if k in m]),
             ("pools", "Pool size", "pool", f"the pooled model at {base['base_clients']} clients with pools of "
              "1 … 100 workers, beside thread-per-connection (dashed, with its range and the noise tolerance X, "
@@ -172,8 +174,8 @@ def sections(summary: dict, images: dict) -> list[str]:
              f"{base['base_clients']} clients",
              lambda s: [(str(n), m[k]) for n, m in s["lengths"].items() for k in MODELS if k in m])]
     for name, title, first, text, pick in sets:
-        out.append(f"<h2>{h.esc(title)} sweep</h2><p>{h.esc(text[0].upper() + text[1:])}; medians, bars = range "
-                   "of the runs.</p>")
+        bars = "" if name == "clients" else ", bars = range of the runs"
+        out.append(f"<h2>{h.esc(title)} sweep</h2><p>{h.esc(text[0].upper() + text[1:])}; medians{bars}.</p>")
         if name in images:
             out.append(images[name])
         for work, s in sw.items():

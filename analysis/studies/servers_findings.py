@@ -2,16 +2,18 @@
 point rows (analysis/studies/servers.py), once per per-message work.
 
 Noise tolerance X of a sweep: the larger of 10 % and the median, over the sweep's points with
-two or more runs, of the completion time's spread (max − min) / median. Two configurations
-whose medians differ by less than X are not told apart by this run.
+two or more runs, of the completion time's interquartile spread (p75 − p25) / median (with 3 runs,
+half the range: one run caught by a burst of the machine's other work moves the range, not the
+median). Two configurations whose medians differ by less than X are not told apart by this run.
 
   pool matches  "matches" = pooled median completion <= thread-per-connection's × (1 + X);
                 K* = the smallest pool from which every larger pool of the sweep matches;
                 holds when K* <= 30 (the published ~20–30) and below the client count
   poller        holds when at the fewest clients the poller is within X of the best model,
                 and at every larger client count slower than the best other model by more than X
-  length        holds when, for every model, the slowest length's median is within max(25 %, X)
-                of the fastest's (8× the bytes for at most 1.25× the time)
+  length        holds when, for every model, the longest message's median completion differs from
+                the shortest's by at most max(25 %, X) (8× the bytes for at most 1.25× the time);
+                the lengths between are shown, not judged (their ups and downs are the noise)
   default point holds when the pooled model (pool `pool`) has a lower median than thread-per-
                 connection at the published point (100 clients × 100 × 1 024)
 """
@@ -35,14 +37,14 @@ PUBLISHED = {
 
 def tolerance(rows: list[dict]) -> tuple[float, str]:
     """X for these rows, and how it was obtained (for the finding's 'why')."""
-    spreads = [r["completion"]["spread"] for r in rows if r["completion"]["n"] >= 2
-               and r["completion"]["spread"] is not None]
+    spreads = [(c["p75"] - c["p25"]) / c["median"] for c in (r["completion"] for r in rows)
+               if c["n"] >= 2 and c["median"]]
     if not spreads:
         return MIN_TOLERANCE, f"X = {MIN_TOLERANCE:.0%} (the floor: no point has two runs to measure noise)"
     med = statistics.median(spreads)
     x = max(MIN_TOLERANCE, med)
     return x, (f"X = {x:.0%}: the larger of {MIN_TOLERANCE:.0%} and the median run-to-run spread "
-               f"(max−min)/median of these {len(spreads)} points ({med:.0%})")
+               f"(p75−p25)/median of these {len(spreads)} points ({med:.0%})")
 
 
 def _s(v: float | None) -> str:
@@ -137,13 +139,14 @@ def length_barely_matters(work: str, by_length: dict[int, dict[str, dict]]) -> F
     limit = max(LENGTH_TOLERANCE, x)
     parts, ok = [], True
     for m, v in per_model.items():
-        lo, hi = min(t for _, t in v), max(t for _, t in v)
-        change = hi / lo - 1
-        ok = ok and change <= limit
-        parts.append(f"{m} {_s(lo)}–{_s(hi)} (+{change:.0%})")
-    span = f"{lengths[0]}–{lengths[-1]} bytes: "
-    rule = (f"holds when for every model the slowest length's median is within {limit:.0%} of the fastest's: "
-            f"the larger of {LENGTH_TOLERANCE:.0%} and X; {how}")
+        (short, t_short), (long, t_long) = v[0], v[-1]
+        change = t_long / t_short - 1
+        ok = ok and abs(change) <= limit
+        between = ", ".join(_s(t) for _, t in v[1:-1])
+        parts.append(f"{m} {_s(t_short)} → {_s(t_long)} ({change:+.0%})" + (f" [between: {between}]" if between else ""))
+    span = f"{lengths[0]} → {lengths[-1]} bytes: "
+    rule = (f"holds when for every model the longest message's median completion is within {limit:.0%} of the "
+            f"shortest's: the larger of {LENGTH_TOLERANCE:.0%} and X; {how}")
     return Finding(claim, span + "; ".join(parts), _published("length", work), HOLDS if ok else DOES_NOT_HOLD,
                    rule, key)
 

@@ -83,16 +83,17 @@ def test_a_hard_limit_below_the_largest_point_is_a_clear_error():
 # --- findings on known figures ------------------------------------------------------------------
 
 def _row(model, completion, pool=None, spread=0.0, n=3, busy_peak=None, busy_mean=None, clients=100, length=1024):
-    lo, hi = completion * (1 - spread / 2), completion * (1 + spread / 2)
+    lo, hi = completion * (1 - spread / 2), completion * (1 + spread / 2)     # 3 runs: lo, median, hi
     return {"model": model, "pool": pool, "clients": clients, "length": length, "messages": 100,
-            "completion": {"n": n, "median": completion, "min": lo, "max": hi,
-                           "spread": (hi - lo) / completion},
+            "completion": {"n": n, "median": completion, "min": lo, "max": hi, "spread": (hi - lo) / completion,
+                           "p25": (lo + completion) / 2, "p75": (completion + hi) / 2},
             "busy_peak": busy_peak, "busy_mean": busy_mean}
 
 
-def test_tolerance_is_the_median_spread_with_a_ten_percent_floor():
+def test_tolerance_is_the_median_interquartile_spread_with_a_ten_percent_floor():
     assert sf.tolerance([_row("thread", 1.0, spread=0.02)])[0] == 0.10
-    assert sf.tolerance([_row("thread", 1.0, spread=s) for s in (0.1, 0.3, 0.5)])[0] == pytest.approx(0.3)
+    # three runs each: (p75 - p25) / median is half the range
+    assert sf.tolerance([_row("thread", 1.0, spread=s) for s in (0.2, 0.6, 1.0)])[0] == pytest.approx(0.3)
     x, how = sf.tolerance([_row("thread", 1.0, n=1)])
     assert x == 0.10 and "no point has two runs" in how
 
@@ -123,11 +124,15 @@ def test_poller_must_be_best_at_one_client_and_behind_at_every_larger_count():
     assert sf.poller_best_at_one("none", {1: sweep(0.8, 2)[1]}).verdict == NOT_MEASURED
 
 
-def test_length_barely_matters_within_a_quarter():
-    flat = {n: {"thread": _row("thread", 1.0 + n / 40960)} for n in (512, 4096)}
+def test_length_barely_matters_when_the_longest_is_within_a_quarter_of_the_shortest():
+    flat = {n: {"thread": _row("thread", 1.0 + n / 40960)} for n in (512, 1024, 4096)}
     assert sf.length_barely_matters("none", flat).verdict == HOLDS
     steep = {512: {"thread": _row("thread", 1.0)}, 4096: {"thread": _row("thread", 1.4)}}
     assert sf.length_barely_matters("none", steep).verdict == DOES_NOT_HOLD
+    noisy_middle = {512: {"thread": _row("thread", 1.0)}, 2048: {"thread": _row("thread", 1.6)},
+                    4096: {"thread": _row("thread", 1.1)}}
+    f = sf.length_barely_matters("none", noisy_middle)
+    assert f.verdict == HOLDS and "between: 1.600 s" in f.measured
     assert sf.length_barely_matters("none", {512: steep[512]}).verdict == NOT_MEASURED
 
 

@@ -5,8 +5,9 @@ answering N clients × M request/reply messages of L bytes (studies/servers, Jav
 One measurement: start the server model (its own JVM), start the client (another JVM), let the
 client warm both up (without the per-message work: the warm-up is for the JIT of the I/O path,
 and a poller would do a warm-up's waits one by one), reset the server's counters and turn its
-work on, run the measured load, stop the server and read its figures. The server reports its own threads (exact peaks, means sampled every
-sample_ms while a connection is open) and RSS; nothing here samples /proc.
+work on, run the measured load, stop the server and read its figures. The server reports its
+own threads (exact peaks, means sampled every sample_ms while a connection is open) and RSS;
+nothing here samples /proc.
 
 Points, for every entry of `work` (the per-message work):
   clients sweep   every model at every `clients`, length base_length (pooled: pool `pool`)
@@ -129,24 +130,34 @@ def _point(params: dict, work: str, model: str, clients: int, length: int, pool:
 
 
 def points(params: dict) -> list[Point]:
+    """Per work: the clients sweep, with the pools and lengths sweeps measured right after its
+    base_clients points, so the configurations the findings compare run close together in time
+    (the machine's other load drifts over minutes); pools largest first, so the pools around
+    the published 20–30 run nearest thread-per-connection's point."""
     out: dict[str, Point] = {}
 
     def add(*args):
         p = _point(params, *args)
         out.setdefault(p.id, p)
+
+    def around_the_base(work, sp):
+        if "pooled" in params["models"]:
+            if "thread" in params["models"]:
+                add(work, "thread", params["base_clients"], params["base_length"], None)
+            for k in sorted(sp["pools"], reverse=True):
+                add(work, "pooled", params["base_clients"], params["base_length"], k)
+        for length in sp["lengths"]:
+            for model in params["models"]:
+                add(work, model, params["base_clients"], length, params["pool"])
     for work in params["work"]:
         sp = sweep_params(params, work)
         for n in sp["clients"]:
             for model in params["models"]:
                 add(work, model, n, params["base_length"], params["pool"])
-        for length in sp["lengths"]:
-            for model in params["models"]:
-                add(work, model, params["base_clients"], length, params["pool"])
-        if "pooled" in params["models"]:
-            if "thread" in params["models"]:
-                add(work, "thread", params["base_clients"], params["base_length"], None)
-            for k in sp["pools"]:
-                add(work, "pooled", params["base_clients"], params["base_length"], k)
+            if n == params["base_clients"]:
+                around_the_base(work, sp)
+        if params["base_clients"] not in sp["clients"]:
+            around_the_base(work, sp)
     return list(out.values())
 
 
@@ -265,8 +276,9 @@ def measure(ctx, point: Point, rep: int) -> dict:
     java = ["java", *q["jvm_options"], "-jar", str(JAR)]
     deadline = q["deadline_s"]
     base = ctx.raw_dir / f"{point.id}-r{rep}"
+    work_from = "reset" if q["warmup_messages"] else "start"      # the warm-up runs without the work
     server = JsonProcess("server", java + ["server", "--model", p["model"], "--pool", str(p["pool"] or 1),
-                                           "--work", p["work"], "--work-from", "reset" if q["warmup_messages"] else "start",
+                                           "--work", p["work"], "--work-from", work_from,
                                            "--deadline-s", str(deadline + STARTUP_S + STOP_S),
                                            "--sample-ms", str(q["sample_ms"])], base.with_suffix(".server.log"))
     try:

@@ -15,10 +15,11 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * {@code servers.jar client}: drives a server ({@link ClientDriver}) and prints the result as
- * one JSON line, {"event": "result", ...}. With {@code --warmup K} it first sends K messages over up to 20 connections
- * (so both JVMs compile their hot paths), prints {"event": "warm"} and waits for a "go" line on
- * standard input — the study resets the server's counters in between — before the measured
- * run. Everything, warm-up and wait included, ends by {@code --deadline-s}.
+ * one JSON line, {"event": "result", ...}. With {@code --warmup K} it first sends K messages
+ * over up to 20 connections (so both JVMs compile their hot paths), prints {"event": "warm"}
+ * and waits for a "go" line on standard input — the study resets the server's counters in
+ * between — before the measured run. Everything, warm-up and wait included, ends by
+ * {@code --deadline-s}.
  */
 final class ClientCommand {
 
