@@ -64,6 +64,7 @@ PARAMS = {
 }
 
 _live: list["JsonProcess"] = []     # processes of the measurement in progress (cleanup kills them)
+_limits_before: dict[int, tuple[int, int]] = {}   # soft limits prepare raised (cleanup puts them back)
 
 
 WITH_WORK_KEYS = ("clients", "lengths", "pools", "messages", "min_total_messages")
@@ -170,6 +171,7 @@ def _raise_limit(which: int, need: int, name: str, fix: str) -> dict:
         raise StudyError(f"{name}: {need} needed for the largest point but the hard limit is {hard}; {fix}")
     used = soft
     if soft != resource.RLIM_INFINITY and soft < need:
+        _limits_before.setdefault(which, (soft, hard))
         resource.setrlimit(which, (need, hard))
         used = need
     show = lambda v: "unlimited" if v == resource.RLIM_INFINITY else v   # noqa: E731
@@ -201,7 +203,8 @@ def prepare(ctx) -> None:
     ctx.facts["kernel"] = {"threads-max": _read("/proc/sys/kernel/threads-max"),
                            "somaxconn": _read("/proc/sys/net/core/somaxconn"),
                            "ip_local_port_range": _read("/proc/sys/net/ipv4/ip_local_port_range")}
-    ctx.facts["java"] = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[:1]
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=STARTUP_S)
+    ctx.facts["java"] = (java.stderr.splitlines() or ["?"])[0]
     ctx.facts["jvm_options"] = " ".join(p["jvm_options"])
     ctx.facts["client"] = "one thread, one NIO Selector over all connections (servers.jar client)"
     ctx.facts["server_figures"] = (f"the server's own JSON on exit: thread peaks exact, means sampled every "
@@ -236,8 +239,10 @@ class JsonProcess:
             if ready:
                 chunk = os.read(self.p.stdout.fileno(), 65536)
                 if not chunk:
-                    rc = self.p.wait(timeout=5)
-                    raise PointError(f"the {self.what} exited {rc} before '{name}': {self.stderr_tail()}")
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        self.p.wait(timeout=5)
+                    raise PointError(f"the {self.what} exited {self.p.returncode} before '{name}': "
+                                     f"{self.stderr_tail()}")
                 self.buf += chunk
 
     def send(self, line: str) -> None:
@@ -343,10 +348,16 @@ def _record(p: dict, result: dict, stats: dict, warm: dict | None, deadline: int
 def cleanup(ctx) -> None:
     for proc in list(_live):
         proc.kill()
+    for which, limits in _limits_before.items():
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(which, limits)
+    _limits_before.clear()
 
 
 def describe(d: dict) -> str:
-    s = d["server"]
+    s = d.get("server") or {}
+    f = lambda v, form, scale=1: "?" if v is None else format(v / scale, form)   # noqa: E731
     busy = f", busy ≤ {s['busy_peak']}" if s.get("busy_peak") is not None else ""
-    return (f"{d['completion_s']:.3f} s, {d['messages_per_s']:,.0f} msg/s, p99 {d['latency_p99_us'] / 1000:.2f} ms, "
-            f"threads {s['threads_peak']}{busy}, RSS {s['rss_peak_kb'] / 1024:.0f} MiB")
+    return (f"{f(d.get('completion_s'), '.3f')} s, {f(d.get('messages_per_s'), ',.0f')} msg/s, "
+            f"p99 {f(d.get('latency_p99_us'), '.2f', 1000)} ms, threads {s.get('threads_peak', '?')}{busy}, "
+            f"RSS {f(s.get('rss_peak_kb'), '.0f', 1024)} MiB")
