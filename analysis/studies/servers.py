@@ -183,6 +183,7 @@ def sections(summary: dict, images: dict) -> list[str]:
             out.append(_table(f"{name}-{work.replace(':', '')}", first, pick(s)))
     if "threads" in images:
         out += ["<h2>Threads and memory</h2><p>The model's threads (peak) and the server's peak RSS against the "
-                "number of clients (no per-message work): thread-per-connection grows with the clients, the poller "
-                "stays at 1, the pooled model at its pool + 1.</p>", images["threads"]]
+                "number of clients (no per-message work). What each model promises: thread-per-connection one "
+                "thread per connection + the acceptor, the poller 1, the pooled model its pool + the selector; "
+                "the figure is what this run measured.</p>", images["threads"]]
     return out

@@ -57,7 +57,7 @@ PARAMS = {
     "min_total_messages": 20000,
     "work": ["none", "wait:1000"],
     "with_work": {},                   # sweep keys replaced when work is not "none" (above)
-    "warmup_messages": 5000,
+    "warmup_messages": 3000,
     "deadline_s": 60,                  # the client's deadline for warm-up plus measured run
     "sample_ms": 5,
     "jvm_options": ["-Xms256m", "-Xmx256m", "-XX:+UseSerialGC"],
