@@ -45,9 +45,10 @@ def test_the_shipped_experiment_sweeps_clients_lengths_and_pools_with_and_withou
 def test_quick_keeps_every_sweep_but_fewer_points():
     full, quick = study.load(EXPERIMENT).points(), study.load(EXPERIMENT, quick=True).points()
     assert len(quick) < len(full) / 2
-    lengths = {p.params["length"] for p in quick if p.params["clients"] == 100 and p.params["model"] == "thread"}
-    pools = {p.params["pool"] for p in quick if p.params["model"] == "pooled"}
-    assert len(lengths) >= 2 and len(pools) >= 3
+    none = [p.params for p in quick if p.params["work"] == "none"]
+    assert len({p["length"] for p in none if p["clients"] == 100 and p["model"] == "thread"}) >= 2
+    assert len({p["pool"] for p in none if p["model"] == "pooled"}) >= 2      # a small pool and the 1 000
+    assert {p["clients"] for p in none} == {1, 100}
 
 
 def test_messages_per_connection_are_raised_to_the_minimum_total():
