@@ -48,25 +48,26 @@ pools = [3]
 pool = 5
 base_clients = 12
 base_length = 700
-messages = 30
+messages = 5
 min_total_messages = 0
-work = ["none"]
+work = ["wait:20000"]      # 5 messages of >= 20 ms: every connection stays open while all are accepted
+with_work = { messages = 5, min_total_messages = 0 }
 warmup_messages = 200
 """)
     s = _samples(folder)
     assert {p: r["status"] for p, r in s.items()} == {
-        "none-thread-n12-l700": "ok", "none-poller-n12-l700": "ok", "none-pooled-n12-l700-k5": "ok",
-        "none-pooled-n12-l700-k3": "ok"}
+        "wait20000-thread-n12-l700": "ok", "wait20000-poller-n12-l700": "ok",
+        "wait20000-pooled-n12-l700-k5": "ok", "wait20000-pooled-n12-l700-k3": "ok"}
     for r in s.values():
         d = r["data"]
-        assert d["verified"] == d["expected"] == 12 * 30
-        assert d["server"]["messages"] == 360 and d["server"]["ownership_violations"] == 0
-    threads = {p: r["data"]["server"]["threads_peak"] for p, r in s.items()}
-    assert threads["none-thread-n12-l700"] == 12 + 1               # one per connection + the acceptor
-    assert threads["none-poller-n12-l700"] == 1
-    assert threads["none-pooled-n12-l700-k5"] == 5 + 1             # the pool + the selector
-    assert threads["none-pooled-n12-l700-k3"] == 3 + 1
-    assert s["none-pooled-n12-l700-k3"]["data"]["server"]["busy_peak"] <= 3
+        assert d["verified"] == d["expected"] == 12 * 5
+        assert d["server"]["messages"] == 60 and d["server"]["ownership_violations"] == 0
+    threads = {p.split("-", 1)[1]: r["data"]["server"]["threads_peak"] for p, r in s.items()}
+    assert threads["thread-n12-l700"] == 12 + 1                    # one per connection + the acceptor
+    assert threads["poller-n12-l700"] == 1
+    assert threads["pooled-n12-l700-k5"] == 5 + 1                  # the pool + the selector
+    assert threads["pooled-n12-l700-k3"] == 3 + 1
+    assert s["wait20000-pooled-n12-l700-k3"]["data"]["server"]["busy_peak"] <= 3
     assert all(r["data"]["server"]["rss_peak_kb"] > 0 for r in s.values())
     assert _java_children() <= before                               # no server or client left running
 
