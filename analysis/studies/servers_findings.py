@@ -51,6 +51,10 @@ def _s(v: float | None) -> str:
     return "—" if v is None else (f"{v:.3f} s" if v < 10 else f"{v:.1f} s")
 
 
+def _n(count: float, word: str) -> str:
+    return f"{count:.0f} {word}" + ("" if round(count) == 1 else "s")
+
+
 def _med(row: dict | None) -> float | None:
     return row["completion"]["median"] if row else None
 
@@ -81,7 +85,7 @@ def pool_matches(work: str, thread: dict | None, pooled: list[dict], clients: in
     parts = [f"thread {_s(_med(thread))}"] + [f"pool {r['pool']}: {_s(_med(r))} (×{_med(r) / _med(thread):.2f})"
                                              for r in pooled]
     at = next((r for r in pooled if r["pool"] == k_star), None)
-    use = (f"; at pool {k_star} up to {at['busy_peak']:.0f} workers busy at once, {at['busy_mean']:.1f} on average"
+    use = (f"; at pool {k_star} up to {_n(at['busy_peak'], 'worker')} busy at once, {at['busy_mean']:.1f} on average"
            if at and at.get("busy_peak") is not None and at.get("busy_mean") is not None else "")
     measured = "; ".join(parts) + (f" → matches from pool {k_star}{use}" if k_star else " → no pool matches")
     rule = (f"matches = pooled median ≤ thread's × (1 + X), {how}; holds when the smallest pool from which "
@@ -114,10 +118,10 @@ def poller_best_at_one(work: str, by_clients: dict[int, dict[str, dict]]) -> Fin
         ok = ratio <= 1 + x if i == 0 else ratio > 1 + x
         mark = ("best or within X" if ok else "behind by more than X") if i == 0 else \
             ("behind by more than X" if ok else "not behind by more than X")
-        parts.append(f"{n} client{'s' if n != 1 else ''}: poller {_s(poller)} vs {best_name} {_s(others[best_name])}"
+        parts.append(f"{_n(n, 'client')}: poller {_s(poller)} vs {best_name} {_s(others[best_name])}"
                      f" (×{ratio:.2f}, {mark})")
         verdicts.append(ok)
-    rule = (f"holds when at {counts[0]} client(s) the poller's median is within X of the best other model's "
+    rule = (f"holds when at {_n(counts[0], 'client')} the poller's median is within X of the best other model's "
             f"and at every larger count more than X behind it; {how}")
     if counts[0] != 1:
         rule += f"; the sweep's fewest clients is {counts[0]}, not 1"
