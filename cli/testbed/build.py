@@ -13,7 +13,7 @@ from testbed import ROOT, tiers
 
 STATE = ROOT / ".testbed" / "build"
 JAVA_INPUTS = ["pom.xml", "java-common", "services/contract", "services/axis", "services/front",
-               "client-clones"]
+               "client-clones", "studies/servers"]
 NATIVE_INPUTS = ["CMakeLists.txt", "services/gsoap", "services/contract/testbed.wsdl"]
 JAVA_OUTPUTS = [tiers.CONTRACT_JAR] + [t.artifact() for t in tiers.TIERS.values() if t.java_jar]
 
