@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -103,15 +104,15 @@ public final class Demand {
         return x;
     }
 
-    /** Sleeps; an interrupt ends the sleep early and stays set on the thread. */
+    /**
+     * Sleeps about that long (parkNanos: Thread.sleep(ms, ns) of JDK 17 rounds any sub-millisecond
+     * wait up to a whole millisecond); an interrupt ends the sleep early and stays set.
+     */
     public static void sleepMicros(long micros) {
-        if (micros <= 0) {
-            return;
-        }
-        try {
-            Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        long deadline = System.nanoTime() + micros * 1_000;
+        for (long left = micros * 1_000; left > 0 && !Thread.currentThread().isInterrupted();
+                left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(left);        // may return early (spuriously): park again
         }
     }
 

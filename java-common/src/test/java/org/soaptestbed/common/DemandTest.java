@@ -30,4 +30,16 @@ class DemandTest {
         long usedNanos = threads.getCurrentThreadCpuTime() - before;
         assertTrue(usedNanos >= 20_000_000L, "used " + usedNanos + " ns");
     }
+
+    @Test
+    void aWaitLastsAtLeastWhatWasAskedAndAnInterruptEndsIt() {
+        long t0 = System.nanoTime();
+        Demand.sleepMicros(3_000);
+        assertTrue(System.nanoTime() - t0 >= 3_000_000L);
+        Thread.currentThread().interrupt();
+        t0 = System.nanoTime();
+        Demand.sleepMicros(5_000_000);                 // five seconds, unless the interrupt ends it
+        assertTrue(Thread.interrupted(), "the interrupt stays set");
+        assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "ended by the interrupt");
+    }
 }
