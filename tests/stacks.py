@@ -63,5 +63,6 @@ def make_stack_config(name: str, knobs: dict[str, str] | None = None):
     merged = {**env_knobs(), **TEST_KNOBS, **(knobs or {})}
     return StackConfig(bind="127.0.0.1", web_port=procs.free_port(), clones_port=procs.free_port(),
                        soap_port=procs.free_port(), stats_port=procs.free_port(),
-                       bound_port=procs.free_port(), replica_port_base=base,
+                       bound_port=procs.free_port(), locust_port=procs.free_port(),
+                       locust_master_port=procs.free_port(), replica_port_base=base,
                        state_dir=RUN_DIR / name, knobs=merged)
