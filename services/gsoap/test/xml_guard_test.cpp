@@ -52,6 +52,19 @@ int main() {
     for (int i = 0; i < 1000; ++i) s += "<e/>";
     return s;
   }() + "</r>", 2, V::ok);
+  expect("quotes may hold '>', '/' and the other quote", "<r><a x='/' y=\"'>\"/><b z=\"/>\">"
+         "<c/></b></r>", 3, V::ok);
+  expect("a '/' inside a quoted value does not make the element empty",
+         "<r><a x='/'><b><c/></b></a></r>", 4, V::ok);
+  expect("... so the next level counts", "<r><a x='/'><b><c><d/></c></b></a></r>", 4, V::too_deep);
+  expect("a PI may hold '<!'", "<?pi <!DOCTYPE ?><r/>", 1, V::ok);
+  expect("a DOCTYPE after a long text is still refused",
+         "<r>" + std::string(100000, 'x') + "<!DOCTYPE r></r>", 64, V::doctype);
+  expect("a big array message passes", [] {
+    std::string s = "<?xml version=\"1.0\"?><s:Envelope xmlns:s=\"e\"><s:Body><tb:sendInts>";
+    for (int i = 0; i < 5000; ++i) s += "<tb:items>" + std::to_string(i * 7919 - 20000000) + "</tb:items>";
+    return s + "</tb:sendInts></s:Body></s:Envelope>\r\n";
+  }(), 4, V::ok);
   std::cout << (failures ? "FAILED\n" : "xml guard: all cases pass\n");
   return failures ? 1 : 0;
 }
