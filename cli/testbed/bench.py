@@ -1,7 +1,8 @@
 """Service throughput against this machine's HTTP bound.
 
-For `ping` and `sendInts` n=1000, on each service (gSOAP in the `pool` model), with wrk
-holding C keep-alive connections: through HAProxy and direct to the replica — and, in
+For `ping` and `sendInts` n=1000 (or the operations `--ops` names, e.g.
+`--ops ping,sendInts:1000,sendDoubles:100000`), on each service (gSOAP in the `pool` model),
+with wrk holding C keep-alive connections: through HAProxy and direct to the replica — and, in
 the same run, wrk against HAProxy's `bound` frontend, which answers by itself: the most
 requests/s this machine carries through HAProxy. Each figure is reported as requests/s and
 as a ratio to that bound. Measurements are interleaved (every target once per round) so a
@@ -30,7 +31,27 @@ local f = assert(io.open("{body}", "rb"))
 wrk.body = f:read("*a")
 f:close()
 """
-OPS = {"ping": 0, "sendInts": 1000}
+DEFAULT_OPS = "ping,sendInts:1000"
+
+
+def parse_ops(text: str) -> list[tuple[str, int]]:
+    """'ping,sendInts:1000,sendDoubles:100000' -> [(op, n)]; n defaults to 0."""
+    out = []
+    for part in (x.strip() for x in text.split(",") if x.strip()):
+        op, _, n = part.partition(":")
+        if op not in contract.OPERATIONS or op == "work":
+            raise SystemExit(f"bench: --ops: {op!r} is not a contract operation bench can drive "
+                             f"(one of {', '.join(o for o in contract.OPERATIONS if o != 'work')})")
+        if n and not n.isdigit():
+            raise SystemExit(f"bench: --ops: {part!r}: the item count after ':' must be a whole number")
+        out.append((op, int(n or 0)))
+    if not out:
+        raise SystemExit("bench: --ops is empty; e.g. --ops ping,sendInts:1000")
+    return out
+
+
+def op_key(op: str, n: int) -> str:
+    return op if op == "ping" else f"{op}:{n}"
 
 
 def parse_wrk(out: str) -> dict:
@@ -60,11 +81,12 @@ def check_answer(url: str, op: str, n: int) -> None:
     resp = requests.post(url, data=contract.envelope(op, n), headers=contract.soap_headers(op), timeout=10)
     if resp.status_code != 200:
         raise RuntimeError(f"{url} {op}: HTTP {resp.status_code}: {resp.text[:300]}")
-    if op == "sendInts":
-        want = contract.checksum("int", contract.items("int", n))
+    if op in contract.SEND_OPERATIONS:
+        kind = contract.KIND_OF[op]
+        want = contract.checksum(kind, contract.items(kind, n))
         m = re.search(r"checksum>(\d+)<", resp.text)
         if not m or int(m.group(1)) != want:
-            raise RuntimeError(f"{url} sendInts: wrong checksum in {resp.text[:300]}")
+            raise RuntimeError(f"{url} {op}: wrong checksum in {resp.text[:300]}")
 
 
 def targets(stack: Stack) -> list[tuple[str, str, str]]:
@@ -95,19 +117,21 @@ def main(args) -> int:
     out = Path(args.output or ROOT / "results" / f"bench-{time.strftime('%Y%m%d-%H%M%S')}")
     out.mkdir(parents=True, exist_ok=True)
     try:
+        ops = parse_ops(getattr(args, "ops", None) or DEFAULT_OPS)
         scripts = {}
-        for op, n in OPS.items():
-            body = out / f"{op}.xml"
+        for op, n in ops:
+            name = op_key(op, n).replace(":", "-")
+            body = out / f"{name}.xml"
             body.write_bytes(contract.envelope(op, n))
-            scripts[op] = out / f"{op}.lua"
-            scripts[op].write_text(WRK_LUA.format(op=op, body=body))
+            scripts[(op, n)] = out / f"{name}.lua"
+            scripts[(op, n)].write_text(WRK_LUA.format(op=op, body=body))
         tgts = targets(stack)
         for svc, route, url in tgts:
-            for op, n in OPS.items():
+            for op, n in ops:
                 check_answer(url, op, n)
         bound_url = stack.urls()["bound"]
         plan = [("bound", "haproxy", "GET", bound_url, None)] + [
-            (svc, route, op, url, scripts[op]) for svc, route, url in tgts for op in OPS]
+            (svc, route, op_key(op, n), url, scripts[(op, n)]) for svc, route, url in tgts for op, n in ops]
         samples: dict[str, list[dict]] = {}
         for rnd in range(1, args.repeat + 1):
             for svc, route, op, url, script in plan:
@@ -137,7 +161,8 @@ def _write(out: Path, args, samples: dict[str, list[dict]]) -> str:
                      "ratio_to_bound": round(med[key] / bound, 4) if bound else None,
                      "errors": sum(s["non_2xx"] + s["socket_errors"] for s in v)})
     meta = {"connections": args.connections, "duration_s": args.duration, "repeat": args.repeat,
-            "driver": "wrk -t 2 (same machine as the stack)", "cores": _cores(), "rows": rows}
+            "driver": "wrk -t 2 (same machine as the stack)", "cores": _cores(), "rows": rows,
+            "gsoap_over_axis": gsoap_over_axis(med)}
     (out / "bench.json").write_text(json.dumps(meta, indent=1))
     lines = [f"| target | runs | median req/s | min | max | ratio to bound | errors |",
              "|---|---|---|---|---|---|---|"]
@@ -145,12 +170,27 @@ def _write(out: Path, args, samples: dict[str, list[dict]]) -> str:
         ratio = f"{r['ratio_to_bound']:.3f}" if r["ratio_to_bound"] is not None else "-"
         lines.append(f"| {r['target']} | {r['runs']} | {r['median_rps']:.0f} | {r['min_rps']:.0f} | "
                      f"{r['max_rps']:.0f} | {ratio} | {r['errors']} |")
+    versus = meta["gsoap_over_axis"]
+    if versus:
+        lines += ["", "| operation | route | gSOAP / Axis2 (medians) |", "|---|---|---|"]
+        lines += [f"| {v['op']} | {v['route']} | {v['ratio']:.2f} |" for v in versus]
     table = "\n".join(lines)
     (out / "bench.md").write_text(f"# Service throughput vs HTTP bound\n\n{meta['driver']}, "
                                   f"{args.connections} connections, {args.duration} s each, medians of "
                                   f"{args.repeat} interleaved rounds, {meta['cores']} cores shared by "
                                   f"driver and stack.\n\n{table}\n")
     return table
+
+
+def gsoap_over_axis(med: dict[str, float]) -> list[dict]:
+    """gSOAP's median over Axis2's for every operation and route both were measured on."""
+    out = []
+    for key, rps in med.items():
+        svc, route, op = key.split("/", 2)
+        other = med.get(f"axis/{route}/{op}")
+        if svc == "gsoap" and other:
+            out.append({"op": op, "route": route, "ratio": round(rps / other, 3)})
+    return out
 
 
 def _cores() -> int:

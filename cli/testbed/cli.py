@@ -271,6 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--duration", type=int, default=10, help="seconds per measurement (default 10)")
     s.add_argument("--connections", type=int, default=16, help="concurrent keep-alive connections")
     s.add_argument("--repeat", type=int, default=3, help="runs of every measurement (median reported)")
+    s.add_argument("--ops", default="ping,sendInts:1000",
+                   help="operations and item counts, e.g. ping,sendInts:1000,sendDoubles:100000 "
+                        "(default ping,sendInts:1000)")
     s.add_argument("-o", "--output", default=None, help="result folder (default results/bench-<time>)")
     s.set_defaults(func=cmd_bench)
 
