@@ -4,7 +4,8 @@
 //    before the body is read; chunked bodies are cut off at the limit;
 //  - reads stop at the end of the body (Content-Length), so a truncated message is a
 //    fault at once, not a wait for bytes that never come;
-//  - a DTD or nesting deeper than MAX_XML_DEPTH is refused before the parser sees it;
+//  - a DTD or nesting deeper than MAX_XML_DEPTH is refused before the parser sees it (in
+//    a multipart/related body -- MTOM -- in the XML root part; attachments are binary);
 //  - faults caused by the request say Client (SOAP-ENV:Client), never Server;
 //  - socket reads and writes try the socket first and wait (poll) only when it is not
 //    ready: gSOAP's own frecv/fsend select() before every recv/send when a timeout is set,
@@ -88,6 +89,7 @@ int parse_http(struct soap *soap) {
     st.too_large = true;
     return soap->error = 413;
   }
+  if (soap->imode & SOAP_ENC_MIME) st.guard.expect_mime();  // MTOM/SwA: attachments are not XML
   return SOAP_OK;
 }
 

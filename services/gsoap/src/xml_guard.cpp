@@ -71,7 +71,7 @@ XmlGuard::Verdict XmlGuard::feed(const char *buf, size_t len) {
         if (*p == '/') {  // an end tag: until '>'
           const char *gt = find(p + 1, end, '>');
           if (gt == end) state_ = State::end_tag, p = end;
-          else --depth_, p = gt + 1;
+          else closed_one(), p = gt + 1;
         } else if (*p != '!' && *p != '?') {  // a start tag
           if (++depth_ > max_depth_) verdict_ = Verdict::too_deep;
           state_ = State::start_tag;
@@ -90,8 +90,8 @@ XmlGuard::Verdict XmlGuard::feed(const char *buf, size_t len) {
         }
         const char before = q > p ? q[-1] : prev_;
         if (*q == '>') {
-          if (before == '/') --depth_;  // <empty/>
           state_ = State::text;
+          if (before == '/') closed_one();  // <empty/>
         } else {
           quote_ = *q;
           state_ = State::quoted;
@@ -107,14 +107,31 @@ XmlGuard::Verdict XmlGuard::feed(const char *buf, size_t len) {
       }
       case State::end_tag: {  // until '>'
         p = find(p, end, '>');
-        if (p < end) --depth_, state_ = State::text, ++p;
+        if (p < end) state_ = State::text, closed_one(), ++p;
         break;
       }
+      case State::mime_headers: {  // until a blank line after a non-blank one
+        for (; p < end && state_ == State::mime_headers; ++p) {
+          if (*p == '\n') {
+            if (line_ == 0) state_ = State::text;  // the root part's XML starts
+            line_ = line_ < 0 ? -1 : 0;
+          } else if (*p != '\r') {
+            line_ = line_ < 0 ? 1 : line_ + 1;
+          }
+        }
+        break;
+      }
+      case State::done:
+        return verdict_;
       default:
         step(*p++);
     }
   }
   return verdict_;
+}
+
+void XmlGuard::closed_one() {
+  if (--depth_ == 0 && mime_) state_ = State::done;
 }
 
 // One byte in the rare states; text, start_tag, quoted and end_tag are feed()'s.
@@ -157,6 +174,8 @@ void XmlGuard::step(char c) {
     case State::start_tag:
     case State::quoted:
     case State::end_tag:
+    case State::mime_headers:
+    case State::done:
       break;  // handled in feed()
   }
 }
