@@ -122,7 +122,7 @@ class MessageOf : public Message {
     r.data.__ptr = buffer_.data();
     r.data.__size = static_cast<int>(buffer_.size());
     if (mtom) {  // an MTOM attachment when the context is in SOAP_ENC_MTOM mode
-      r.data.id = const_cast<char *>("ints@soaptestbed.org");
+      r.data.id = nullptr;  // gSOAP makes the Content-ID and the cid: href
       r.data.type = const_cast<char *>("application/octet-stream");
     }
     raw_bytes_ = buffer_.size();
