@@ -33,7 +33,7 @@ counting pass + send, connect excluded; Axis2: the stub's whole call, a short fi
 included) and the HTTP request read from a loopback socket and deserialized; share =
 in-memory time / socket time.
 Each measurement = one warm-up run, then runs until >= min_runs and >= min_seconds (messages
-above large_bytes: one warm-up + one run); its figure is the median run. A point's figure is
+above large_bytes: one run, no warm-up run); its figure is the median run. A point's figure is
 the median over its `repeat` measurements (spread = (max - min) / median); all actions of a
 measurement are interleaved round by round, points in rounds over the whole study.
 Writers: the same ints written printf-style (snprintf / java.util.Formatter), by the library

@@ -19,6 +19,8 @@ for line in sys.stdin:
         break
     if cmd[0] == "hang":
         time.sleep(60)
+    elif cmd[0] == "die":
+        sys.exit(3)
     elif cmd[0] == "fail":
         print(json.dumps({"error": "IllegalStateException: wrong checksum"}))
     else:
@@ -61,3 +63,9 @@ def test_stop_ends_the_process(worker):
     worker.stop()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_worker_that_dies_says_so_and_the_next_question_restarts_it(worker):
+    with pytest.raises(PointError, match=r"exited \(3\) before answering"):
+        worker.ask(["die"], timeout=10)
+    assert worker.ask(["x"], timeout=10)["args"] == ["x"] and worker.starts == 2

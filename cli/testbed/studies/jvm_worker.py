@@ -27,6 +27,7 @@ class JvmWorker:
         self.argv, self.log, self.env = argv, Path(log), env
         self.proc: subprocess.Popen | None = None
         self.starts = 0
+        self._eof = False
 
     def _start(self) -> None:
         self.log.parent.mkdir(parents=True, exist_ok=True)
@@ -52,7 +53,13 @@ class JvmWorker:
             raise PointError(f"the JVM worker is gone; see {self.log}") from None
         line = self._read_line(timeout)
         if line is None:
+            try:
+                code = p.wait(timeout=5) if self._eof else p.poll()
+            except subprocess.TimeoutExpired:
+                code = None
             self.stop()
+            if code is not None:
+                raise PointError(f"the JVM worker exited ({code}) before answering; see {self.log}")
             raise PointError(f"timeout: the JVM worker gave no answer in {timeout:.0f} s; stopped")
         try:
             data = json.loads(line)
@@ -63,7 +70,9 @@ class JvmWorker:
         return data
 
     def _read_line(self, timeout: float) -> str | None:
+        """The next line on stdout; None on timeout or end of output (then _eof is set)."""
         p = self.proc
+        self._eof = False
         deadline = time.monotonic() + timeout
         buf = b""
         with selectors.DefaultSelector() as sel:
@@ -75,6 +84,7 @@ class JvmWorker:
                     continue
                 chunk = os.read(p.stdout.fileno(), 1 << 16)
                 if not chunk:
+                    self._eof = True
                     return None
                 buf += chunk
                 if b"\n" in buf:
