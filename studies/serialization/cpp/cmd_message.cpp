@@ -48,6 +48,14 @@ struct TimedProxy {
   }
 };
 
+// A context that reads requests as the service does, its item limit as high as the
+// study's largest message (gSOAP's default, SOAP_MAXOCCURS, is 100 000 items).
+struct soap *new_reader() {
+  struct soap *soap = soap_new();
+  soap->maxoccurs = 100000001;
+  return soap;
+}
+
 void write_file(const std::string &path, const std::string &bytes) {
   std::ofstream f(path, std::ios::binary);
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -91,7 +99,7 @@ int run_message(const Options &o) {
   if (!o.dump_http.empty()) write_file(o.dump_http, http);
 
   // deserialized back: the same items?
-  struct soap *deser = soap_new();
+  struct soap *deser = new_reader();
   MemoryIo deser_io;
   deser_io.source(deser, xml);
   Digest got;
@@ -137,7 +145,7 @@ int run_message(const Options &o) {
     LoopbackSink sink(false);
     TimedProxy tp;
     const std::string endpoint = "http://127.0.0.1:" + std::to_string(sink.port()) + "/gsoap";
-    struct soap *reader = soap_new();
+    struct soap *reader = new_reader();
     const std::vector<Samples> net = time_rounds(o.timing, {
         [&] {
           const uint64_t mark = sink.mark();
