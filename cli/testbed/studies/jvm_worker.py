@@ -63,8 +63,9 @@ class JvmWorker:
             raise PointError(f"timeout: the JVM worker gave no answer in {timeout:.0f} s; stopped")
         try:
             data = json.loads(line)
-        except ValueError:
-            raise PointError(f"the JVM worker printed {line[:200]!r}, not JSON") from None
+        except ValueError:   # e.g. the JVM's own "Terminating due to java.lang.OutOfMemoryError"
+            self.stop()
+            raise PointError(f"the JVM worker printed {line[:200]!r}, not JSON; stopped") from None
         if "error" in data or "usage_error" in data:
             raise PointError(f"java: {data.get('error') or data.get('usage_error')}")
         return data

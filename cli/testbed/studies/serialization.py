@@ -27,7 +27,8 @@ from testbed.studies.jvm_worker import JvmWorker
 
 CPP = ROOT / "build" / "studies" / "serialization" / "tb-serialization"
 JAR = ROOT / "studies" / "serialization" / "target" / "serialization-study.jar"
-JVM = ["java", "-Xms512m", "-Xmx3g", "-XX:+UseParallelGC", "-XX:+ExitOnOutOfMemoryError"]
+# 9 MiB of sendBytes as ADB beans: 9.4 M UnsignedByte objects, twice, and the XML: 3 GiB was too little
+JVM = ["java", "-Xms512m", "-Xmx6g", "-XX:+UseParallelGC", "-XX:+ExitOnOutOfMemoryError"]
 ITEM_BYTES = {"sendBytes": 1, "sendInts": 4, "sendFloats": 4, "sendDoubles": 8, "sendIntBuffer": 4}
 ARRAY_OPS = ("sendBytes", "sendInts", "sendFloats", "sendDoubles")
 IMPLS = ("gsoap", "axis")
@@ -54,7 +55,7 @@ PARAMS = {
     "writer_n": 1000000,
     "transmit_sizes": [1 << 20, 9 << 20],
     "transmit_options": list(TRANSMIT),
-    "transmit_calls": 3,
+    "transmit_calls": 1,                  # timed calls per measurement, after one warm-up call
     "mtom_counts": [1000, 100000, 1000000],
     "min_runs": 3,                        # timed runs per measurement (small messages)
     "min_seconds": 0.2,                   # ... and at least this long

@@ -9,6 +9,8 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -16,28 +18,28 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An HTTP endpoint on 127.0.0.1 that takes what the generated stub posts: it counts every
- * byte of each request as it arrived (request line, headers, chunk framing, body), keeps
- * the body (de-chunked) when asked, and answers a fixed Digest response for the operation
- * so the stub's call completes. Keep-alive connections are served request after request.
- * Not a service: the answer's count and checksum are zeros.
+ * byte of each request as it arrived (request line, headers, chunk framing, body), hashes
+ * the body (de-chunked, SHA-256) and keeps all the bytes when asked, and answers a fixed
+ * Digest response for the operation so the stub's call completes. Keep-alive connections
+ * are served request after request. Not a service: the answer's count and checksum are 0.
  */
 final class HttpSink implements AutoCloseable {
 
-    /** One request as received: its byte count on the wire, its body (de-chunked) and,
-     *  when bodies are kept, all its bytes as they came (headers and framing included). */
-    record Received(long wireBytes, byte[] body, byte[] wire) {
+    /** One request as received: its byte count on the wire, the SHA-256 of its body
+     *  (de-chunked) and, when kept, all its bytes as they came (headers and framing). */
+    record Received(long wireBytes, byte[] bodySha256, byte[] wire) {
     }
 
     private static final int TIMEOUT_MS = 120_000;
 
     private final ServerSocket server;
-    private final boolean keepBody;
+    private final boolean keepWire;
     private final BlockingQueue<Received> received = new ArrayBlockingQueue<>(64);
     private final Thread acceptor;
     private volatile boolean closed;
 
-    HttpSink(boolean keepBody) throws IOException {
-        this.keepBody = keepBody;
+    HttpSink(boolean keepWire) throws IOException {
+        this.keepWire = keepWire;
         server = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
         acceptor = new Thread(this::acceptLoop, "http-sink");
         acceptor.setDaemon(true);
@@ -77,13 +79,13 @@ final class HttpSink implements AutoCloseable {
             InputStream in = new BufferedInputStream(s.getInputStream(), 1 << 16);
             OutputStream out = s.getOutputStream();
             while (!closed) {
-                Counted c = new Counted(in, keepBody);
+                Counted c = new Counted(in, keepWire);
                 String head = c.head();
                 if (head == null) {
                     return;  // the client closed the connection
                 }
-                byte[] body = c.body(head, keepBody);
-                received.offer(new Received(c.count, body, c.wire == null ? null : c.wire.toByteArray()));
+                c.body(head);
+                received.offer(new Received(c.count, c.sha.digest(), c.wire == null ? null : c.wire.toByteArray()));
                 out.write(response(operation(head)));
                 out.flush();
             }
@@ -122,6 +124,7 @@ final class HttpSink implements AutoCloseable {
     private static final class Counted {
         private final InputStream in;
         final ByteArrayOutputStream wire;
+        final MessageDigest sha = sha256();
         long count;
 
         Counted(InputStream in, boolean keep) {
@@ -164,8 +167,7 @@ final class HttpSink implements AutoCloseable {
             return null;
         }
 
-        byte[] body(String head, boolean keep) throws IOException {
-            ByteArrayOutputStream body = new ByteArrayOutputStream();
+        void body(String head) throws IOException {
             String lower = head.toLowerCase(Locale.ROOT);
             if (lower.contains("transfer-encoding: chunked")) {
                 for (;;) {
@@ -174,19 +176,18 @@ final class HttpSink implements AutoCloseable {
                     if (len == 0) {
                         while (!line().isEmpty()) {  // trailers, then the empty line
                         }
-                        return body.toByteArray();
+                        return;
                     }
-                    copy(len, keep ? body : null);
+                    copy(len);
                     line();  // CRLF after the chunk
                 }
             }
             int at = lower.indexOf("content-length:");
             long len = at < 0 ? 0 : Long.parseLong(lower.substring(at + 15, lower.indexOf('\r', at)).trim());
-            copy(len, keep ? body : null);
-            return body.toByteArray();
+            copy(len);
         }
 
-        void copy(long len, ByteArrayOutputStream to) throws IOException {
+        void copy(long len) throws IOException {
             byte[] buf = new byte[1 << 16];
             while (len > 0) {
                 int r = in.read(buf, 0, (int) Math.min(buf.length, len));
@@ -195,13 +196,19 @@ final class HttpSink implements AutoCloseable {
                 }
                 count += r;
                 len -= r;
-                if (to != null) {
-                    to.write(buf, 0, r);
-                }
+                sha.update(buf, 0, r);
                 if (wire != null) {
                     wire.write(buf, 0, r);
                 }
             }
+        }
+    }
+
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 
