@@ -59,7 +59,7 @@ PARAMS = {
     "mtom_counts": [1000, 100000, 1000000],
     "min_runs": 3,                        # timed runs per measurement (small messages)
     "min_seconds": 0.2,                   # ... and at least this long
-    "large_bytes": 2 << 20,               # raw size above which a measurement is one run
+    "large_bytes": 512 << 10,             # raw size above which a measurement is one run
     "jit_seconds": 1.0,                   # JVM: JIT warm-up on the same operation first
 }
 LISTS = ("impls", "raw_sizes", "types", "buffer_counts", "float_counts", "socket_sizes",

@@ -69,16 +69,11 @@ final class MessageCommand {
         out.put("http_header_bytes", wire.wireBytes() - xml.length);
         out.put("http_body_is_envelope", bodyIsEnvelope);
 
-        long[] got = Envelopes.read(m, new ByteArrayInputStream(xml));
-        boolean valid = m.expected(got) && bodyIsEnvelope;
-        out.put("count", got[0]);
-        out.put("checksum", got[1]);
         out.put("expected_count", m.expectedCount);
         out.put("expected_checksum", m.expectedChecksum);
-        out.put("valid", valid);
-        if (!valid) {
-            out.put("invalid_reason", !bodyIsEnvelope ? "the stub's HTTP body differs from the envelope"
-                    : "the envelope read back has another count or checksum");
+        if (!bodyIsEnvelope) {
+            out.put("valid", false);
+            out.put("invalid_reason", "the stub's HTTP body differs from the envelope");
             return out;
         }
 
@@ -90,6 +85,7 @@ final class MessageCommand {
             Envelopes.read(warm, new ByteArrayInputStream(warmBuf.array(), 0, warmBuf.size()));
             return 0;
         });
+        long[][] got = new long[1][];
         List<long[]> mem = o.timing.rounds(List.of(
             () -> {
                 buf.reset();
@@ -99,13 +95,19 @@ final class MessageCommand {
                 check(buf.size() == xml.length, "serialization wrote another size");
                 return t1 - t0;
             },
-            () -> {
+            () -> {   // every run checks what it read (the first answer is reported)
                 long t0 = System.nanoTime();
                 long[] d = Envelopes.read(m, new ByteArrayInputStream(xml));
                 long t1 = System.nanoTime();
-                check(m.expected(d), "deserialization gave another count or checksum");
+                if (got[0] == null) {
+                    got[0] = d;
+                }
+                check(m.expected(d), "deserialization gave count " + d[0] + ", checksum " + d[1]);
                 return t1 - t0;
             }));
+        out.put("count", got[0][0]);
+        out.put("checksum", got[0][1]);
+        out.put("valid", true);
         out.put("ser_ns", Timing.json(mem.get(0)));
         out.put("deser_ns", Timing.json(mem.get(1)));
 
