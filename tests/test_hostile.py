@@ -37,6 +37,31 @@ HOSTILE = {
 }
 
 
+BOUNDARY = "MIMEBoundary_testbed"
+MTOM_HEADERS = {"Content-Type": f'multipart/related; type="application/xop+xml"; start="<root@testbed>"; '
+                                f'start-info="text/xml"; boundary="{BOUNDARY}"',
+                "SOAPAction": '"urn:sendIntBuffer"'}
+
+
+def mtom(root: bytes) -> bytes:
+    """A multipart/related (MTOM/XOP) body: the root part, then a binary attachment whose
+    bytes look like markup (a guard that read them as XML would refuse a good request)."""
+    head = (f"--{BOUNDARY}\r\nContent-Type: application/xop+xml; charset=UTF-8; type=\"text/xml\"\r\n"
+            f"Content-Transfer-Encoding: binary\r\nContent-ID: <root@testbed>\r\n\r\n").encode()
+    part = (f"\r\n--{BOUNDARY}\r\nContent-Type: application/octet-stream\r\n"
+            f"Content-Transfer-Encoding: binary\r\nContent-ID: <ints@testbed>\r\n\r\n").encode()
+    return head + root + part + b"<a><!DOCTYPE x><b>" * 100 + b"\x00\x01\x02\x03" + f"\r\n--{BOUNDARY}--\r\n".encode()
+
+
+XOP = ('<tb:sendIntBuffer><tb:data><xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" '
+       'href="cid:ints@testbed"/></tb:data></tb:sendIntBuffer>')
+MTOM_HOSTILE = {
+    "mtom_doctype_in_the_root_part": mtom(soap(XOP.replace("<tb:data>", "<tb:data>&lol9;"), prolog=LAUGHS)),
+    "mtom_nesting_deeper_than_limit": mtom(soap("<tb:sendIntBuffer>" + "<tb:x>" * 500 + "</tb:x>" * 500
+                                                + "</tb:sendIntBuffer>")),
+}
+
+
 def fault_code(text: str) -> str | None:
     m = re.search(r"<(?:\w+:)?faultcode[^>]*>([^<]+)<", text)
     return m.group(1).strip() if m else None
@@ -83,3 +108,24 @@ def test_body_over_the_size_limit_gets_413_and_the_service_survives(stack, servi
 def test_unknown_path_under_soap_frontend_is_404_with_a_reason(stack, service):
     r = requests.post(stack.urls()[service].rsplit("/", 1)[0] + "/nope", data=b"x", timeout=10)
     assert r.status_code == 404 and "/axis or /gsoap" in r.text
+
+
+@pytest.mark.parametrize("service", ["axis", "gsoap"])
+@pytest.mark.parametrize("case", sorted(MTOM_HOSTILE))
+def test_hostile_mtom_root_part_gets_a_client_fault_and_the_service_survives(stack, service, case):
+    endpoint = stack.urls()[service]
+    r = requests.post(endpoint, data=MTOM_HOSTILE[case], headers=MTOM_HEADERS, timeout=30)
+    if not 400 <= r.status_code < 500:
+        assert r.status_code == 500 and (fault_code(r.text) or "").split(":")[-1] == "Client", \
+            (r.status_code, r.text[:500])
+    assert "lollollol" not in r.text
+    assert_ping_ok(endpoint)
+
+
+@pytest.mark.parametrize("service", ["axis", "gsoap"])
+def test_an_mtom_request_whose_attachment_looks_like_markup_is_served(stack, service):
+    r = requests.post(stack.urls()[service], data=mtom(soap(XOP)), headers=MTOM_HEADERS, timeout=30)
+    data = b"<a><!DOCTYPE x><b>" * 100 + b"\x00\x01\x02\x03"
+    assert r.status_code == 200, (r.status_code, r.text[:500])
+    assert f"checksum>{contract.fnv1a(data)}<" in r.text and f"count>{len(data) // 4}<" in r.text
+

@@ -13,9 +13,11 @@ from testbed import ROOT, tiers
 
 STATE = ROOT / ".testbed" / "build"
 JAVA_INPUTS = ["pom.xml", "java-common", "services/contract", "services/axis", "services/front",
-               "client-clones", "studies/servers"]
-NATIVE_INPUTS = ["CMakeLists.txt", "services/gsoap", "services/contract/testbed.wsdl"]
-JAVA_OUTPUTS = [tiers.CONTRACT_JAR] + [t.artifact() for t in tiers.TIERS.values() if t.java_jar]
+               "client-clones", "studies/servers", "studies/serialization"]
+NATIVE_INPUTS = ["CMakeLists.txt", "services/gsoap", "services/contract/testbed.wsdl",
+                 "studies/serialization"]
+STUDY_JARS = [ROOT / "studies" / "serialization" / "target" / "serialization-study.jar"]
+JAVA_OUTPUTS = [tiers.CONTRACT_JAR] + [t.artifact() for t in tiers.TIERS.values() if t.java_jar] + STUDY_JARS
 
 
 class BuildError(RuntimeError):

@@ -334,6 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds of one warm-up run: before measuring, every target is loaded in runs "
                         "of S seconds until it stops speeding up (JIT, pools); not part of the results "
                         "(default 3)")
+    s.add_argument("--ops", default="ping,sendInts:1000",
+                   help="operations and item counts, e.g. ping,sendInts:1000,sendDoubles:100000 "
+                        "(default ping,sendInts:1000)")
     s.add_argument("-o", "--output", default=None, help="result folder (default results/bench-<time>)")
     s.set_defaults(func=cmd_bench)
 

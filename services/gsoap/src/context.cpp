@@ -4,11 +4,18 @@
 //    before the body is read; chunked bodies are cut off at the limit;
 //  - reads stop at the end of the body (Content-Length), so a truncated message is a
 //    fault at once, not a wait for bytes that never come;
-//  - a DTD or nesting deeper than MAX_XML_DEPTH is refused before the parser sees it;
-//  - faults caused by the request say Client (SOAP-ENV:Client), never Server.
+//  - a DTD or nesting deeper than MAX_XML_DEPTH is refused before the parser sees it (in
+//    a multipart/related body -- MTOM -- in the XML root part; attachments are binary);
+//  - faults caused by the request say Client (SOAP-ENV:Client), never Server;
+//  - socket reads and writes try the socket first and wait (poll) only when it is not
+//    ready: gSOAP's own frecv/fsend select() before every recv/send when a timeout is set,
+//    two system calls per request that nearly never wait (the pool hands a worker a
+//    connection whose request has arrived).
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "service.hpp"
@@ -17,6 +24,44 @@ namespace tb {
 namespace {
 
 ContextState &state_of(struct soap *soap) { return *static_cast<ContextState *>(soap->user); }
+
+// A gSOAP timeout (s when > 0, -us when < 0, 0 = none) in poll's milliseconds.
+int poll_ms(int timeout) { return timeout > 0 ? timeout * 1000 : timeout < 0 ? -timeout / 1000 : -1; }
+
+// Bytes from the socket: what is there, else waits up to the receive timeout. 0 = EOF,
+// error or timeout (gSOAP's frecv contract).
+size_t socket_recv(struct soap *soap, char *buf, size_t len) {
+  for (;;) {
+    ssize_t n = recv(soap->socket, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN) break;
+    pollfd p{soap->socket, POLLIN, 0};
+    if (poll(&p, 1, poll_ms(soap->recv_timeout)) <= 0) break;  // timeout: give up
+  }
+  soap->errnum = errno;
+  return 0;
+}
+
+// All of buf to the socket, waiting while its send buffer is full, each wait at most the
+// send timeout.
+int socket_send(struct soap *soap, const char *buf, size_t len) {
+  while (len > 0) {
+    ssize_t n = send(soap->socket, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      buf += n;
+      len -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN) break;
+    pollfd p{soap->socket, POLLOUT, 0};
+    if (poll(&p, 1, poll_ms(soap->send_timeout)) <= 0) break;
+  }
+  if (len == 0) return SOAP_OK;
+  soap->errnum = errno;
+  return SOAP_EOF;
+}
 
 // Transfer-Encoding: chunked (imode while the headers are parsed, mode while reading)
 bool chunked(struct soap *soap) {
@@ -44,6 +89,7 @@ int parse_http(struct soap *soap) {
     st.too_large = true;
     return soap->error = 413;
   }
+  if (soap->imode & SOAP_ENC_MIME) st.guard.expect_mime();  // MTOM/SwA: attachments are not XML
   return SOAP_OK;
 }
 
@@ -84,7 +130,7 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
       return 0;
     }
   }
-  size_t n = st.gsoap_recv(soap, buf, len);
+  size_t n = socket_recv(soap, buf, len);
   st.bytes_received += n;
   if (st.header_bytes != ContextState::kUnknown &&
       st.bytes_received - st.header_bytes > st.config->max_message_bytes)
@@ -109,7 +155,7 @@ int end_of_request(struct soap *soap) {
   }
   char sink[4096];
   for (uint64_t left = soap->length - body_read; left > 0;) {
-    size_t n = st.gsoap_recv(soap, sink, static_cast<size_t>(std::min<uint64_t>(left, sizeof sink)));
+    size_t n = socket_recv(soap, sink, static_cast<size_t>(std::min<uint64_t>(left, sizeof sink)));
     if (n == 0) break;
     st.bytes_received += n;
     left -= n;
@@ -120,7 +166,7 @@ int end_of_request(struct soap *soap) {
 int send_bytes(struct soap *soap, const char *buf, size_t len) {
   ContextState &st = state_of(soap);
   st.bytes_sent += len;
-  return st.gsoap_send(soap, buf, len);
+  return socket_send(soap, buf, len);
 }
 
 // gSOAP's close and shutdown only record the wish; serve_request closes the fd.
@@ -167,8 +213,6 @@ void configure_context(struct soap *soap, ContextState *state) {
   state->omode = soap->omode;
   state->gsoap_parse = soap->fparse;
   state->gsoap_parsehdr = soap->fparsehdr;
-  state->gsoap_recv = soap->frecv;
-  state->gsoap_send = soap->fsend;
   soap->fparse = parse_http;
   soap->fparsehdr = parse_header;
   soap->frecv = receive;

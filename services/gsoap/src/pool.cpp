@@ -1,20 +1,24 @@
-// The pool server model (models.hpp): one acceptor thread, a bounded queue of connections
-// with a request waiting, and a fixed set of worker threads, each with its own soap
-// context. The acceptor accepts every connection at once and watches it (poll); when a
-// request arrives the connection lines up (first come, first served) for the queue, a
-// worker serves that one request and hands the connection back to be watched again --
-// until it closes or has been idle for GSOAP_RECV_TIMEOUT_S. So a saturated pool still
-// takes new connections (a health check waits for a worker like any request, it is not
-// left unaccepted), and an idle kept-alive connection never holds a worker.
-#include <poll.h>
-#include <sys/eventfd.h>
+// The pool server model (models.hpp): GSOAP_POOL_SIZE worker threads, each with its own
+// soap context, wait on one epoll set that holds every connection not in service. A
+// connection is registered one-shot (EPOLLONESHOT): its next request wakes exactly one
+// worker, which serves that one request (and any pipelined behind it) and registers the
+// connection again. One acceptor thread accepts every connection at once and registers
+// it, and closes connections idle longer than GSOAP_RECV_TIMEOUT_S. So a saturated pool
+// still accepts (a health check waits for a worker like any request), an idle kept-alive
+// connection never holds a worker, and a request costs one thread wake-up: the earlier
+// acceptor-polls-and-hands-over design took three (acceptor, worker, acceptor again) and
+// rebuilt its poll set per request -- on ping that was most of the service's time.
+#include <sys/epoll.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "connection.hpp"
@@ -24,176 +28,138 @@ namespace tb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+const int kSliceMs = 200;  // how often a waiting thread looks at the stop flag
 
 struct Conn {
-  int fd;
-  int served;  // requests served on it so far (keep-alive maximum)
+  int fd = -1;
+  int served = 0;  // requests served on it so far (keep-alive maximum)
+  uint32_t gen = 0;  // tells a stale epoll event from one for a reused fd number
   Clock::time_point idle_since;
 };
 
-// Wakes the acceptor's poll from a worker: a connection handed back, or room in the queue.
-class Wakeup {
+// The connections waiting for their next request, in the epoll set. A worker that gets a
+// connection's event takes it out (it is the worker's until it registers it again), so the
+// idle sweep never closes a connection in service.
+class Idle {
  public:
-  Wakeup() : fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
-  ~Wakeup() { ::close(fd_); }
-  int fd() const { return fd_; }
-  void ring() {
-    uint64_t one = 1;
-    (void)!write(fd_, &one, sizeof one);
-  }
-  void clear() {
-    uint64_t n;
-    (void)!read(fd_, &n, sizeof n);
-  }
+  Idle() : epfd_(epoll_create1(EPOLL_CLOEXEC)) {}
+  ~Idle() { ::close(epfd_); }
+  int epfd() const { return epfd_; }
+  bool ok() const { return epfd_ >= 0; }
 
- private:
-  int fd_;
-};
-
-// The connections with a request waiting for a worker: at most `capacity` at once.
-class ReadyQueue {
- public:
-  ReadyQueue(size_t capacity, Wakeup &wakeup) : capacity_(capacity), wakeup_(wakeup) {}
-  bool try_push(const Conn &c) {
-    {
-      std::lock_guard<std::mutex> hold(m_);
-      if (q_.size() >= capacity_) return false;
-      q_.push_back(c);
-    }
-    not_empty_.notify_one();
-    return true;
-  }
-  void push(const Conn &c) {  // waits for room (only while stopping)
-    std::unique_lock<std::mutex> lock(m_);
-    not_full_.wait(lock, [&] { return q_.size() < capacity_; });
-    q_.push_back(c);
-    lock.unlock();
-    not_empty_.notify_one();
-  }
-  // Blocks for the next connection; false once closed and drained.
-  bool pop(Conn &out) {
-    std::unique_lock<std::mutex> lock(m_);
-    not_empty_.wait(lock, [&] { return !q_.empty() || closed_; });
-    if (q_.empty()) return false;
-    const bool was_full = q_.size() >= capacity_;
-    out = q_.front();
-    q_.pop_front();
-    lock.unlock();
-    not_full_.notify_one();
-    if (was_full) wakeup_.ring();  // the acceptor may have connections lined up
-    return true;
-  }
-  void close() {
-    {
-      std::lock_guard<std::mutex> hold(m_);
-      closed_ = true;
-    }
-    not_empty_.notify_all();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable not_empty_, not_full_;
-  std::deque<Conn> q_;
-  size_t capacity_;
-  Wakeup &wakeup_;
-  bool closed_ = false;
-};
-
-// Connections the workers hand back after a request.
-class Handback {
- public:
-  explicit Handback(Wakeup &wakeup) : wakeup_(wakeup) {}
-  void give(const Conn &c) {
-    {
-      std::lock_guard<std::mutex> hold(m_);
-      conns_.push_back(c);
-    }
-    wakeup_.ring();
-  }
-  void take_all(std::vector<Conn> &into) {
+  void add(int fd) {
     std::lock_guard<std::mutex> hold(m_);
-    for (Conn &c : conns_) {
-      c.idle_since = Clock::now();
-      into.push_back(c);
-    }
-    conns_.clear();
+    Conn c;
+    c.fd = fd;
+    c.gen = ++gen_;
+    arm(c, EPOLL_CTL_ADD);
   }
+  // The connection of an epoll event, now the caller's; false for a stale event.
+  bool take(uint64_t data, Conn &out) {
+    const int fd = static_cast<int>(data & 0xffffffffu);
+    const uint32_t gen = static_cast<uint32_t>(data >> 32);
+    std::lock_guard<std::mutex> hold(m_);
+    auto it = conns_.find(fd);
+    if (it == conns_.end() || it->second.gen != gen) return false;
+    out = it->second;
+    conns_.erase(it);
+    return true;
+  }
+  void give_back(Conn c) {  // after a request: wait for the next one
+    std::lock_guard<std::mutex> hold(m_);
+    arm(c, EPOLL_CTL_MOD);
+  }
+  // Closes the connections idle since before `limit`.
+  void close_idle(Clock::time_point limit) {
+    std::lock_guard<std::mutex> hold(m_);
+    for (auto it = conns_.begin(); it != conns_.end();) {
+      if (it->second.idle_since < limit) {
+        ::close(it->first);  // also leaves the epoll set
+        it = conns_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  void close_all() { close_idle(Clock::time_point::max()); }
 
  private:
-  Wakeup &wakeup_;
+  void arm(Conn &c, int op) {  // with m_ held
+    c.idle_since = Clock::now();
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+    ev.data.u64 = (uint64_t{c.gen} << 32) | static_cast<uint32_t>(c.fd);
+    if (epoll_ctl(epfd_, op, c.fd, &ev) != 0) {  // out of memory for the set: refuse it
+      ::close(c.fd);
+      return;
+    }
+    conns_[c.fd] = c;
+  }
+
+  int epfd_;
   std::mutex m_;
-  std::vector<Conn> conns_;
+  std::unordered_map<int, Conn> conns_;
+  uint32_t gen_ = 0;
 };
 
-void worker(const ServerConfig &config, ReadyQueue &ready, Handback &handback) {
-  Service svc(config);
-  Conn c;
-  while (ready.pop(c)) {
-    bool open = serve_request(svc, c.fd, c.served++);
-    while (open && has_buffered_request(svc))  // a pipelined request: serve it here
-      open = serve_request(svc, c.fd, c.served++);
-    if (!open) continue;
-    if (stopping.load()) ::close(c.fd);
-    else handback.give(c);
-  }
+// Serves the request that woke it (and pipelined ones), then registers the connection again.
+void serve_one(Service &svc, Idle &idle, Conn c) {
+  bool open = serve_request(svc, c.fd, c.served++);
+  while (open && has_buffered_request(svc)) open = serve_request(svc, c.fd, c.served++);
+  if (!open) return;  // serve_request closed it
+  if (stopping.load()) ::close(c.fd);
+  else idle.give_back(c);
 }
 
-// The acceptor: accepts, watches idle connections, lines up the ones with a request.
-void acceptor(const ServerConfig &config, int listen_fd, ReadyQueue &ready, Handback &handback,
-              Wakeup &wakeup) {
-  const auto idle_limit = std::chrono::seconds(config.recv_timeout_s);
-  std::vector<Conn> idle;     // watched for their next request
-  std::deque<Conn> lined_up;  // have a request; wait for room in the queue, in order
-  std::vector<pollfd> fds;
+void worker(const ServerConfig &config, Idle &idle) {
+  Service svc(config);
+  epoll_event ev;
+  Conn c;
   while (!stopping.load()) {
-    while (!lined_up.empty() && ready.try_push(lined_up.front())) lined_up.pop_front();
-    fds.clear();
-    fds.push_back({wakeup.fd(), POLLIN, 0});
-    fds.push_back({listen_fd, POLLIN, 0});
-    for (const Conn &c : idle) fds.push_back({c.fd, POLLIN, 0});
-    if (poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR) break;
-    const auto now = Clock::now();
-    std::vector<Conn> still_idle;
-    for (size_t i = 0; i < idle.size(); ++i) {
-      const Conn &c = idle[i];
-      if (fds[i + 2].revents) lined_up.push_back(c);  // a request (or EOF): a worker sees
-      else if (now - c.idle_since > idle_limit) ::close(c.fd);
-      else still_idle.push_back(c);
-    }
-    idle.swap(still_idle);
-    if (fds[0].revents) {
-      wakeup.clear();
-      handback.take_all(idle);
-    }
-    if (fds[1].revents) {
-      int accepted = 0;
-      for (int fd; accepted < 64 && (fd = accept_connection(listen_fd, 0)) >= 0; ++accepted)
-        idle.push_back({fd, 0, now});
-      if (accepted == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // no fds?
-    }
+    if (epoll_wait(idle.epfd(), &ev, 1, kSliceMs) == 1 && idle.take(ev.data.u64, c))
+      serve_one(svc, idle, c);
   }
-  // Stopping: requests that already arrived are served, idle connections are closed.
-  handback.take_all(idle);
-  for (const Conn &c : lined_up) ready.push(c);
-  for (const Conn &c : idle) {
-    if (wait_readable(c.fd, 0)) ready.push(c);
-    else ::close(c.fd);
+  // Stopping: requests that already arrived are served.
+  while (epoll_wait(idle.epfd(), &ev, 1, 0) == 1)
+    if (idle.take(ev.data.u64, c)) serve_one(svc, idle, c);
+}
+
+// Accepts every connection at once; closes connections idle too long.
+void acceptor(const ServerConfig &config, int listen_fd, Idle &idle) {
+  const auto idle_limit = std::chrono::seconds(config.recv_timeout_s);
+  auto next_sweep = Clock::now() + std::chrono::seconds(1);
+  while (!stopping.load()) {
+    errno = 0;
+    int fd = accept_connection(listen_fd, kSliceMs);
+    for (int accepted = 0; fd >= 0 && accepted < 64; ++accepted) {
+      idle.add(fd);
+      fd = accept_connection(listen_fd, 0);
+    }
+    if (fd >= 0) idle.add(fd);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE))  // out of fds: do not spin
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const auto now = Clock::now();
+    if (now >= next_sweep) {
+      idle.close_idle(now - idle_limit);
+      next_sweep = now + std::chrono::seconds(1);
+    }
   }
 }
 
 }  // namespace
 
 void run_pool(const ServerConfig &config, int listen_fd) {
-  Wakeup wakeup;
-  ReadyQueue ready(static_cast<size_t>(config.pool_size), wakeup);
-  Handback handback(wakeup);
+  Idle idle;
+  if (!idle.ok()) {
+    std::perror("tb-gsoap-server: epoll_create1");
+    std::exit(1);
+  }
   std::vector<std::thread> workers;
   for (int i = 0; i < config.pool_size; ++i)
-    workers.emplace_back(worker, std::cref(config), std::ref(ready), std::ref(handback));
-  acceptor(config, listen_fd, ready, handback, wakeup);
-  ready.close();
+    workers.emplace_back(worker, std::cref(config), std::ref(idle));
+  acceptor(config, listen_fd, idle);
   for (std::thread &t : workers) t.join();
+  idle.close_all();
 }
 
 }  // namespace tb

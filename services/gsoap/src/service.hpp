@@ -33,8 +33,6 @@ struct ContextState {
   // gSOAP's own callbacks, which ours wrap
   int (*gsoap_parse)(struct soap *) = nullptr;
   int (*gsoap_parsehdr)(struct soap *, const char *, const char *) = nullptr;
-  size_t (*gsoap_recv)(struct soap *, char *, size_t) = nullptr;
-  int (*gsoap_send)(struct soap *, const char *, size_t) = nullptr;
 
   soap_mode imode = 0, omode = 0;    // as configured, restored before each request
 

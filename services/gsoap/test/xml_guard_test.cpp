@@ -10,8 +10,9 @@ namespace {
 using V = tb::XmlGuard::Verdict;
 
 // Feeds xml in blocks of `block` bytes.
-V verdict(const std::string &xml, int max_depth, size_t block) {
+V verdict(const std::string &xml, int max_depth, size_t block, bool mime = false) {
   tb::XmlGuard g(max_depth);
+  if (mime) g.expect_mime();
   for (size_t i = 0; i < xml.size(); i += block) g.feed(xml.data() + i, std::min(block, xml.size() - i));
   return g.verdict();
 }
@@ -25,9 +26,9 @@ std::string nested(int depth) {
 
 int failures = 0;
 
-void expect(const char *name, const std::string &xml, int max_depth, V want) {
+void expect(const char *name, const std::string &xml, int max_depth, V want, bool mime = false) {
   for (size_t block : {size_t(1), size_t(3), size_t(7), size_t(4096)}) {
-    if (verdict(xml, max_depth, block) != want) {
+    if (verdict(xml, max_depth, block, mime) != want) {
       ++failures;
       std::cerr << "FAIL " << name << " (blocks of " << block << ")\n";
     }
@@ -52,6 +53,35 @@ int main() {
     for (int i = 0; i < 1000; ++i) s += "<e/>";
     return s;
   }() + "</r>", 2, V::ok);
+  expect("quotes may hold '>', '/' and the other quote", "<r><a x='/' y=\"'>\"/><b z=\"/>\">"
+         "<c/></b></r>", 3, V::ok);
+  expect("a '/' inside a quoted value does not make the element empty",
+         "<r><a x='/'><b><c/></b></a></r>", 4, V::ok);
+  expect("... so the next level counts", "<r><a x='/'><b><c><d/></c></b></a></r>", 4, V::too_deep);
+  expect("a PI may hold '<!'", "<?pi <!DOCTYPE ?><r/>", 1, V::ok);
+  expect("a DOCTYPE after a long text is still refused",
+         "<r>" + std::string(100000, 'x') + "<!DOCTYPE r></r>", 64, V::doctype);
+  expect("a big array message passes", [] {
+    std::string s = "<?xml version=\"1.0\"?><s:Envelope xmlns:s=\"e\"><s:Body><tb:sendInts>";
+    for (int i = 0; i < 5000; ++i) s += "<tb:items>" + std::to_string(i * 7919 - 20000000) + "</tb:items>";
+    return s + "</tb:sendInts></s:Body></s:Envelope>\r\n";
+  }(), 4, V::ok);
+  // MTOM: a multipart/related body; only the root part's XML is checked
+  std::string binary("\x00\xff<<!DOCTYPE x", 14);  // attachment bytes that look like markup
+  for (int i = 0; i < 100; ++i) binary += "<a>";
+  auto mime = [&](const std::string &root) {
+    return "\r\n--==b==\r\nContent-Type: application/xop+xml; type=\"text/xml\"\r\n"
+           "Content-ID: <root@x>\r\n\r\n" + root +
+           "\r\n--==b==\r\nContent-Type: application/octet-stream\r\nContent-ID: <ints@x>\r\n\r\n" +
+           binary + "\r\n--==b==--\r\n";
+  };
+  const std::string root = "<?xml version=\"1.0\"?><s:Envelope xmlns:s=\"e\"><s:Body><tb:d>"
+                           "<xop:Include href=\"cid:ints@x\"/></tb:d></s:Body></s:Envelope>";
+  expect("MIME: binary attachments after the root part are not XML", mime(root), 4, V::ok, true);
+  expect("... but the same bytes without MIME are refused", mime(root), 4, V::too_deep);
+  expect("MIME: a DOCTYPE in the root part is refused",
+         mime("<!DOCTYPE s [<!ENTITY a \"b\">]>" + root), 64, V::doctype, true);
+  expect("MIME: deep nesting in the root part is refused", mime(nested(65)), 64, V::too_deep, true);
   std::cout << (failures ? "FAILED\n" : "xml guard: all cases pass\n");
   return failures ? 1 : 0;
 }

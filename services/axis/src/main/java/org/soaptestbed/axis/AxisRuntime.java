@@ -12,8 +12,8 @@ import org.apache.axis2.engine.AxisConfiguration;
 /**
  * The Axis2 engine of the tier, built from the repository folder that the build writes to
  * target/repository (axis2.xml, services/TestbedService/META-INF/{services.xml, WSDL}),
- * plus what the repository cannot say: the XML limits of the text/xml builder and the
- * service instance.
+ * plus what the repository cannot say: the XML limits of the text/xml and the MTOM
+ * (multipart/related) builders, and the service instance.
  */
 final class AxisRuntime {
 
@@ -38,8 +38,9 @@ final class AxisRuntime {
                 .createConfigurationContextFromFileSystem(repository.toString(), axis2xml.toString());
         context.setProperty(Constants.CONTAINER_MANAGED, Constants.VALUE_TRUE);
         AxisConfiguration config = context.getAxisConfiguration();
-        config.addMessageBuilder("text/xml",
-                new LimitedSoapBuilder(new XmlLimits(settings.maxXmlDepth(), settings.maxXmlOccurs())));
+        XmlLimits limits = new XmlLimits(settings.maxXmlDepth(), settings.maxXmlOccurs());
+        config.addMessageBuilder("text/xml", new LimitedSoapBuilder(limits));
+        config.addMessageBuilder("multipart/related", new LimitedMtomBuilder(limits));  // MTOM/XOP
         AxisService service = config.getService(SERVICE_NAME);
         if (service == null) {
             throw new IllegalStateException(SERVICE_NAME + " did not deploy from " + repository

@@ -23,8 +23,9 @@ import org.apache.axis2.transport.http.AxisServlet;
  *     needed); the operation is found by SOAPAction, else by the body element.
  * <li>{@code GET /axis?wsdl}: the contract WSDL with the caller's address, not Axis2's
  *     generated one. Other GETs, PUT and DELETE are refused (no listing pages, no REST).
- * <li>A request Axis2 cannot or should not process — not {@code text/xml} — gets a SOAP
- *     {@code Client} fault with 415; failures are answered by {@link Faults}.
+ * <li>A request Axis2 cannot or should not process — neither {@code text/xml} nor an MTOM
+ *     {@code multipart/related} one ({@link LimitedMtomBuilder}) — gets a SOAP {@code Client}
+ *     fault with 415; failures are answered by {@link Faults}.
  * </ul>
  */
 final class TestbedAxisServlet extends AxisServlet {
@@ -83,10 +84,10 @@ final class TestbedAxisServlet extends AxisServlet {
             throws ServletException, IOException {
         String type = req.getContentType();
         String media = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        if (!media.equals("text/xml")) {
+        if (!media.equals("text/xml") && !media.equals("multipart/related")) {
             writeClientFault(resp, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE,
-                    "this service speaks SOAP 1.1: Content-Type must be text/xml, got "
-                            + (type == null ? "none" : "'" + type + "'"));
+                    "this service speaks SOAP 1.1: Content-Type must be text/xml (or multipart/related "
+                            + "for MTOM), got " + (type == null ? "none" : "'" + type + "'"));
             return;
         }
         super.doPost(req, resp);

@@ -1,0 +1,133 @@
+// `writers`: the same N ints written into memory four ways (EXPERIMENTS.md §3: "a
+// hand-written writer vs printf-style formatting"):
+//   printf   snprintf("<tb:items>%d</tb:items>") per item
+//   gsoap    gSOAP's generated serializer of the items (soap_out_std__vectorTemplateOfint,
+//            what the request's serializer calls) inside an empty envelope, into gSOAP's
+//            buffer, flushed to memory
+//   hand     the tags copied and the digits written by hand (two at a time from a table)
+//   itoa     the digits alone, back to back: the lower bound every other figure is
+//            compared with (no tags, no library)
+// printf, gsoap and hand must produce the same bytes (checked; exit 1 if not).
+#include <cstring>
+#include <iostream>
+
+#include "memio.hpp"
+#include "options.hpp"
+#include "payload.hpp"
+#include "soapH.h"
+
+namespace tb {
+namespace {
+
+const char kOpen[] = "<tb:items>";
+const char kClose[] = "</tb:items>";
+const size_t kOpenLen = sizeof kOpen - 1, kCloseLen = sizeof kClose - 1;
+const size_t kMaxItemBytes = kOpenLen + 11 + kCloseLen;  // "-2147483648" is 11 characters
+
+const char kPairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The decimal digits of v at p; returns the end. Two digits per step from the table.
+inline char *write_int(char *p, int32_t v) {
+  uint32_t u = static_cast<uint32_t>(v);
+  if (v < 0) *p++ = '-', u = 0u - u;
+  int len = 1;
+  for (uint32_t t = u; t >= 10; t /= 10) ++len;
+  char *end = p + len;
+  char *q = end;
+  while (u >= 100) {
+    const uint32_t r = u % 100;
+    u /= 100;
+    q -= 2;
+    std::memcpy(q, kPairs + 2 * r, 2);
+  }
+  if (u >= 10) {
+    q -= 2;
+    std::memcpy(q, kPairs + 2 * u, 2);
+  } else {
+    *--q = static_cast<char>('0' + u);
+  }
+  return end;
+}
+
+// The items in gSOAP's output: from the first <tb:items> to the last </tb:items>.
+std::string items_of(const std::string &envelope) {
+  const size_t first = envelope.find(kOpen), last = envelope.rfind(kClose);
+  if (first == std::string::npos || last == std::string::npos) return std::string();
+  return envelope.substr(first, last + kCloseLen - first);
+}
+
+}  // namespace
+
+int run_writers(const Options &o) {
+  const std::vector<int32_t> ints = int_items(static_cast<size_t>(o.n), o.seed);
+  const std::vector<std::string> names = {"printf", "gsoap", "hand", "itoa"};
+  std::vector<std::string> out(names.size(), std::string(ints.size() * kMaxItemBytes + 64, '\0'));
+  std::vector<size_t> used(names.size(), 0);
+
+  struct soap *soap = soap_new1(SOAP_IO_BUFFER);
+  MemoryIo io;
+  io.sink(soap, true);
+  std::vector<std::function<int64_t()>> runs = {
+      [&] {
+        const auto t0 = Clock::now();
+        char *p = &out[0][0];
+        for (int32_t v : ints) p += std::snprintf(p, kMaxItemBytes + 1, "<tb:items>%d</tb:items>", v);
+        used[0] = static_cast<size_t>(p - out[0].data());
+        return ns_between(t0, Clock::now());
+      },
+      [&] {
+        io.clear_out();
+        const auto t0 = Clock::now();
+        soap_begin(soap);
+        // inside an (empty) envelope and body, so the items carry no namespace declarations
+        const int e = soap_begin_send(soap) || soap_envelope_begin_out(soap) || soap_body_begin_out(soap) ||
+                      soap_out_std__vectorTemplateOfint(soap, "tb:items", -1, &ints, "") ||
+                      soap_body_end_out(soap) || soap_envelope_end_out(soap) || soap_end_send(soap);
+        soap_end(soap);
+        return e ? int64_t{-1} : ns_between(t0, Clock::now());
+      },
+      [&] {
+        const auto t0 = Clock::now();
+        char *p = &out[2][0];
+        for (int32_t v : ints) {
+          std::memcpy(p, kOpen, kOpenLen);
+          p = write_int(p + kOpenLen, v);
+          std::memcpy(p, kClose, kCloseLen);
+          p += kCloseLen;
+        }
+        used[2] = static_cast<size_t>(p - out[2].data());
+        return ns_between(t0, Clock::now());
+      },
+      [&] {
+        const auto t0 = Clock::now();
+        char *p = &out[3][0];
+        for (int32_t v : ints) p = write_int(p, v);
+        used[3] = static_cast<size_t>(p - out[3].data());
+        return ns_between(t0, Clock::now());
+      }};
+  const std::vector<Samples> ns = time_rounds(o.timing, runs, names);
+  const std::string printf_bytes = out[0].substr(0, used[0]), hand_bytes = out[2].substr(0, used[2]);
+  const std::string gsoap_bytes = items_of(io.out());
+  soap_free(soap);
+
+  const bool same = printf_bytes == hand_bytes && gsoap_bytes == hand_bytes;
+  const double floor_ns = ns[3].median();
+  JsonObject j;
+  j.str("impl", "gsoap").str("command", "writers").num("n", o.n).unum("seed", o.seed)
+      .unum("bytes", hand_bytes.size()).unum("itoa_bytes", used[3]).boolean("valid", same);
+  if (!same) j.str("invalid_reason", "the writers' outputs differ");
+  JsonObject techniques;
+  for (size_t k = 0; k < names.size(); ++k) {
+    JsonObject t = ns[k].json();
+    t.dbl("over_itoa", floor_ns > 0 ? ns[k].median() / floor_ns : 0.0, 3);
+    techniques.obj(names[k], t);
+  }
+  j.obj("ns", techniques);
+  std::cout << j.text() << std::endl;
+  return same ? 0 : 1;
+}
+
+}  // namespace tb
