@@ -111,3 +111,12 @@ def test_a_part_table_sits_between_the_defaults_and_the_run():
 def test_a_mistake_in_the_new_keys_is_an_error_naming_it(text, named):
     with pytest.raises(DefinitionError, match=named):
         parse(text)
+
+
+def test_every_key_of_an_experiment_file_is_documented():
+    from testbed import ROOT
+    doc = (ROOT / "docs" / "experiments.md").read_text()
+    rows = [line.split("|")[1] for line in doc.splitlines() if line.startswith("| `")]   # key columns
+    for key in definition.LOAD_KEYS + definition.RUN_KEYS:
+        assert any(f"`{key}`" in r for r in rows), f"{key} is not in docs/experiments.md's key tables"
+    assert "`[parts.segments]`" in doc and "`[settings.segments]`" in doc
