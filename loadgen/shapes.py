@@ -45,8 +45,8 @@ def _options(parser):
                              "the warm-up before the interval may end a step")
     parser.add_argument("--step-plateau-tolerance", type=float, default=0.0,
                         help="StepLoadShape: stop the ramp once --step-plateau-steps steps in a row "
-                             "do not raise throughput above the best earlier step by more than this "
-                             "fraction, e.g. 0.03 (0 = run every step)")
+                             "stayed, with their whole 95 %% interval, within this fraction above the "
+                             "best earlier step, e.g. 0.05 (0 = run every step)")
     parser.add_argument("--step-plateau-steps", type=int, default=2,
                         help="StepLoadShape: steps in a row without a rise that establish the plateau")
 
@@ -135,13 +135,16 @@ def step_done(samples: list[int], target: float, min_samples: int) -> tuple[bool
     return len(samples) >= max(min_samples, 2) and rel <= target, rel
 
 
-def plateau_reached(throughputs: list[float], tolerance: float, steps: int) -> bool:
-    """True once the last `steps` steps each stayed at or below (1 + tolerance) × the best
-    step before it: more users bought no throughput beyond the noise band."""
-    if tolerance <= 0 or steps < 1 or len(throughputs) <= steps:
+def plateau_reached(measured: list[tuple[float, float]], tolerance: float, steps: int) -> bool:
+    """True once each of the last `steps` steps, (mean, half-width of its 95 % interval), stayed
+    at or below (1 + tolerance) × the best mean before it *with its whole interval*: the data
+    say more users bought no throughput beyond the band. A noisy step (wide interval) does not
+    establish the plateau: the ramp goes on rather than stop on noise."""
+    if tolerance <= 0 or steps < 1 or len(measured) <= steps:
         return False
-    for j in range(len(throughputs) - steps, len(throughputs)):
-        if throughputs[j] > max(throughputs[:j]) * (1 + tolerance):
+    for j in range(len(measured) - steps, len(measured)):
+        mean, half = measured[j]
+        if mean + half > max(m for m, _ in measured[:j]) * (1 + tolerance):
             return False
     return True
 
@@ -160,8 +163,9 @@ class StepLoadShape(LoadTestShape):
         of its per-second request counts after the warm-up is within ± this fraction of their
         mean and it has measured min_seconds; else at step_seconds (--step-target-ci; 0 = off)
     min_seconds -- least measured seconds of an adaptive step (--step-min-seconds)
-    plateau_tolerance, plateau_steps -- stop the ramp once plateau_steps steps in a row did not
-        raise the mean throughput above the best earlier step by more than plateau_tolerance;
+    plateau_tolerance, plateau_steps -- stop the ramp once plateau_steps steps in a row stayed,
+        with their whole 95 % interval, within plateau_tolerance above the best earlier step's
+        mean (plateau_reached: noisy steps never stop a ramp);
         the hold, if any, then keeps the last step's users (--step-plateau-tolerance, 0 = off;
         --step-plateau-steps)
     step_log -- file that receives, as they happen, one JSON line per step start
@@ -189,7 +193,7 @@ class StepLoadShape(LoadTestShape):
         self._table: list[dict] | None = None  # built from the options when a run starts
         self._shift = 0.0                      # seconds later phases moved earlier (adaptive)
         self._measure_from: float | None = None
-        self._throughputs: list[float] = []    # mean per-second throughput of each ended step
+        self._measured: list[tuple[float, float]] = []   # each ended step: (mean, 95 % half-width)
 
     def reset_time(self):
         """A new run (the web UI may have changed the options): start the table afresh."""
@@ -241,18 +245,22 @@ class StepLoadShape(LoadTestShape):
         run_time = self.get_run_time() + self._shift
         if not (done or run_time >= row["to"]):
             return None, {}
-        mean = sum(samples) / len(samples) if samples else 0.0
-        self._throughputs.append(mean)
+        ci = mean_ci(samples)
+        mean, half = ci if ci else (sum(samples) / len(samples) if samples else 0.0, math.inf)
+        self._measured.append((mean, half))
+        if rel is None and ci and mean > 0:
+            rel = half / mean
         extra = {"ended_by": "ci" if done else "max", "shape_samples": len(samples),
                  "shape_throughput": round(mean, 3), "shape_ci": None if rel is None else round(rel, 5)}
         nxt = n + 1 if n + 1 < len(table) else None
         early = done and run_time < row["to"]
         if nxt is not None and table[nxt]["phase"] == "step" and plateau_reached(
-                self._throughputs, tolerance, plateau_steps):
-            best = max(self._throughputs[:-plateau_steps])
+                self._measured, tolerance, plateau_steps):
+            best = max(m for m, _ in self._measured[:-plateau_steps])
             skipped = [r["users"] for r in table[nxt:] if r["phase"] == "step"]
-            extra["ramp_stopped"] = (f"plateau: {plateau_steps} step(s) in a row within +{tolerance:.0%} "
-                                     f"of the best earlier step ({best:.1f}/s); skipped users "
+            extra["ramp_stopped"] = (f"plateau: {plateau_steps} step(s) in a row, each with its 95 % interval "
+                                     f"within +{tolerance:.0%} of the best earlier step ({best:.1f}/s); "
+                                     "skipped users "
                                      + ",".join(str(u) for u in skipped))
             nxt = next((k for k in range(nxt, len(table)) if table[k]["phase"] == "hold"), None)
             if nxt is not None:

@@ -80,7 +80,7 @@ def test_adaptive_options_reach_locust_only_when_set(tmp_path):
     argv = master_argv(exp.runs[0], tmp_path, "h", 2, 5599, primed=True)
     assert argv[argv.index("--step-target-ci") + 1] == "0.05"
     assert argv[argv.index("--step-min-seconds") + 1] == "4"
-    assert argv[argv.index("--step-plateau-tolerance") + 1] == "0.03"
+    assert argv[argv.index("--step-plateau-tolerance") + 1] == "0.05"
     assert argv[argv.index("--step-plateau-steps") + 1] == "2"
     plain = master_argv(definition.load("segments").runs[0], tmp_path, "h", 2, 5599, primed=True)
     assert not [a for a in plain if a.startswith(("--step-target", "--step-min", "--step-plateau"))]

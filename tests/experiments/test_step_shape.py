@@ -132,6 +132,18 @@ def test_a_step_that_raises_throughput_beyond_the_band_keeps_the_ramp_going(tmp_
     assert not any("ramp_stopped" in s for s in read_step_log(log)[0])
 
 
+def test_noisy_steps_do_not_stop_the_ramp_even_when_their_means_are_flat(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    # the last two steps average 201 and 203 (within 3 % of 200) but swing ±20 % each second
+    per_second = [[0, 10, [100]], [10, 20, [200]], [20, 30, [161, 241]], [30, 40, [163, 243]]]
+    ticks = drive(options={"step_users": "2,4,8,16,32", "step_seconds": 10.0, "warmup_seconds": 2.0,
+                           "step_plateau_tolerance": 0.03, "step_log": str(log)},
+                  per_second=per_second, ticks=[0, 10, 20, 30, 40])["ticks"]
+    assert [t[0] for t in ticks] == [2, 4, 8, 16, 32]
+    steps, _ = read_step_log(log)
+    assert not any("ramp_stopped" in s for s in steps) and steps[2]["shape_ci"] > 0.03
+
+
 def test_without_adaptive_options_the_step_log_is_as_before(tmp_path):
     log = tmp_path / "steps.jsonl"
     drive(options={"step_log": str(log)}, per_second=[[0, 30, [50, 150]]], ticks=[0, 10.5, 20.5])
