@@ -4,8 +4,10 @@ run's value and 95 % interval beside the full runs', and a verdict.
     python -m analysis.agreement results/classic-… results/segments-… results/clones-… [-o out.md]
 
 Rule: two maxima (each a step's mean with a symmetric interval) agree when their difference
-is within its own 95 % interval, ±√(h₁² + h₂²); derived figures (segment throughputs, speed-ups,
-ratios to the singleton: asymmetric intervals) agree when their intervals overlap. A figure
+is within its own 95 % interval, ±√(h₁² + h₂²); derived figures (segment throughputs, path
+maxima normalized by T(1..1), speed-ups, ratios to the singleton: asymmetric intervals) agree
+when their intervals overlap. Absolute maxima also move with the machine's load between
+runs; the ratios cancel that. A figure
 without an interval on either side is "no interval". Each folder's summary.json is read
 (made by ./testbed report FOLDER).
 """
@@ -18,6 +20,7 @@ import sys
 from pathlib import Path
 
 from analysis.sidebyside import fmt, interval_text
+from analysis.stats import ratio_interval
 
 AGREE, DIFFER, NO_INTERVAL = "agree", "differ", "no interval"
 
@@ -43,8 +46,15 @@ def verdict(a: float | None, a_iv, b: float | None, b_iv, symmetric: bool) -> st
 def _figures(summary: dict) -> dict[str, tuple[float | None, list | None, bool]]:
     """figure -> (value, interval, symmetric) of a segments, clones or classic summary."""
     out: dict = {}
-    for p in summary.get("paths", []):
-        out[f"T(1..{p['path']})"] = (p["max_throughput"], p.get("interval"), True)
+    paths = {p["path"]: p for p in summary.get("paths", [])}
+    for k, p in paths.items():
+        out[f"T(1..{k})"] = (p["max_throughput"], p.get("interval"), True)
+    ref = paths.get(1)
+    for k, p in paths.items():        # normalized by T(1..1): what a machine's speed cancels in
+        if k > 1 and ref and ref["max_throughput"] and p["max_throughput"] is not None:
+            iv = ratio_interval(tuple(p["interval"]) if p.get("interval") else None,
+                                tuple(ref["interval"]) if ref.get("interval") else None)
+            out[f"T(1..{k}) / T(1..1)"] = (p["max_throughput"] / ref["max_throughput"], iv, False)
     for g in summary.get("segments", []):
         if g["segment"] > 1:
             x = g["throughput"] if g["throughput"] is not None else g.get("derived")
