@@ -153,15 +153,15 @@ class StepLoadShape(LoadTestShape):
     """Raise the number of users step by step, think time as the users set it.
 
     step_users -- users of each step, e.g. 1,2,4,8,16,32 (--step-users)
-    step_seconds -- length of each step including its warm-up (--step-seconds); with a
-        target_ci, the longest a step may last
+    step_seconds -- length of each step including its warm-up (--step-seconds)
     warmup_seconds -- start of each step left out of its sample (--warmup-seconds)
     prime_seconds -- before step 0, the most users for this long; not a step (--prime-seconds)
     hold_seconds -- after the last step, its users for this long; not a step (--hold-seconds)
     hold_release -- a file whose existence ends the hold early (--hold-release)
     target_ci -- adaptive steps: a step ends once the 95 % confidence interval (t-distribution)
         of its per-second request counts after the warm-up is within ± this fraction of their
-        mean and it has measured min_seconds; else at step_seconds (--step-target-ci; 0 = off)
+        mean and it has measured min_seconds; else at step_seconds, then the longest a step
+        lasts (--step-target-ci; 0 = off)
     min_seconds -- least measured seconds of an adaptive step (--step-min-seconds)
     plateau_tolerance, plateau_steps -- stop the ramp once plateau_steps steps in a row stayed,
         with their whole 95 % interval, within plateau_tolerance above the best earlier step's
@@ -207,14 +207,14 @@ class StepLoadShape(LoadTestShape):
         return self.runner.environment.parsed_options
 
     def _plan(self) -> tuple[list[dict], float, str]:
-        o = self._options()
+        o = self.runner.environment.parsed_options
         if self._table is None:
             self._table = stages(parse_users(o.step_users), o.step_seconds,
                                  getattr(o, "prime_seconds", 0.0), getattr(o, "hold_seconds", 0.0))
         return self._table, o.warmup_seconds, o.step_log
 
     def _released(self) -> bool:
-        release = getattr(self._options(), "hold_release", "")
+        release = getattr(self.runner.environment.parsed_options, "hold_release", "")
         return bool(release) and os.path.exists(release)
 
     def _spawn_rate(self, users: int) -> float:
