@@ -34,6 +34,7 @@ PUBLISHED = {
     "fix": 100,
 }
 SINGLETON_MONITOR = "SingletonSoapClient"
+PARTS = ("segments", "clones")      # the parts of a "classic" experiment: run.json kind of each run
 
 
 def _verdict(ok: bool) -> str:
@@ -195,4 +196,6 @@ def findings(summary: dict) -> list[Finding]:
         return clone_findings(summary)
     if kind == "calibration":
         return calibration_findings(summary)
+    if kind == "classic":
+        return segment_findings(summary) + clone_findings(summary)
     return []

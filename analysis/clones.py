@@ -7,14 +7,20 @@ Method: the baseline of a run scaled in tier t is the set of runs with the same 
 of t. speed-up = X / median X(baseline); efficiency = speed-up / replicas of t (1.0 = linear).
 Baseline runs get speed-up 1. A run differing from every 1-replica run in more than one tier
 gets none. vs_singleton = X / median X(singleton runs with the same tiers and configuration).
+Intervals: a ratio of two measured throughputs with 95 % intervals [a_lo, a_hi] and
+[b_lo, b_hi] lies in [a_lo/b_hi, a_hi/b_lo] (speedup_interval, vs_singleton_interval; the
+baseline's interval spans its runs' intervals).
 
 A row is a dict with at least: id, tiers {front, clone, axis, gsoap}, client_mode, pool_size,
-max_throughput, and any other configuration keys (backend, op, ...) under "config".
+max_throughput, optionally interval [low, high] (95 %), and any other configuration keys
+(backend, op, ...) under "config".
 """
 from __future__ import annotations
 
 import json
 import statistics
+
+from analysis.stats import ratio_interval
 
 SCALING_NAMES = {"clone": "client tier", "axis": "service tier", "gsoap": "service tier",
                  "front": "front tier"}
@@ -42,13 +48,26 @@ def _median_x(rows: list[dict]) -> float | None:
     return statistics.median(xs) if xs else None
 
 
+def _envelope(rows: list[dict]) -> tuple[float, float] | None:
+    ivs = [r.get("interval") for r in rows if r.get("max_throughput") is not None]
+    if not ivs or any(i is None for i in ivs):
+        return None
+    return min(i[0] for i in ivs), max(i[1] for i in ivs)
+
+
+def _ratio(row: dict, base: list[dict]) -> list[float] | None:
+    iv = ratio_interval(_envelope([row]), _envelope(base))
+    return None if iv is None else list(iv)
+
+
 def scaling(rows: list[dict]) -> list[dict]:
     """Rows with added keys: scaled_tier, scaling, replicas, speedup, efficiency, baseline_runs,
-    vs_singleton. Values are None where no baseline run exists."""
+    vs_singleton, speedup_interval, vs_singleton_interval. Values are None where no baseline
+    run exists."""
     out = []
     for orig in rows:
         r = dict(orig, scaled_tier=None, scaling=None, replicas=None, speedup=None, efficiency=None,
-                 baseline_runs=[], vs_singleton=None)
+                 baseline_runs=[], vs_singleton=None, speedup_interval=None, vs_singleton_interval=None)
         tiers, x = _tiers(r), r.get("max_throughput")
         candidates: dict[str, list[dict]] = {}
         for b in rows:
@@ -65,6 +84,7 @@ def scaling(rows: list[dict]) -> list[dict]:
             if x is not None and bx:
                 r["speedup"] = x / bx
                 r["efficiency"] = r["speedup"] / tiers[tier]
+                r["speedup_interval"] = _ratio(orig, base)
         elif not candidates and x is not None and _is_baseline(orig, rows):
             r.update(scaled_tier="baseline", scaling="baseline", replicas=1, speedup=1.0,
                      efficiency=1.0)
@@ -75,6 +95,7 @@ def scaling(rows: list[dict]) -> list[dict]:
             sx = _median_x(same)
             if x is not None and sx:
                 r["vs_singleton"] = x / sx
+                r["vs_singleton_interval"] = _ratio(orig, same)
         out.append(r)
     return out
 

@@ -20,7 +20,7 @@ from analysis.steps import STEP_LOG_FILE, from_step_log
 EXPERIMENT_FILE = "experiment.json"
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
-KINDS = ("segments", "clones", "calibration")
+KINDS = ("segments", "clones", "calibration", "classic")
 THREADDUMP = re.compile(r"threaddump-(?P<tier>[a-z0-9_]+)-(?P<replica>[A-Za-z0-9_.-]+)\.txt$")
 
 

@@ -17,6 +17,7 @@ TABLE_IDS = {
     "calibration": ("paths", "segments", "composition", "capacity", "calibration-segments",
                     "calibration-paths"),
     "clones": ("clones",),
+    "classic": ("side-by-side", "paths", "segments", "composition", "capacity", "clones"),
 }
 
 CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -26,7 +27,8 @@ th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .flag{color:#a40}.na{color:#777;font-style:italic}pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap}
 img{max-width:100%;border:1px solid #ddd}
 .findings td.v{font-weight:bold;white-space:nowrap}.findings td.holds{color:#060}
-.findings td.fails{color:#a00}.findings td.na{color:#777}"""
+.findings td.fails{color:#a00}.findings td.na{color:#777}
+#side-by-side td.n{white-space:nowrap}"""
 
 
 def esc(v) -> str:
@@ -75,6 +77,15 @@ def flags(d: dict) -> str:
     return "<br>".join(f'<span class="flag">{esc(k)}</span>: {esc(v)}' for k, v in d.items())
 
 
+def setting_text(v) -> str:
+    """A setting as text: a table of a classic part's overrides reads `tolerance 0.05`."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {setting_text(x)}" for k, x in v.items()) or "none"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(setting_text(x) for x in v)
+    return str(v)
+
+
 def settings_table(s: dict) -> str:
     e = s["experiment"]
     host = e.get("host") or {}
@@ -84,9 +95,17 @@ def settings_table(s: dict) -> str:
             ["CPU quotas (cores per replica)", esc(e.get("cpu_quotas") or "none")],
             ["started / ended", f"{when(e.get('started'))} / {when(e.get('ended'))}"],
             ["status", esc(e.get("status"))], ["runs", num(s.get("runs_total"))]]
-    rows += [[esc(k), num(v) if v is None else esc(v)] for k, v in s["settings"].items()]
+    rows += [[esc(k), num(v) if v is None else esc(setting_text(v))] for k, v in s["settings"].items()]
     rows += [[esc(f"version: {k}"), esc(v)] for k, v in (e.get("versions") or {}).items()]
     return table("settings", ["setting", "value"], rows)
+
+
+def interval(iv, digits: int = 4) -> str:
+    """A 95 % interval cell: [low – high]; an unbounded upper end is ∞."""
+    if not iv:
+        return '<span class="na">—</span>'
+    hi = "∞" if iv[1] is None else num(float(iv[1]), digits)
+    return f"[{num(float(iv[0]), digits)} – {hi}]"
 
 
 def runs_table(s: dict) -> str:
@@ -95,9 +114,10 @@ def runs_table(s: dict) -> str:
         cfg = config_text(r["config"])
         rows.append([esc(r["id"]), esc(r["label"]), esc(r["status"]), esc(cfg),
                      f"#{r['valid_steps']}/{r['steps']}", "#" + num(r["max_throughput"]),
+                     "#" + interval(r.get("max_interval")),
                      "#" + num(r["critical_users"]), esc(r["no_maximum"] or "")])
     return table("runs", ["run", "label", "status", "configuration", "valid/steps",
-                          "max throughput (/s)", "critical users", "note"], rows)
+                          "max throughput (/s)", "95 % interval", "critical users", "note"], rows)
 
 
 def bottleneck_table(s: dict) -> str:
@@ -134,14 +154,18 @@ def steps_table(step_rows: list[dict]) -> str:
     rows = []
     for r in step_rows:
         cpu = ", ".join(f"{t} {v:.0f}%" for t, v in sorted(r["cpu"].items()))
+        ci = r.get("throughput_ci95")
         rows.append([esc(r["run_id"]), f"#{r['index']}", f"#{r['users']}", "#" + num(r["window_s"]),
                      "#" + num(r["requests"]), "#" + num(r["throughput"]),
+                     "#" + (f"± {num(ci, 2)}" if ci is not None else num(None)),
+                     esc(r.get("ended_by") or ""),
                      "#" + num(r["throughput_fit"]), pct(r["error_rate"]),
                      "#" + num(r["p50_ms"]), "#" + num(r["p95_ms"]), "#" + num(r["p99_ms"]),
                      esc(cpu), "#" + num(r["host_cpu"]),
-                     "excluded" if r["excluded"] else "", flags(r["flags"])])
+                     "excluded" if r["excluded"] else "",
+                     flags({**r["flags"], **({"ramp stopped": r["ramp_stopped"]} if r.get("ramp_stopped") else {})})])
     return table("steps", ["run", "step", "users", "window (s)", "requests", "throughput (/s)",
-                           "fit (/s)", "errors", "p50 ms", "p95 ms", "p99 ms",
+                           "95 % interval", "ended by", "fit (/s)", "errors", "p50 ms", "p95 ms", "p99 ms",
                            "CPU per tier (% of a core)", "host CPU %", "", "flags"], rows)
 
 

@@ -5,6 +5,11 @@ high_errors or loadgen_saturated are excluded); the critical users are the users
 step (on a tie, the step with fewer users: the first point where the maximum is reached).
 With K runs of one configuration, the configuration's value is the median of the K maxima and
 its spread is (max - min) / median of those maxima.
+Interval: a run's maximum carries the 95 % interval of its step (steps: per-second samples);
+with K runs the configuration's interval spans the lowest to the highest end of the runs'
+intervals (a conservative envelope, not an interval of the median). Taking the best of several
+steps favours a step that was high by chance: on a plateau the maximum sits up to about one
+half-width above the plateau's level.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ class RunMaximum:
     valid_steps: int
     excluded_steps: int
     reason: str | None = None   # why there is no maximum
+    interval: tuple[float, float] | None = None   # 95 % interval of the max step's throughput
 
 
 def run_maximum(steps: list[StepSample]) -> RunMaximum:
@@ -33,7 +39,8 @@ def run_maximum(steps: list[StepSample]) -> RunMaximum:
         why = "no steps recorded" if not steps else f"all {len(steps)} step(s) excluded or empty"
         return RunMaximum(None, None, None, 0, excluded, why)
     best = max(valid, key=lambda s: (s.throughput, -s.users))
-    return RunMaximum(best.throughput, best.users, best.index, len(valid), excluded)
+    return RunMaximum(best.throughput, best.users, best.index, len(valid), excluded,
+                      interval=best.interval)
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class RepeatedMaximum:
     maximum: float | None = None
     spread: float | None = None   # (max - min) / median; None with fewer than 2 maxima
     run_ids: list[str] = field(default_factory=list)
+    interval: tuple[float, float] | None = None   # envelope of the runs' 95 % intervals
 
 
 def repeated(maxima: dict[str, RunMaximum]) -> RepeatedMaximum:
@@ -61,7 +69,10 @@ def repeated(maxima: dict[str, RunMaximum]) -> RepeatedMaximum:
     users = statistics.median([m.critical_users for m in have.values()])
     lo, hi = min(values), max(values)
     spread = (hi - lo) / med if len(values) >= 2 and med > 0 else None
-    return RepeatedMaximum(med, users, len(maxima), len(have), lo, hi, spread, ids)
+    intervals = [m.interval for m in have.values()]
+    interval = None if any(i is None for i in intervals) else (
+        min(i[0] for i in intervals), max(i[1] for i in intervals))
+    return RepeatedMaximum(med, users, len(maxima), len(have), lo, hi, spread, ids, interval)
 
 
 CONFIG_IGNORED = ("id", "label", "repeat", "status", "steps", "started", "ended", "error",

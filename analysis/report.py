@@ -15,17 +15,24 @@ from analysis import html as h
 from analysis.findings import Finding
 from analysis.findings import html_block as findings_block
 from analysis import faults as faultmod
-from analysis import maxima, plots, steps
+from analysis import maxima, plots, sidebyside, steps
 from analysis.folder import load
 from analysis.summary import Analysis, analyse
 
 STEPS_FILE, SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "steps.csv", "summary.json", "report.html", "plots"
 
 
-def _throughput_lines(a: Analysis) -> tuple[dict[str, list[plots.Point]], dict[str, str]]:
-    """Lines per run (repeats labelled) and the configuration each belongs to (its colour)."""
+def _part(run) -> str:
+    return str(run.meta.get("kind"))
+
+
+def _throughput_lines(a: Analysis, part: str | None = None) -> tuple[dict[str, list[plots.Point]], dict[str, str]]:
+    """Lines per run (repeats labelled) and the configuration each belongs to (its colour);
+    part: only the runs of that part of a classic experiment."""
     lines, groups = {}, {}
     for run in a.result.runs:
+        if part is not None and _part(run) != part:
+            continue
         label = run.label if run.meta.get("repeat") in (None, 0) else f"{run.label} (repeat {run.meta['repeat']})"
         if label in lines:
             label = f"{label} [{run.id}]"
@@ -37,9 +44,15 @@ def _throughput_lines(a: Analysis) -> tuple[dict[str, list[plots.Point]], dict[s
 def figures(a: Analysis) -> dict[str, object]:
     """name -> Figure for everything the report shows."""
     s = a.summary
-    lines, groups = _throughput_lines(a)
+    classic = s["experiment"]["kind"] == "classic"
+    lines, groups = _throughput_lines(a, "segments" if classic else None)
     figs = {"throughput": plots.throughput_vs_users(
-        lines, f"{s['experiment']['name']}: throughput vs users", groups)}
+        lines, f"{s['experiment']['name']}: throughput vs users" + (" (segment paths)" if classic else ""),
+        groups)}
+    if classic:
+        lines, groups = _throughput_lines(a, "clones")
+        figs["throughput-clones"] = plots.throughput_vs_users(
+            lines, f"{s['experiment']['name']}: throughput vs users (clone runs, /seg/5)", groups)
     if s.get("segments"):
         figs["segments"] = plots.segment_bars(s["segments"])
     if "scaling" in s:
@@ -58,16 +71,19 @@ def figures(a: Analysis) -> dict[str, object]:
 
 def _segments_tables(s: dict) -> list[str]:
     out = ["<h2>Paths: maximum throughput and critical point</h2>", h.table("paths", [
-        "series", "path", "max throughput (/s)", "critical users", "runs (with a max)",
+        "series", "path", "max throughput (/s)", "95 % interval", "critical users", "runs (with a max)",
         "min", "max", "spread"], [
         [h.esc(p["series"]), h.esc(p["name"]), "#" + h.num(p["max_throughput"]),
+         "#" + h.interval(p.get("interval")),
          "#" + h.num(p["critical_users"]), f"#{p['runs']} ({p['runs_with_maximum']})",
          "#" + h.num(p["min"]), "#" + h.num(p["max"]), h.pct(p["spread"])] for p in s["paths"]])]
     out += ["<h2>Segments (serial-demand law)</h2>", h.table("segments", [
-        "series", "segment", "T(1..k-1)", "T(1..k)", "T(k) (/s)", "tolerance", "note"], [
+        "series", "segment", "T(1..k-1)", "T(1..k)", "T(k) (/s)", "95 % interval", "tolerance", "note"], [
         [h.esc(g["series"]), h.esc(g["name"]), "#" + h.num(g["previous_path_throughput"]),
          "#" + h.num(g["path_throughput"]),
-         "#" + (h.num(g["throughput"]) if g["throughput"] is not None else "not measurable"),
+         "#" + (h.num(g["throughput"]) if g["throughput"] is not None else
+                f"{h.num(g['derived'])} (within noise)" if g.get("derived") is not None else "not measurable"),
+         "#" + h.interval(g.get("interval")),
          h.pct(g["tolerance"]), h.esc(g["reason"] or "")] for g in s["segments"]])]
     out += ["<h2>Composition: whole path with a target T5</h2>", h.table("composition", [
         "series", "T(1..4)", "T5", "which T5", "whole path 1/(1/T(1..4)+1/T5)"], [
@@ -107,20 +123,25 @@ def _calibration_tables(s: dict) -> list[str]:
                                           "busiest resource"], path_rows)]
 
 
-def _clones_table(s: dict) -> list[str]:
+def _clones_table(s: dict, part: set[str] | None = None) -> list[str]:
     rows = []
     for r in s["runs"]:
+        if part is not None and r["id"] not in part:
+            continue
         tiers = ", ".join(f"{t}×{n}" for t, n in (r.get("tiers") or {}).items())
         cpu = ", ".join(f"{t} {v:.0f}%" for t, v in sorted(r["cpu_at_plateau"].items()))
         rows.append([h.esc(r["id"]), h.esc(tiers), h.esc(r.get("client_mode")),
                      "#" + h.num(r.get("pool_size")), "#" + h.num(r["max_throughput"]),
+                     "#" + h.interval(r.get("max_interval")),
                      "#" + h.num(r["critical_users"]), h.esc(cpu), h.esc(r.get("scaling") or ""),
-                     "#" + h.num(r.get("speedup"), 3), h.pct(r.get("efficiency")),
-                     "#" + h.num(r.get("vs_singleton"), 3), h.esc(r["bottleneck"]["kind"])])
+                     "#" + h.num(r.get("speedup"), 3), "#" + h.interval(r.get("speedup_interval"), 3),
+                     h.pct(r.get("efficiency")),
+                     "#" + h.num(r.get("vs_singleton"), 3), "#" + h.interval(r.get("vs_singleton_interval"), 3),
+                     h.esc(r["bottleneck"]["kind"])])
     return ["<h2>Clone scaling</h2>", h.table("clones", [
-        "run", "tiers", "client mode", "pool", "max throughput (/s)", "critical users",
-        "CPU at plateau (% of a core)", "scaling", "speed-up", "efficiency", "vs singleton",
-        "bottleneck"], rows)]
+        "run", "tiers", "client mode", "pool", "max throughput (/s)", "95 % interval", "critical users",
+        "CPU at plateau (% of a core)", "scaling", "speed-up", "95 % interval", "efficiency",
+        "vs singleton", "95 % interval", "bottleneck"], rows)]
 
 
 def _accounting_table(s: dict) -> str:
@@ -160,16 +181,25 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
             f"{h.esc(e.get('mode') or 'local')} stack, {len(s['excluded_steps'])} excluded step(s). "
             "Maxima use valid steps only; excluded steps are listed below and drawn hollow.</p>",
             findings_block([Finding.from_json(f) for f in s.get("findings", [])],
-                           "Findings: the classic results, checked on this run"),
-            "<h2>Runs</h2>", h.runs_table(s), h.image(pngs["throughput"], "throughput vs users")]
-    if e["kind"] in ("segments", "calibration"):
+                           "Findings: the classic results, checked on this run")]
+    if e["kind"] == "classic":
+        body += ["<h2>The classic report beside this run</h2>",
+                 "<p>Each published figure beside this run's, with its 95 % confidence interval, and "
+                 "both normalized by their own reference (absolute rates differ by machine; the "
+                 "method is at the end of the page).</p>",
+                 sidebyside.html_table(s.get("side_by_side", []))]
+    body += ["<h2>Runs</h2>", h.runs_table(s), h.image(pngs["throughput"], "throughput vs users")]
+    if e["kind"] == "classic":
+        body.append(h.image(pngs["throughput-clones"], "throughput vs users, clone runs"))
+    if e["kind"] in ("segments", "calibration", "classic"):
         body += _segments_tables(s)
         if "segments" in pngs:
             body.append(h.image(pngs["segments"], "per-segment throughput"))
     if e["kind"] == "calibration":
         body += _calibration_tables(s)
-    if e["kind"] == "clones":
-        body += _clones_table(s)
+    if e["kind"] in ("clones", "classic"):
+        part = {r.id for r in a.result.runs if _part(r) == "clones"} if e["kind"] == "classic" else None
+        body += _clones_table(s, part)
         body.append(h.image(pngs["clones"], "clone scaling vs ideal"))
     if s.get("faults"):
         body += ["<h2>Faults injected</h2>", _faults_table(s)]

@@ -8,6 +8,9 @@ negative or infinite. Inside the noise band the formula's value is still given, 
 (`derived`, `within_noise`), with the lower bound the noise allows: with the difference
 d = T(1..k-1) − T(1..k) uncertain by ±tolerance·T(1..k-1), T(k) ≥ T(1..k-1)·T(1..k) /
 (d + tolerance·T(1..k-1)); no upper bound. The same law composes: 1/X = Σ 1/T(k).
+Interval: with 95 % intervals [a_lo, a_hi] of T(1..k-1) and [b_lo, b_hi] of T(1..k), T(k) falls
+with T(1..k-1) and rises with T(1..k), so its interval is [f(a_hi, b_lo), f(a_lo, b_hi)],
+f(a, b) = a·b/(a − b); the upper end is unbounded (None) when the intervals overlap (a_lo <= b_hi).
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ class Segment:
     tolerance: float
     derived: float | None = None        # the formula's value, also inside the noise band
     lower_bound: float | None = None    # inside the noise band: the least T(k) the noise allows
+    interval: tuple[float, float | None] | None = None   # 95 % (upper None: unbounded)
 
     @property
     def within_noise(self) -> bool:
@@ -41,7 +45,8 @@ class Segment:
                 "reason": self.reason, "path_throughput": self.path_throughput,
                 "previous_path_throughput": self.previous_path_throughput,
                 "tolerance": self.tolerance, "derived": self.derived,
-                "within_noise": self.within_noise, "lower_bound": self.lower_bound}
+                "within_noise": self.within_noise, "lower_bound": self.lower_bound,
+                "interval": None if self.interval is None else list(self.interval)}
 
     def text(self) -> str:
         """T(k) as a person reads it: the value, or the flagged value inside the noise band."""
@@ -72,11 +77,28 @@ def segment_throughput(previous: float, current: float, tolerance: float = DEFAU
     return previous * current / (previous - current), None
 
 
+def segment_interval(previous: tuple[float, float] | None, current: tuple[float, float] | None
+                     ) -> tuple[float, float | None] | None:
+    """95 % interval of T(k) from the intervals of T(1..k-1) and T(1..k) (module docstring);
+    None when no value in them gives a positive T(k) or an interval is missing."""
+    if previous is None or current is None:
+        return None
+    (a_lo, a_hi), (b_lo, b_hi) = previous, current
+    if a_hi <= b_lo or b_lo <= 0:
+        return None
+    low = a_hi * b_lo / (a_hi - b_lo)
+    high = a_lo * b_hi / (a_lo - b_hi) if a_lo > b_hi else None
+    return low, high
+
+
 def decompose(paths: Mapping[int, float | None],
-              tolerance: float | Mapping[int, float] = DEFAULT_TOLERANCE) -> list[Segment]:
+              tolerance: float | Mapping[int, float] = DEFAULT_TOLERANCE,
+              intervals: Mapping[int, tuple[float, float] | None] | None = None) -> list[Segment]:
     """Per-segment throughputs for segments 1..max(paths) from path maxima {k: T(1..k)}.
 
-    tolerance: one value, or one per segment k (e.g. from repeat spread)."""
+    tolerance: one value, or one per segment k (e.g. from repeat spread).
+    intervals: 95 % intervals of the path maxima {k: (low, high)}, for the segments' intervals."""
+    iv = intervals or {}
     out = []
     for k in range(1, max(paths, default=0) + 1):
         tol = tolerance.get(k, DEFAULT_TOLERANCE) if isinstance(tolerance, Mapping) else tolerance
@@ -85,7 +107,7 @@ def decompose(paths: Mapping[int, float | None],
             out.append(Segment(k, None, f"path 1..{k} has no maximum (not run, or no valid step)",
                                None, prev, tol))
         elif k == 1:
-            out.append(Segment(1, cur, None, cur, None, tol) if cur > 0 else
+            out.append(Segment(1, cur, None, cur, None, tol, interval=iv.get(1)) if cur > 0 else
                        Segment(1, None, "path 1..1 throughput is zero", cur, None, tol))
         elif prev is None:
             out.append(Segment(k, None, f"path 1..{k - 1} has no maximum, so T({k}) cannot be "
@@ -98,7 +120,8 @@ def decompose(paths: Mapping[int, float | None],
                 if 0 < cur < prev:
                     derived = prev * cur / (prev - cur)
                     bound = prev * cur / (prev - cur + tol * prev)
-            out.append(Segment(k, value, why, cur, prev, tol, derived, bound))
+            out.append(Segment(k, value, why, cur, prev, tol, derived, bound,
+                               segment_interval(iv.get(k - 1), iv.get(k))))
     return out
 
 

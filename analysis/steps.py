@@ -11,6 +11,12 @@ Method (also printed in the report):
   throughput_fit, the least-squares slope of the cumulative count over all rows of the window,
   is a cross-check that is less sensitive to the 1 s timestamp resolution and to distributed
   workers reporting every 3 s.
+- confidence interval: the per-second throughputs of the window (the increase between
+  consecutive rows over their Timestamp difference) are the samples; the 95 % interval is
+  throughput ± t(0.975, n−1)·s/√n (throughput_ci95, the half-width; n = ci_samples, s their
+  standard deviation). It states the step's own noise, not drift between steps or runs.
+  ended_by: how an adaptive step ended (ci: its interval was narrow enough; max: the longest
+  step length), from the load shape's step log.
 - p50/p95/p99: the last row of the window, i.e. Locust's current ~10 s sliding window; with a
   window shorter than 10 s they include warm-up traffic (note short_window).
 - CPU: mean of each process's samples with measure_from <= timestamp <= end; a tier's value is
@@ -26,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from analysis import cpu as cpumod
 from analysis.locust_csv import History, HistoryRow
 from analysis.settings import HISTORY_GAP_S, LOCUST_PERCENTILE_WINDOW_S, Settings
+from analysis.stats import mean_ci
 
 INCOMPLETE, HIGH_ERRORS, LOADGEN_SATURATED = "incomplete", "high_errors", "loadgen_saturated"
 SHORT_WINDOW, COUNTER_RESET = "short_window", "counter_reset"
@@ -56,6 +63,17 @@ class StepSample:
     loadgen: dict[str, float] = field(default_factory=dict)          # locust process -> %
     host_cpu: float | None = None
     flags: dict[str, str] = field(default_factory=dict)              # flag -> why
+    throughput_ci95: float | None = None  # half-width of the 95 % interval of throughput
+    ci_samples: int = 0                   # per-second samples it rests on
+    ended_by: str | None = None           # adaptive steps: "ci" | "max" (the shape's step log)
+    ramp_stopped: str | None = None       # the shape stopped the ramp after this step: why
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """(low, high) of the 95 % interval of throughput, or None."""
+        if self.throughput is None or self.throughput_ci95 is None:
+            return None
+        return max(self.throughput - self.throughput_ci95, 0.0), self.throughput + self.throughput_ci95
 
     @property
     def excluded(self) -> bool:
@@ -72,6 +90,7 @@ class StepSample:
 
 
 STEP_LOG_FILE = "steps.jsonl"
+STEP_EXTRA_KEYS = ("ended_by", "shape_samples", "shape_throughput", "shape_ci", "ramp_stopped")
 
 
 def from_step_log(lines) -> list[dict]:
@@ -86,7 +105,8 @@ def from_step_log(lines) -> list[dict]:
             continue
         step = steps.setdefault(index, {"index": index, "users": None, "start": None,
                                         "measure_from": None, "end": None})
-        step.update({k: v for k, v in rec.items() if k in step and k != "index"})
+        step.update({k: v for k, v in rec.items()
+                     if (k in step or k in STEP_EXTRA_KEYS) and k != "index"})
     return [steps[i] for i in sorted(steps) if steps[i]["users"] is not None]
 
 
@@ -152,6 +172,14 @@ def _history_sample(s: StepSample, rows: list[HistoryRow], start: float, end: fl
     if reset or reset_f:
         s.flags[COUNTER_RESET] = "a cumulative count went down (stats reset); counted from zero"
     s.throughput = s.requests / s.window_s
+    rates = []
+    for a, b in zip(inside, inside[1:]):
+        if b.timestamp > a.timestamp:
+            grew = b.total_requests - a.total_requests
+            rates.append((grew if grew >= 0 else b.total_requests) / (b.timestamp - a.timestamp))
+    ci = mean_ci(rates)
+    if ci is not None:
+        s.throughput_ci95, s.ci_samples = ci[1], len(rates)
     fit = _slope([r.timestamp for r in inside], _monotone([r.total_requests for r in inside]))
     s.throughput_fit = max(fit, 0.0) if fit is not None else s.throughput
     s.error_rate = s.failures / s.requests if s.requests else None
@@ -199,7 +227,8 @@ def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cp
         nxt = steps[i + 1] if i + 1 < len(steps) else None
         s = StepSample(run_id=str(run.get("id", "")), index=int(step.get("index", i)),
                        users=int(step.get("users") or 0), start=step.get("start"),
-                       measure_from=step.get("measure_from"), end=step.get("end"), window_s=None)
+                       measure_from=step.get("measure_from"), end=step.get("end"), window_s=None,
+                       ended_by=step.get("ended_by"), ramp_stopped=step.get("ramp_stopped"))
         start = step.get("measure_from", step.get("start"))
         end, why = _window_end(step, nxt, rows, run.get("status") == "running")
         if why:
@@ -221,7 +250,8 @@ STEPS_CSV_COLUMNS = (
     "requests", "failures", "throughput", "throughput_fit", "error_rate", "p50_ms", "p95_ms",
     "p99_ms", *(f"cpu_{t}" for t in cpumod.TIERS if t != cpumod.HOST),
     *(f"cpu_{t}_max_replica" for t in cpumod.TIERS if t != cpumod.HOST),
-    "cpu_host", "loadgen_max_process", "excluded", "flags",
+    "cpu_host", "loadgen_max_process", "excluded", "flags", "throughput_ci95", "ci_samples",
+    "ended_by",
 )
 
 
@@ -239,7 +269,8 @@ def csv_row(s: StepSample) -> dict[str, object]:
            "cpu_host": s.host_cpu,
            "loadgen_max_process": max(s.loadgen.values()) if s.loadgen else None,
            "excluded": int(s.excluded),
-           "flags": "; ".join(f"{k}: {v}" for k, v in s.flags.items())}
+           "flags": "; ".join(f"{k}: {v}" for k, v in s.flags.items()),
+           "throughput_ci95": s.throughput_ci95, "ci_samples": s.ci_samples, "ended_by": s.ended_by}
     for t in cpumod.TIERS:
         if t != cpumod.HOST:
             row[f"cpu_{t}"] = s.cpu.get(t)

@@ -9,10 +9,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, steps
+from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, sidebyside, steps
 from analysis import faults as faultmod
 from analysis.capacity import capacity
 from analysis.folder import ResultFolder, load
+from analysis.settings import Settings
 
 METHOD = {
     "steps": steps.__doc__.split("Method (also printed in the report):")[1].strip(),
@@ -56,6 +57,7 @@ def _run_entry(run, run_steps, m: maxima.RunMaximum, h: bottleneck.Hint) -> dict
             "steps": len(run_steps), "valid_steps": m.valid_steps,
             "excluded_steps": m.excluded_steps, "max_throughput": m.max_throughput,
             "critical_users": m.critical_users, "plateau_step": m.step, "no_maximum": m.reason,
+            "max_interval": list(m.interval) if m.interval else None,
             "cpu_at_plateau": dict(at.cpu) if at else {},
             "host_cpu_at_plateau": at.host_cpu if at else None,
             "requests_total": run.stats.get("requests"), "failures_total": run.stats.get("failures"),
@@ -83,12 +85,14 @@ def accounting(run) -> dict | None:
                       if "ok" in after[k] and "ok" in before.get(k, {})}}
 
 
-def _segments_section(result: ResultFolder, entries: list[dict], run_max) -> dict:
-    s = result.settings
-    kind = result.kind
+def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=None,
+                      s: Settings | None = None) -> dict:
+    """paths, segments, composition, capacity (and calibration) of the runs given (default: all)."""
+    s = s or result.settings
+    kind = "segments" if result.kind == "classic" else result.kind
     by_series: dict[str, dict[int, dict[str, maxima.RunMaximum]]] = {}
     demands: dict[str, dict] = {}
-    for run in result.runs:
+    for run in result.runs if runs is None else runs:
         if not isinstance(run.meta.get("path"), int) or not 1 <= run.meta["path"] <= 99:
             continue  # reported as lost by analyse()
         key = _calibration_key(run.meta) if kind == "calibration" else _series(run.meta, kind)
@@ -104,12 +108,13 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max) -> dic
                                  "max_throughput": r.max_throughput,
                                  "critical_users": r.critical_users, "runs": r.runs,
                                  "runs_with_maximum": r.runs_with_maximum, "run_ids": r.run_ids,
-                                 "min": r.minimum, "max": r.maximum, "spread": r.spread})
+                                 "min": r.minimum, "max": r.maximum, "spread": r.spread,
+                                 "interval": list(r.interval) if r.interval else None})
         t = {k: r.max_throughput for k, r in reps.items()}
         repeated = any(r.runs_with_maximum >= 2 for r in reps.values())
         tol = segments.tolerances({k: r.spread for k, r in reps.items()}, s.tolerance) \
             if repeated else s.tolerance
-        segs = segments.decompose(t, tol)
+        segs = segments.decompose(t, tol, {k: r.interval for k, r in reps.items()})
         out["segments"].extend({"series": label, **g.to_json()} for g in segs)
         seg = {g.segment: g for g in segs}
         if t.get(4) and (s.target_t5 or (seg.get(5) and seg[5].throughput)):
@@ -149,24 +154,38 @@ def _clones_section(entries: list[dict]) -> dict:
         rows.append({"id": e["id"], "tiers": e["config"].get("tiers") or {},
                      "client_mode": e["config"].get("client_mode"),
                      "pool_size": e["config"].get("pool_size"), "config": cfg,
-                     "max_throughput": e["max_throughput"]})
+                     "max_throughput": e["max_throughput"], "interval": e.get("max_interval")})
     scaled = {r["id"]: r for r in clones.scaling(rows)}
     for e in entries:
         r = scaled[e["id"]]
         e.update(tiers=r["tiers"], client_mode=r["client_mode"], pool_size=r["pool_size"],
                  speedup=r["speedup"], efficiency=r["efficiency"], scaled_tier=r["scaled_tier"],
                  scaling=r["scaling"], replicas=r["replicas"], baseline_runs=r["baseline_runs"],
-                 vs_singleton=r["vs_singleton"])
+                 vs_singleton=r["vs_singleton"], speedup_interval=r["speedup_interval"],
+                 vs_singleton_interval=r["vs_singleton_interval"])
     return {"scaling": {k: [list(p) for p in v] for k, v in clones.curves(list(scaled.values())).items()}}
+
+
+def part_settings(result: ResultFolder, part: str | None) -> Settings:
+    """A classic experiment's settings for one part: [settings] with [settings.<part>] over it."""
+    sub = result.settings.extra.get(part) if part in classic.PARTS else None
+    if not isinstance(sub, dict):
+        return result.settings
+    base = {k: v for k, v in result.settings.to_json().items() if k not in classic.PARTS}
+    return Settings.from_json({**base, **sub})
 
 
 def analyse(result: ResultFolder) -> Analysis:
     """Steps, maxima, hints and the summary dict of a loaded result folder."""
-    s = result.settings
     caps = bottleneck.Capacities.from_experiment(result.experiment)
     all_steps, run_max, hints, entries = {}, {}, {}, []
     excluded, notes, lost = [], [], [{"run_id": None, "what": w} for w in result.lost]
     for run in result.runs:
+        s = part_settings(result, run.meta.get("kind")) if result.kind == "classic" else result.settings
+        if result.kind == "classic" and run.meta.get("kind") not in classic.PARTS:
+            lost.append({"run_id": run.id, "what": f"run.json kind {run.meta.get('kind')!r} is neither "
+                                                   f"of the classic parts ({', '.join(classic.PARTS)}): "
+                                                   "left out of both analyses"})
         st = steps.compute(run.meta, run.history, run.cpu, s)
         all_steps[run.id] = st
         run_max[run.id] = maxima.run_maximum(st)
@@ -185,18 +204,27 @@ def analyse(result: ResultFolder) -> Analysis:
                 lost.append({"run_id": run.id, "what": f"step {x.index} ({x.users} users): "
                              f"{x.flags[steps.INCOMPLETE]}"})
     e = result.experiment
+    s = result.settings
     summary = {
         "format": FORMAT_VERSION,
         "experiment": {k: e.get(k) for k in ("name", "kind", "status", "started", "ended", "mode",
                                              "host", "cpu_affinity", "cpu_quotas", "versions",
                                              "definition", "stack")},
-        "settings": s.to_json(), "method": METHOD, "runs_total": len(result.runs),
+        "settings": s.to_json(), "method": dict(METHOD), "runs_total": len(result.runs),
         "runs": entries, "excluded_steps": excluded, "step_notes": notes, "lost": lost,
     }
     if result.kind in ("segments", "calibration"):
         summary.update(_segments_section(result, entries, run_max))
     if result.kind == "clones":
         summary.update(_clones_section(entries))
+    if result.kind == "classic":
+        part = {r.id: r.meta.get("kind") for r in result.runs}
+        summary.update(_segments_section(result, entries, run_max,
+                                         [r for r in result.runs if part[r.id] == "segments"],
+                                         part_settings(result, "segments")))
+        summary.update(_clones_section([e for e in entries if part[e["id"]] == "clones"]))
+        summary["side_by_side"] = sidebyside.rows(summary)
+        summary["method"]["classic beside this run"] = sidebyside.__doc__.split("\n", 3)[3].strip()
     summary["faults"] = [f for run in result.runs for f in faultmod.summarize(run.id, run.faults, run.history)]
     summary["findings"] = [f.to_json() for f in classic.findings(summary)]
     return Analysis(result, all_steps, run_max, hints, summary)

@@ -51,14 +51,25 @@ def check_run(run_dir: Path, steps: list[dict], summary_run: dict) -> None:
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["status"] == "complete", meta.get("error")
     assert meta["locust_csv_full_history"] is True
-    planned = meta["notes"]["load"]["users"]
-    assert [s["users"] for s in meta["steps"]] == planned
+    load = meta["notes"]["load"]
+    planned = load["users"]
+    ran = [s["users"] for s in meta["steps"]]
+    if load.get("plateau_tolerance"):       # the ramp may stop at the plateau: a prefix, said why
+        assert ran == planned[:len(ran)] and ran
+        assert len(ran) == len(planned) or "plateau" in (meta["steps"][-1].get("ramp_stopped") or "")
+    else:
+        assert ran == planned
     for s in meta["steps"]:
         assert s["start"] < s["measure_from"] < s["end"]
+        if load.get("target_ci"):           # adaptive: how it ended, never past the longest step
+            assert s["ended_by"] in ("ci", "max") and s["shape_samples"] >= 1
+            assert s["end"] - s["start"] <= load["step_seconds"] + 1.5
+            if s["ended_by"] == "ci":
+                assert s["shape_ci"] <= load["target_ci"] and s["shape_samples"] >= load["min_step_seconds"]
     for a, b in zip(meta["steps"], meta["steps"][1:]):
         assert a["end"] <= b["start"] + 0.01
     # steps.csv against the Locust files
-    assert len(steps) == len(planned)
+    assert len(steps) == len(ran)
     totals = next(r for r in read_csv(run_dir / "locust_stats.csv") if r["Name"] == "Aggregated")
     assert sum(int(s["requests"]) for s in steps) <= int(totals["Request Count"])
     valid = [s for s in steps if s["excluded"] == "0"]

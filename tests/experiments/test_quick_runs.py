@@ -93,6 +93,31 @@ def test_calibration_quick_run_compares_derived_with_configured_demands(experime
     assert meta["demands"]["CLONE"] == {"cpu_us": 0, "wait_us": 16000, "locked": True}
 
 
+def test_classic_quick_run_has_both_analyses_their_findings_and_the_side_by_side_table(experiment_stack, tmp_path):
+    exp, folder, _ = quick_run("classic", experiment_stack, tmp_path)
+    summary = check_folder(folder, len(exp.runs))
+    kinds = {r["id"]: r["config"]["kind"] for r in summary["runs"]}
+    assert sorted(set(kinds.values())) == ["clones", "segments"]
+    paths = {p["path"]: p for p in summary["paths"]}
+    assert set(paths) == {r.path for r in exp.runs if r.kind == "segments"}
+    for p in paths.values():            # every maximum with its interval around it
+        lo, hi = p["interval"]
+        assert 0 <= lo <= p["max_throughput"] <= hi
+    runs = {r["id"]: r for r in summary["runs"]}
+    assert runs["singleton-c1-a1-r0"]["scaled_tier"] == "baseline"
+    assert runs["singleton-c2-a1-r0"]["scaling"] == "client tier" and runs["singleton-c2-a1-r0"]["speedup_interval"]
+    keys = {f["key"] for f in summary["findings"]}
+    assert {"segment5_dominates", "client_tier_linear", "singleton_software_bottleneck"} <= keys
+    side = {r["figure"]: r for r in summary["side_by_side"]}
+    for figure in ("path maximum T(①)", "path maximum T(①-⑤)", "singleton client, 1 clone (tps)",
+                   "singleton client, 2 clones (tps)"):
+        assert side[figure]["measured"] > 0 and side[figure]["interval"], figure
+    assert side["singleton client, 2 clones (tps)"]["normalized_interval"]
+    report = (folder / "report.html").read_text()
+    assert report.index('id="findings"') < report.index('id="side-by-side"') < report.index('id="runs"')
+    assert (folder / "runs" / "singleton-c1-a1-r0" / "threaddump-clone-1.txt").is_file()
+
+
 def test_ctrl_c_keeps_finished_steps_and_marks_run_and_experiment_interrupted(experiment_stack, tmp_path):
     exp = definition.parse({
         "name": "interrupt", "kind": "segments",

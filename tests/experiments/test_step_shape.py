@@ -74,3 +74,85 @@ def test_spawn_rate_starts_a_step_at_once_but_stays_within_locusts_limit_per_wor
 def test_bad_step_users_are_refused_with_the_option_named():
     calls = drive(calls=[["parse_users", [t]] for t in ("", "0,1", "a,b")])["calls"]
     assert all("--step-users" in c["ValueError"] for c in calls)
+
+
+def _log_records(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_an_adaptive_step_ends_once_its_interval_is_narrow_and_its_minimum_measured(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    ticks = drive(options={"step_users": "4,8", "step_seconds": 20.0, "warmup_seconds": 2.0,
+                           "step_target_ci": 0.03, "step_min_seconds": 5.0, "step_log": str(log)},
+                  per_second=[[0, 60, [100, 101, 99]]], ticks=list(range(0, 16)))["ticks"]
+    # seconds 2..6 after the warm-up are 5 samples; the count of second s is used from s + 2 on
+    assert [t[0] for t in ticks[:8]] == [4] * 8 and ticks[8][0] == 8
+    steps, _ = read_step_log(log)
+    first = steps[0]
+    assert first["end"] - first["start"] == pytest.approx(8.0)
+    assert (first["ended_by"], first["shape_samples"]) == ("ci", 5)
+    assert first["shape_throughput"] == pytest.approx(99.8) and first["shape_ci"] <= 0.03
+    assert steps[1]["start"] == first["end"]                   # the next step starts at once
+
+
+def test_a_noisy_step_runs_to_the_longest_step_length_and_says_so(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    ticks = drive(options={"step_users": "4,8", "step_seconds": 20.0, "warmup_seconds": 2.0,
+                           "step_target_ci": 0.03, "step_min_seconds": 5.0, "step_log": str(log)},
+                  per_second=[[0, 60, [70, 130]]], ticks=list(range(0, 22)))["ticks"]
+    assert ticks[19][0] == 4 and ticks[20][0] == 8
+    first = read_step_log(log)[0][0]
+    assert first["ended_by"] == "max" and first["shape_ci"] > 0.03
+    assert first["end"] - first["start"] == pytest.approx(20.0)
+
+
+def test_the_ramp_stops_after_two_steps_without_a_rise_and_the_hold_keeps_the_last_users(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    per_second = [[0, 10, [100]], [10, 20, [200]], [20, 30, [205]], [30, 40, [203]], [40, 80, [400]]]
+    ticks = drive(options={"step_users": "2,4,8,16,32", "step_seconds": 10.0, "warmup_seconds": 2.0,
+                           "step_plateau_tolerance": 0.03, "hold_seconds": 5.0, "step_log": str(log)},
+                  per_second=per_second, ticks=[0, 10, 20, 30, 39, 40, 44, 45.5])["ticks"]
+    assert [t[0] if t else None for t in ticks] == [2, 4, 8, 16, 16, 16, 16, None]
+    steps, phases = read_step_log(log)
+    assert [s["users"] for s in steps] == [2, 4, 8, 16]            # 32 users never ran
+    assert all(s["ended_by"] == "max" for s in steps)               # fixed lengths, no interval
+    assert "plateau" in steps[3]["ramp_stopped"] and "32" in steps[3]["ramp_stopped"]
+    assert "ramp_stopped" not in steps[2]
+    assert [(p["phase"], p["users"]) for p in phases] == [("hold", 16)]
+
+
+def test_a_step_that_raises_throughput_beyond_the_band_keeps_the_ramp_going(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    per_second = [[0, 10, [100]], [10, 20, [102]], [20, 30, [110]], [30, 40, [111]]]
+    ticks = drive(options={"step_users": "2,4,8,16", "step_seconds": 10.0, "warmup_seconds": 2.0,
+                           "step_plateau_tolerance": 0.03, "step_log": str(log)},
+                  per_second=per_second, ticks=[0, 10, 20, 30, 40])["ticks"]
+    # 102 is within the band of 100, 110 is not: no two flat steps in a row until the end
+    assert [t[0] if t else None for t in ticks] == [2, 4, 8, 16, None]
+    assert not any("ramp_stopped" in s for s in read_step_log(log)[0])
+
+
+def test_noisy_steps_do_not_stop_the_ramp_even_when_their_means_are_flat(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    # the last two steps average 201 and 203 (within 3 % of 200) but swing ±20 % each second
+    per_second = [[0, 10, [100]], [10, 20, [200]], [20, 30, [161, 241]], [30, 40, [163, 243]]]
+    ticks = drive(options={"step_users": "2,4,8,16,32", "step_seconds": 10.0, "warmup_seconds": 2.0,
+                           "step_plateau_tolerance": 0.03, "step_log": str(log)},
+                  per_second=per_second, ticks=[0, 10, 20, 30, 40])["ticks"]
+    assert [t[0] for t in ticks] == [2, 4, 8, 16, 32]
+    steps, _ = read_step_log(log)
+    assert not any("ramp_stopped" in s for s in steps) and steps[2]["shape_ci"] > 0.03
+
+
+def test_without_adaptive_options_the_step_log_is_as_before(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    drive(options={"step_log": str(log)}, per_second=[[0, 30, [50, 150]]], ticks=[0, 10.5, 20.5])
+    ends = [r for r in _log_records(log) if "end" in r]
+    assert ends and all(set(r) == {"index", "end"} for r in ends)
+
+
+def test_the_shapes_t_quantiles_are_the_analysis_ones():
+    from analysis.stats import t975
+    dfs = [1, 2, 5, 10, 29, 30, 35, 50, 100, 500, 10_000]
+    calls = drive(calls=[["t975", [d]] for d in dfs])["calls"]
+    assert calls == pytest.approx([t975(d) for d in dfs], abs=1e-9)

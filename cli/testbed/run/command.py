@@ -10,7 +10,7 @@ EFFICIENCY = "loadgen-efficiency"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("experiment", metavar="EXPERIMENT",
-                   help="segments | clones | calibration (loadgen/experiments/<name>.toml), a path to "
+                   help="segments | clones | calibration | classic (loadgen/experiments/<name>.toml), a path to "
                         f"an experiment .toml (e.g. your edited copy), or {EFFICIENCY} (benchmark)")
     p.add_argument("--quick", action="store_true",
                    help="the whole experiment in <= 2 minutes at lower resolution (its [quick] table)")

@@ -2,19 +2,25 @@
 
 The file's tables (docs/experiments.md has the long version):
 
-  name, kind, description   kind: segments | clones | calibration (which analysis applies)
+  name, kind, description   kind: segments | clones | calibration | classic (which analysis
+                            applies; classic: segments and clones runs in one experiment)
   [load]                    the step plan of every run: users, step_seconds, warmup_seconds,
                             think_time, arrival_rate, max_outstanding, workers, prime_seconds,
-                            hold_seconds
+                            hold_seconds; adaptive steps: target_ci, min_step_seconds;
+                            the plateau stop: plateau_tolerance, plateau_steps
   [quick]                   --quick: load keys that replace [load]'s, and `runs` (ids kept)
   [defaults]                run keys every run starts from
+  [parts.<part>]            classic only: run keys of every run of that part (over [defaults])
   [settings]                analysis thresholds (docs/results.md), copied to experiment.json
   [[runs]]                  one entry per run: id, label, path (or paths = [..], one run per
                             path, ids <id>-path<k>), backend, op, n, tiers, client_mode,
-                            pool_size, regime, demands, knobs, load = {..}, quick = {..}
+                            pool_size, regime, demands, knobs, load = {..}, quick = {..};
+                            classic: part = "segments" | "clones" (the run's kind, so the
+                            analysis of that part applies to it)
 
 Precedence of load keys: [load] < run.load, and with --quick: [load] < run.load < [quick] <
-run.quick. Unknown keys are errors (a typo must not silently change an experiment).
+run.quick ([defaults] and [parts.<part>] load/quick tables sit before the run's).
+Unknown keys are errors (a typo must not silently change an experiment).
 """
 from __future__ import annotations
 
@@ -24,9 +30,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from testbed import ROOT, faults
+from testbed.run.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
 
 EXPERIMENTS_DIR = ROOT / "loadgen" / "experiments"
-KINDS = ("segments", "clones", "calibration")
+KINDS = ("segments", "clones", "calibration", "classic")
+PARTS = ("segments", "clones")      # the parts of a classic experiment (a run's kind)
 TIER_NAMES = ("front", "clone", "axis", "gsoap")
 BACKENDS = ("axis", "gsoap")
 CLIENT_MODES = ("singleton", "request", "pool")
@@ -43,44 +51,10 @@ RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 KNOB_DEFAULTS = {"CLIENT_MODE": "singleton", "CLIENT_POOL_SIZE": "8",
                  **{f"DEMAND_{p}_{k}": "0" for p in DEMAND_POINTS for k in ("CPU_US", "WAIT_US", "LOCKED")}}
 
-LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_rate",
-             "max_outstanding", "workers", "prime_seconds", "hold_seconds")
 RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tiers_cpus", "client_mode",
-            "pool_size", "regime", "demands", "knobs", "load", "quick")
-TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "settings", "runs", "faults")
-
-
-class DefinitionError(ValueError):
-    """The experiment file is wrong; the text names the file, the key and the fix."""
-
-
-@dataclass(frozen=True)
-class LoadPlan:
-    """users -- users of each step
-    step_seconds -- length of each step, warm-up included
-    warmup_seconds -- start of each step left out of its sample
-    think_time -- seconds between a user's requests (0: closed loop at full speed)
-    arrival_rate -- requests/s per user on a fixed clock (open loop); 0 = closed loop
-    max_outstanding -- open loop: most requests in flight per user
-    workers -- Locust worker processes; 0 = one local process; "auto" = one per core of the
-        load generator (LOADGEN_CPUS, else every core)
-    prime_seconds -- after the stack was (re)configured for the run: load at the most users
-        this long before the first step (JIT, pools); not measured
-    hold_seconds -- after the last step, its load this long while thread dumps are taken
-    """
-    users: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
-    step_seconds: float = 20.0
-    warmup_seconds: float = 5.0
-    think_time: float = 0.0
-    arrival_rate: float = 0.0
-    max_outstanding: int = 100
-    workers: int | str = "auto"
-    prime_seconds: float = 0.0
-    hold_seconds: float = 0.0
-
-    def seconds(self, primed: bool = True) -> float:
-        """Planned length of the Locust run (without start-up)."""
-        return (self.prime_seconds if primed else 0) + len(self.users) * self.step_seconds + self.hold_seconds
+            "pool_size", "regime", "demands", "knobs", "load", "quick", "part")
+TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "parts", "settings", "runs", "faults")
+MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick")   # [parts.<part>] merges these over [defaults]
 
 
 @dataclass(frozen=True)
@@ -198,7 +172,7 @@ def load(name_or_path: str, quick: bool = False, repeat: int = 1) -> Experiment:
 
 def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: int = 1) -> Experiment:
     where = str(path)
-    _unknown(raw, TOP_KEYS, where)
+    unknown(raw, TOP_KEYS, where)
     name = raw.get("name")
     if not isinstance(name, str) or not RUN_ID.match(name):
         raise DefinitionError(f"{where}: name = \"...\" is required (letters, digits, _ . -); "
@@ -209,12 +183,15 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
     if not isinstance(repeat, int) or repeat < 1:
         raise DefinitionError(f"--repeat must be >= 1 (got {repeat})")
     base_load = _table(raw, "load", where)
-    _unknown(base_load, LOAD_KEYS, f"{where} [load]")
+    unknown(base_load, LOAD_KEYS, f"{where} [load]")
     quick_table = _table(raw, "quick", where)
-    _unknown(quick_table, LOAD_KEYS + ("runs",), f"{where} [quick]")
+    unknown(quick_table, LOAD_KEYS + ("runs",), f"{where} [quick]")
     defaults = _table(raw, "defaults", where)
-    _unknown(defaults, tuple(k for k in RUN_KEYS if k not in ("id", "label", "paths")), f"{where} [defaults]")
+    unknown(defaults, tuple(k for k in RUN_KEYS if k not in ("id", "label", "paths", "part")),
+             f"{where} [defaults]")
+    parts = _parts(raw, kind, where)
     settings = _table(raw, "settings", where)
+    _part_settings(settings, kind, where)
     entries = raw.get("runs")
     if not isinstance(entries, list) or not entries:
         raise DefinitionError(f"{where}: at least one [[runs]] entry is needed")
@@ -223,9 +200,17 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise DefinitionError(f"{where}: [[runs]] entry {i + 1} must be a table")
-        _unknown(entry, RUN_KEYS, f"{where} [[runs]] entry {i + 1}")
-        specs.extend(_expand(kind, defaults, entry, base_load, quick_table if quick else None,
-                             f"{where} [[runs]] {entry.get('id') or i + 1}"))
+        unknown(entry, RUN_KEYS, f"{where} [[runs]] entry {i + 1}")
+        run_where = f"{where} [[runs]] {entry.get('id') or i + 1}"
+        run_kind, run_defaults = kind, defaults
+        if kind == "classic":
+            run_kind = _choice(entry.get("part"), "part", run_where, PARTS)
+            run_defaults = _over(defaults, parts.get(run_kind, {}))
+        elif "part" in entry:
+            raise DefinitionError(f"{run_where}: part is for kind = \"classic\" experiments only "
+                                  "(it says which analysis a run belongs to)")
+        specs.extend(_expand(run_kind, run_defaults, entry, base_load, quick_table if quick else None,
+                             run_where))
     ids = [s.entry for s in specs]
     dup = sorted({x for x in ids if ids.count(x) > 1})
     if dup:
@@ -265,51 +250,41 @@ def demands_text(runs: list[RunSpec]) -> str:
 
 
 # ------------------------------------------------------------------------------- helpers
-def _unknown(table: dict, allowed: tuple[str, ...], where: str) -> None:
-    bad = [k for k in table if k not in allowed]
-    if bad:
-        raise DefinitionError(f"{where}: unknown key(s) {', '.join(bad)}; allowed: {', '.join(allowed)}")
+def _parts(raw: dict, kind: str, where: str) -> dict[str, dict]:
+    """[parts.<part>] tables of a classic experiment (run keys for every run of that part)."""
+    parts = _table(raw, "parts", where)
+    if parts and kind != "classic":
+        raise DefinitionError(f"{where}: [parts.*] tables are for kind = \"classic\" experiments only")
+    unknown(parts, PARTS, f"{where} [parts]")
+    for name, table in parts.items():
+        if not isinstance(table, dict):
+            raise DefinitionError(f"{where}: parts.{name} must be a table ([parts.{name}])")
+        unknown(table, tuple(k for k in RUN_KEYS if k not in ("id", "label", "paths", "part")),
+                 f"{where} [parts.{name}]")
+    return parts
+
+
+def _part_settings(settings: dict, kind: str, where: str) -> None:
+    """classic: [settings.segments] / [settings.clones] override [settings] for that part."""
+    for name in PARTS:
+        if name in settings and (kind != "classic" or not isinstance(settings[name], dict)):
+            raise DefinitionError(f"{where}: settings.{name} is a table of a classic experiment's "
+                                  f"{name} runs ([settings.{name}] with kind = \"classic\")")
+
+
+def _over(defaults: dict, part: dict) -> dict:
+    """[defaults] with a part's table over it; tiers, tiers_cpus, load and quick key by key."""
+    out = {**defaults, **part}
+    for k in MERGED_BY_KEY:
+        if isinstance(defaults.get(k), dict) and isinstance(part.get(k), dict):
+            out[k] = {**defaults[k], **part[k]}
+    return out
 
 
 def _table(raw: dict, key: str, where: str) -> dict:
     value = raw.get(key, {})
     if not isinstance(value, dict):
         raise DefinitionError(f"{where}: {key} must be a table ([{key}] or {key} = {{...}})")
-    return value
-
-
-def _load_plan(layers: list[tuple[dict, str]], where: str) -> LoadPlan:
-    values: dict = {}
-    for layer, layer_where in layers:
-        _unknown(layer, LOAD_KEYS, layer_where)
-        values.update(layer)
-    kw: dict = {}
-    for key, value in values.items():
-        if key == "users":
-            if (not isinstance(value, list) or not value
-                    or not all(isinstance(u, int) and not isinstance(u, bool) and u >= 1 for u in value)):
-                raise DefinitionError(f"{where}: users must be a list of whole numbers >= 1, like [1, 4, 16]")
-            kw[key] = tuple(value)
-        elif key == "workers":
-            if value != "auto" and not (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 64):
-                raise DefinitionError(f"{where}: workers must be \"auto\" or 0..64 (0 = one local Locust process)")
-            kw[key] = value
-        elif key == "max_outstanding":
-            kw[key] = _int(value, key, where, 1, 100_000)
-        else:
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                raise DefinitionError(f"{where}: {key} must be a number >= 0 (got {value!r})")
-            kw[key] = float(value)
-    plan = replace(LoadPlan(), **kw)
-    if plan.step_seconds < 2 or plan.warmup_seconds >= plan.step_seconds:
-        raise DefinitionError(f"{where}: need step_seconds >= 2 and warmup_seconds < step_seconds "
-                              f"(got {plan.step_seconds:g} and {plan.warmup_seconds:g})")
-    return plan
-
-
-def _int(value, key: str, where: str, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise DefinitionError(f"{where}: {key} must be a whole number {lo}..{hi} (got {value!r})")
     return value
 
 
@@ -320,13 +295,14 @@ def _choice(value, key: str, where: str, choices: tuple[str, ...]) -> str:
 
 
 def _tiers(defaults: dict, entry: dict, where: str) -> dict[str, int]:
+    """Replica counts: the defaults' (a classic part's over [defaults]), then the run's."""
     counts = {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}
     for layer in (defaults.get("tiers", {}), entry.get("tiers", {})):
         if not isinstance(layer, dict):
             raise DefinitionError(f"{where}: tiers must be a table like {{front = 1, clone = 2}}")
-        _unknown(layer, TIER_NAMES, f"{where} tiers")
+        unknown(layer, TIER_NAMES, f"{where} tiers")
         for t, n in layer.items():
-            counts[t] = _int(n, f"tiers.{t}", where, 0, MAX_REPLICAS)
+            counts[t] = whole(n, f"tiers.{t}", where, 0, MAX_REPLICAS)
     return counts
 
 
@@ -337,7 +313,7 @@ def _tiers_cpus(defaults: dict, entry: dict, where: str) -> dict[str, str]:
     for layer in (defaults.get("tiers_cpus", {}), entry.get("tiers_cpus", {})):
         if not isinstance(layer, dict):
             raise DefinitionError(f"{where}: tiers_cpus must be a table like {{clone = 0.5, axis = 1}}")
-        _unknown(layer, TIER_NAMES, f"{where} tiers_cpus")
+        unknown(layer, TIER_NAMES, f"{where} tiers_cpus")
         for t, v in layer.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 64:
                 raise DefinitionError(f"{where}: tiers_cpus.{t} must be cores per replica, 0..64 "
@@ -355,9 +331,9 @@ def _demands(value, where: str) -> dict[str, dict]:
             raise DefinitionError(f"{where}: demands.{point}: unknown point; points are {', '.join(DEMAND_POINTS)}")
         if not isinstance(d, dict):
             raise DefinitionError(f"{where}: demands.{point} must be a table {{cpu_us, wait_us, locked}}")
-        _unknown(d, DEMAND_KEYS, f"{where} demands.{point}")
-        cpu = _int(d.get("cpu_us", 0), f"demands.{point}.cpu_us", where, 0, 60_000_000)
-        wait = _int(d.get("wait_us", 0), f"demands.{point}.wait_us", where, 0, 60_000_000)
+        unknown(d, DEMAND_KEYS, f"{where} demands.{point}")
+        cpu = whole(d.get("cpu_us", 0), f"demands.{point}.cpu_us", where, 0, 60_000_000)
+        wait = whole(d.get("wait_us", 0), f"demands.{point}.wait_us", where, 0, 60_000_000)
         locked = d.get("locked", False)
         if not isinstance(locked, bool):
             raise DefinitionError(f"{where}: demands.{point}.locked must be true or false")
@@ -391,7 +367,7 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
     for layer, w in layers:
         if not isinstance(layer, dict):
             raise DefinitionError(f"{w}: must be a table of load keys ({', '.join(LOAD_KEYS)})")
-    plan = _load_plan(layers, where)
+    plan = load_plan(layers, where)
     if "path" in entry and "paths" in entry:
         raise DefinitionError(f"{where}: give path or paths, not both")
     if "paths" in entry:
@@ -404,12 +380,12 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
             raise DefinitionError(f"{where}: path = 1..5 (the cumulative path /seg/<path>) is required")
     backend = _choice(merged.get("backend", "axis"), "backend", where, BACKENDS)
     op = _choice(merged.get("op", "ping"), "op", where, OPERATIONS)
-    n = _int(merged.get("n", 0), "n", where, 0, 10_000_000)
+    n = whole(merged.get("n", 0), "n", where, 0, 10_000_000)
     tiers = _tiers(defaults, entry, where)
     client_mode = _choice(merged.get("client_mode", "singleton"), "client_mode", where, CLIENT_MODES)
     pool_size = merged.get("pool_size")
     if pool_size is not None:
-        pool_size = _int(pool_size, "pool_size", where, 1, 10_000)
+        pool_size = whole(pool_size, "pool_size", where, 1, 10_000)
     if client_mode == "pool" and pool_size is None:
         pool_size = int(KNOB_DEFAULTS["CLIENT_POOL_SIZE"])
     regime = merged.get("regime")
@@ -426,7 +402,7 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
         raise DefinitionError(f"{where}: id = \"...\" is required (it names the run's folder)")
     out = []
     for p in paths:
-        p = _int(p, "path", where, 1, 5)
+        p = whole(p, "path", where, 1, 5)
         if tiers["front"] < 1:
             raise DefinitionError(f"{where}: tiers.front must be >= 1 (every path enters through the front)")
         if p == 5 and (tiers["clone"] < 1 or tiers[backend] < 1):

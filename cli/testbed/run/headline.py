@@ -14,10 +14,12 @@ def lines(summary: dict) -> list[str]:
            if found else [])
     for r in summary["runs"]:
         cpu = ", ".join(f"{t} {v:.0f}%" for t, v in sorted((r.get("cpu_at_plateau") or {}).items()))
-        out.append(f"  {r['id']:28s} max {_num(r['max_throughput'])}/s at {_num(r['critical_users'])} users"
+        iv = r.get("max_interval")
+        ci = f" [{iv[0]:.0f}–{iv[1]:.0f}]" if iv else ""
+        out.append(f"  {r['id']:28s} max {_num(r['max_throughput'])}/s{ci} at {_num(r['critical_users'])} users"
                    f" [{r['bottleneck']['kind']}]" + (f"  CPU at max: {cpu}" if cpu else "")
                    + (f"  ({r['excluded_steps']} step(s) excluded)" if r.get("excluded_steps") else ""))
-    if kind in ("segments", "calibration"):
+    if kind in ("segments", "calibration", "classic"):
         for g in summary.get("segments", []):
             t = _num(g["throughput"]) + "/s" if g["throughput"] is not None else "not measurable"
             out.append(f"  segment {g['name']:4s} [{g['series']}] T = {t}" + (f"  ({g['reason']})" if g.get("reason") else ""))
@@ -29,7 +31,7 @@ def lines(summary: dict) -> list[str]:
                     err = "-" if g["error"] is None else f"{g['error']:+.1%}"
                     out.append(f"    T({g['segment']}) expected {_num(g['expected'], 1)}/s derived "
                                f"{_num(g['derived'], 1)}/s error {err}")
-    if kind == "clones":
+    if kind in ("clones", "classic"):
         for r in summary["runs"]:
             bits = []
             if r.get("speedup") is not None and r.get("scaled_tier") not in (None, "baseline"):
@@ -38,6 +40,10 @@ def lines(summary: dict) -> list[str]:
                 bits.append(f"{r['client_mode']} vs singleton: {r['vs_singleton']:.2f}×")
             if bits:
                 out.append(f"  {r['id']:28s} " + "; ".join(bits))
+    if kind == "classic":
+        from analysis.sidebyside import text_lines as side_lines
+        out += ["the classic report beside this run (95 % intervals; normalized: each side by its own reference):",
+                *side_lines(summary.get("side_by_side", []))]
     if summary.get("excluded_steps"):
         out.append(f"  {len(summary['excluded_steps'])} step(s) excluded from maxima (see the report)")
     return out

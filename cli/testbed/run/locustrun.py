@@ -42,6 +42,11 @@ def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, maste
             "--think-time", _fmt(load.think_time), "--arrival-rate", _fmt(load.arrival_rate),
             "--max-outstanding", str(load.max_outstanding), "--exit-code-on-error", "0",
             "--stop-timeout", "5"]
+    if load.target_ci > 0:          # adaptive steps: --step-seconds is the longest a step lasts
+        argv += ["--step-target-ci", _fmt(load.target_ci), "--step-min-seconds", _fmt(load.min_step_seconds)]
+    if load.plateau_tolerance > 0:  # the ramp stops at the plateau
+        argv += ["--step-plateau-tolerance", _fmt(load.plateau_tolerance),
+                 "--step-plateau-steps", str(load.plateau_steps)]
     if workers > 0:
         argv += ["--master", "--master-bind-host", bind_host, "--master-bind-port", str(master_port),
                  "--expect-workers", str(workers), "--expect-workers-max-wait", "60"]

@@ -17,6 +17,8 @@ from testbed import ROOT
 
 FORMAT = 1
 STEP_LOG = "steps.jsonl"
+# what an adaptive step's end record adds (loadgen/shapes.py): kept in run.json's steps
+STEP_EXTRA_KEYS = ("ended_by", "shape_samples", "shape_throughput", "shape_ci", "ramp_stopped")
 LOCUST_PREFIX = "locust"          # --csv <run_dir>/locust -> locust_stats.csv, ...
 
 
@@ -162,7 +164,7 @@ def read_step_log(path: Path) -> tuple[list[dict], list[dict]]:
         if "index" in rec and isinstance(rec["index"], int):
             st = steps.setdefault(rec["index"], {"index": rec["index"], "users": None, "start": None,
                                                  "measure_from": None, "end": None})
-            st.update({k: v for k, v in rec.items() if k in st and k != "index"})
+            st.update({k: v for k, v in rec.items() if (k in st or k in STEP_EXTRA_KEYS) and k != "index"})
         elif isinstance(rec.get("phase"), str):
             ph = phases.setdefault(rec["phase"], {"phase": rec["phase"], "users": None,
                                                    "start": None, "end": None})

@@ -93,8 +93,12 @@ class Runner:
                      "runs": [r.id for r in exp.runs]}
         self._write_experiment()
         shutil.copyfile(exp.source, self.folder / "experiment.toml")
-        say(f"{exp.name}: {len(exp.runs)} run(s){' (quick)' if exp.quick else ''}, about "
-            f"{self.estimate() / 60:.0f} min; results in {self._shown(self.folder)}")
+        adaptive = any(r.load.adaptive for r in exp.runs)
+        say(f"{exp.name}: {len(exp.runs)} run(s){' (quick)' if exp.quick else ''}, "
+            + (f"at most {self.estimate() / 60:.0f} min (adaptive steps: each ends once its throughput "
+               "is known well enough, ramps stop at the plateau)" if adaptive else
+               f"about {self.estimate() / 60:.0f} min")
+            + f"; results in {self._shown(self.folder)}")
         interrupted = False
         original = None
         try:
@@ -134,6 +138,7 @@ class Runner:
         return self.folder
 
     def estimate(self) -> float:
+        """Seconds the experiment plans; with adaptive steps the longest it may take."""
         runs = self.exp.runs
         seconds = sum(r.load.seconds() + LOCUST_START_S for r in runs)
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())

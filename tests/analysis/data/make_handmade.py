@@ -52,7 +52,10 @@ def experiment(folder: Path, name: str, kind: str, runs: list[str], **extra) -> 
 def run(folder: Path, run_id: str, start: int, meta: dict, steps: list[dict],
         interrupted: bool = False, dump: str | None = None) -> int:
     """Write runs/<run_id>/ for steps [{users, x, err, cpu: {tier/replica: %}, host}];
-    return the epoch after the run. x = throughput (requests/s) once warmed up."""
+    return the epoch after the run. x = throughput (requests/s) once warmed up. Optional per
+    step: seconds (its length, default STEP_S), noise (relative deviations cycled over its
+    seconds after the ramp: per-second rates x·(1 + e)), log (keys added to the step, as an
+    adaptive load shape logs them: ended_by, ramp_stopped, ...)."""
     d = folder / "runs" / run_id
     d.mkdir(parents=True, exist_ok=True)
     hist, cpu_rows, step_meta = [], [], []
@@ -60,11 +63,12 @@ def run(folder: Path, run_id: str, start: int, meta: dict, steps: list[dict],
     t = start
     for i, st in enumerate(steps):
         step_start = t
+        length, noise = st.get("seconds", STEP_S), st.get("noise") or (0,)
         step_meta.append({"index": i, "users": st["users"], "start": step_start + 0.4,
                           "measure_from": step_start + 0.4 + WARMUP_S,
-                          "end": step_start + 0.4 + STEP_S})
-        for sec in range(STEP_S):
-            rate = st["x"] if sec >= 3 else st["x"] // 2          # a ramp inside the warm-up
+                          "end": step_start + 0.4 + length, **st.get("log", {})})
+        for sec in range(length):
+            rate = round(st["x"] * (1 + noise[sec % len(noise)])) if sec >= 3 else st["x"] // 2  # ramp in warm-up
             total += rate
             fails += round(rate * st.get("err", 0.0))
             p50 = 1000.0 * st["users"] / st["x"]
@@ -80,7 +84,7 @@ def run(folder: Path, run_id: str, start: int, meta: dict, steps: list[dict],
                 cpu_rows.append([f"{t + 0.5:.3f}", "host", "all", "", f"{st['host']:.1f}"])
             t += 1
     if interrupted:  # Ctrl-C 8 s into the last step, after its warm-up
-        cut = t - STEP_S + 8
+        cut = t - steps[-1].get("seconds", STEP_S) + 8
         step_meta[-1]["end"] = None
         hist = [h for h in hist if h[0] <= cut]
         cpu_rows = [c for c in cpu_rows if float(c[0]) <= cut]

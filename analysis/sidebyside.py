@@ -1,0 +1,205 @@
+"""The classic report beside this run: every published figure of the WAS/Axis diagnosis report
+(analysis/classic.PUBLISHED) next to this run's figure with its 95 % interval, and both
+normalized by their own reference, since absolute rates differ by machine.
+
+References (each side divided by its own): path maxima and per-segment throughputs by T(①),
+the whole path of the shortest route (the static page); clone runs by the singleton client on
+one clone. A normalized figure of this run carries the ratio of the two intervals
+([a_lo/b_hi, a_hi/b_lo]); the reference row itself is 1 by definition. Capacity is a count of
+users: N = N* + X·Z with the published think time Z = 30 s, X = T(①-⑤) and N* its critical
+users; its interval comes from X's. An interval's upper end may be unbounded ("∞": the two
+path intervals overlap, so the segment's demand may be zero).
+"""
+from __future__ import annotations
+
+import statistics
+
+from analysis.classic import PUBLISHED
+
+CIRCLED = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
+CAPACITY_Z_S = 30.0          # the published example's think time: N = 18 + 30 × 30
+Interval = tuple[float, float | None]
+
+
+def _path_name(k: int) -> str:
+    return f"T({CIRCLED[1]}-{CIRCLED[k]})" if k > 1 else f"T({CIRCLED[1]})"
+
+
+def _ratio(a: Interval | None, b: Interval | None) -> Interval | None:
+    """x/y over x in a, y in b; an unbounded end stays unbounded (None)."""
+    if a is None or b is None or b[0] is None or b[0] <= 0 or a[0] < 0:
+        return None
+    high = None if a[1] is None or b[1] is None else a[1] / b[0]
+    return a[0] / b[1] if b[1] else 0.0, high
+
+
+def _row(group, figure, published, measured, interval, reference, pub_norm, norm, norm_interval,
+         note="", published_text=None) -> dict:
+    return {"group": group, "figure": figure, "published": published,
+            "published_text": published_text, "measured": measured,
+            "interval": None if interval is None else list(interval), "reference": reference,
+            "published_normalized": pub_norm, "normalized": norm,
+            "normalized_interval": None if norm_interval is None else list(norm_interval), "note": note}
+
+
+def _path_rows(summary: dict) -> list[dict]:
+    series = next((p["series"] for p in summary.get("paths", [])), None)
+    paths = {p["path"]: p for p in summary.get("paths", []) if p["series"] == series}
+    segs = {g["segment"]: g for g in summary.get("segments", []) if g["series"] == series}
+    pub = PUBLISHED["paths"]
+    ref = paths.get(1)
+    t1 = ref["max_throughput"] if ref else None
+    t1_iv = tuple(ref["interval"]) if ref and ref.get("interval") else None
+    rows = []
+    for k in sorted(pub):
+        p = paths.get(k)
+        x = p["max_throughput"] if p else None
+        iv = tuple(p["interval"]) if p and p.get("interval") else None
+        norm = x / t1 if x is not None and t1 else None
+        rows.append(_row("paths", f"path maximum {_path_name(k)}", pub[k], x, iv, _path_name(1),
+                         pub[k] / pub[1], 1.0 if k == 1 and x else norm,
+                         None if k == 1 else _ratio(iv, t1_iv),
+                         "reference" if k == 1 else ("" if p else "path not run")))
+    for k, published in sorted(PUBLISHED["segments"].items()):
+        g = segs.get(k)
+        x = None if g is None else (g["throughput"] if g["throughput"] is not None else g.get("derived"))
+        iv = tuple(g["interval"]) if g and g.get("interval") else None
+        note = ""
+        if g is None:
+            note = "not measured"
+        elif g["throughput"] is None and g.get("derived") is not None:
+            note = f"within the ±{g['tolerance']:.0%} noise band of T(1..{k - 1})"
+        elif x is None and g.get("path_throughput") and g.get("previous_path_throughput"):
+            note = (f"not measurable: T(1..{k}) is not below T(1..{k - 1}) by more than the "
+                    f"±{g['tolerance']:.0%} noise band")
+        elif x is None:
+            note = "not measurable: " + ("a path has no maximum" if "maximum" in (g.get("reason") or "")
+                                         else "see the segments table")
+        rows.append(_row("segments", f"segment throughput T({CIRCLED[k]})", published, x, iv, _path_name(1),
+                         published / pub[1], x / t1 if x is not None and t1 else None, _ratio(iv, t1_iv), note))
+    p5 = paths.get(5)
+    if p5 and p5["max_throughput"] is not None and p5.get("critical_users") is not None:
+        n_star, x5 = p5["critical_users"], p5["max_throughput"]
+        iv5 = p5.get("interval")
+        n = n_star + x5 * CAPACITY_Z_S
+        iv = None if not iv5 else (n_star + iv5[0] * CAPACITY_Z_S, n_star + iv5[1] * CAPACITY_Z_S)
+        measured_note = f"N = {n_star:g} + {x5:,.1f} × {CAPACITY_Z_S:g}"
+    else:
+        n, iv, measured_note = None, None, "path ⑤ has no maximum"
+    rows.append(_row("capacity", f"capacity with think time Z = {CAPACITY_Z_S:g} s (users)", 918, n, iv, "",
+                     None, None, None, measured_note, published_text=PUBLISHED["capacity"]))
+    return rows
+
+
+def _pick(runs: list[dict], value: str, interval: str) -> tuple[float | None, Interval | None, int]:
+    """Median of `value` over the matching runs (repeats), the envelope of their intervals."""
+    have = [r for r in runs if r.get(value) is not None]
+    if not have:
+        return None, None, 0
+    ivs = [r.get(interval) for r in have]
+    env = None if any(i is None for i in ivs) else (
+        min(i[0] for i in ivs), None if any(i[1] is None for i in ivs) else max(i[1] for i in ivs))
+    return statistics.median(r[value] for r in have), env, len(have)
+
+
+def _clone_rows(summary: dict) -> list[dict]:
+    runs = [r for r in summary.get("runs", []) if r.get("client_mode")]
+    single = PUBLISHED["singleton_clones"]
+    ref_pub = single[1]
+    ref = "singleton, 1 clone"
+
+    def match(mode, scaling=None, replicas=None, clones=None):
+        return [r for r in runs if r.get("client_mode") == mode
+                and (scaling is None or r.get("scaling") == scaling)
+                and (replicas is None or r.get("replicas") == replicas)
+                and (clones is None or (r.get("tiers") or {}).get("clone") == clones)]
+
+    rows = []
+    base = match("singleton", "baseline")
+    x, iv, _ = _pick(base, "max_throughput", "max_interval")
+    rows.append(_row("clones", "singleton client, 1 clone (tps)", ref_pub, x, iv, ref, 1.0,
+                     1.0 if x else None, None, "reference" if base else "not run"))
+    for n in (2, 4):
+        rs = match("singleton", "client tier", n)
+        x, iv, _ = _pick(rs, "max_throughput", "max_interval")
+        sp, sp_iv, _ = _pick(rs, "speedup", "speedup_interval")
+        rows.append(_row("clones", f"singleton client, {n} clones (tps)", single[n], x, iv, ref,
+                         single[n] / ref_pub, sp, sp_iv, "" if rs else "not run"))
+    for n in (2, 4):
+        rs = match("singleton", "service tier", n)
+        x, iv, _ = _pick(rs, "max_throughput", "max_interval")
+        sp, sp_iv, _ = _pick(rs, "speedup", "speedup_interval")
+        rows.append(_row("clones", f"service tier ×{n}, singleton on 1 clone (tps)", None, x, iv, ref, 1.0,
+                         sp, sp_iv, "" if rs else "not run", published_text="no change"))
+    for n, published in sorted(PUBLISHED["request"].items()):
+        rs = match("request", clones=n)
+        x, iv, _ = _pick(rs, "max_throughput", "max_interval")
+        r, r_iv, _ = _pick(rs, "vs_singleton", "vs_singleton_interval")
+        rows.append(_row("clones", f"client per request, {n} clone{'s' if n > 1 else ''} (tps)", published,
+                         x, iv, ref, published / ref_pub, r, r_iv,
+                         "" if rs else "not run in this experiment"))
+    rs = match("pool")
+    x, iv, _ = _pick(rs, "max_throughput", "max_interval")
+    r, r_iv, _ = _pick(rs, "vs_singleton", "vs_singleton_interval")
+    size = next((p.get("pool_size") for p in rs if p.get("pool_size")), None)
+    rows.append(_row("clones", "the eventual fix (tps)", PUBLISHED["fix"], x, iv, ref, PUBLISHED["fix"] / ref_pub,
+                     r, r_iv, (f"this run: a pool of {size} clients on 1 clone" if size else "pool of clients")
+                     if rs else "not run", published_text=f"about {PUBLISHED['fix']}"))
+    return rows
+
+
+def rows(summary: dict) -> list[dict]:
+    """Every published figure beside this run's (summary.json "side_by_side")."""
+    return _path_rows(summary) + _clone_rows(summary)
+
+
+def fmt(x: float) -> str:
+    """Three significant digits, thousands separated: 812, 7.40, 0.00911, 37,972."""
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.3g}"
+
+
+def interval_text(iv) -> str:
+    """[low – high] as a person reads it; an unbounded end is ∞."""
+    if not iv:
+        return ""
+    return f"[{fmt(iv[0])} – {'∞' if iv[1] is None else fmt(iv[1])}]"
+
+
+def value_text(x, iv=None) -> str:
+    if x is None:
+        return "—"
+    return f"{fmt(x)} {interval_text(iv)}".strip()
+
+
+def text_lines(side: list[dict]) -> list[str]:
+    """The table for a terminal: figure, published, this run [interval], normalized both sides."""
+    out = [f"  {'figure':48s} {'published':>12s} {'this run [95 % CI]':>30s}   normalized: published | this run"]
+    for r in side:
+        pub = r["published_text"] or value_text(r["published"])
+        norm = (f"{fmt(r['published_normalized'])} | " + value_text(r["normalized"], r["normalized_interval"])
+                if r["published_normalized"] is not None else "")
+        out.append(f"  {r['figure']:48s} {pub:>12s} {value_text(r['measured'], r['interval']):>30s}   {norm}"
+                   + (f"  ({r['note']})" if r["note"] and r["note"] != "reference" else ""))
+    return out
+
+
+def html_table(side: list[dict]) -> str:
+    """The report's table (id "side-by-side")."""
+    from analysis import html as h
+
+    def cell(x, iv=None):
+        return "#" + (h.esc(value_text(x, iv)) if x is not None else '<span class="na">—</span>')
+    body = []
+    for r in side:
+        pub = h.esc(r["published_text"]) if r["published_text"] else h.esc(value_text(r["published"]))
+        body.append([h.esc(r["figure"]), "#" + pub, cell(r["measured"], r["interval"]),
+                     h.esc(r["reference"] or "—"),
+                     cell(r["published_normalized"]), cell(r["normalized"], r["normalized_interval"]),
+                     h.esc(r["note"])])
+    return h.table("side-by-side", ["figure", "published", "this run [95 % interval]", "normalized by",
+                                    "published, normalized", "this run, normalized [95 % interval]", "note"],
+                   body)

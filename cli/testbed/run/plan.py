@@ -1,0 +1,111 @@
+"""The step plan of one run (the [load] keys of an experiment file) and the checks every value
+of an experiment file goes through; definition.py reads the files."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_rate",
+             "max_outstanding", "workers", "prime_seconds", "hold_seconds", "target_ci",
+             "min_step_seconds", "plateau_tolerance", "plateau_steps")
+
+
+class DefinitionError(ValueError):
+    """The experiment file is wrong; the text names the file, the key and the fix."""
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """users -- users of each step
+    step_seconds -- length of each step, warm-up included
+    warmup_seconds -- start of each step left out of its sample
+    think_time -- seconds between a user's requests (0: closed loop at full speed)
+    arrival_rate -- requests/s per user on a fixed clock (open loop); 0 = closed loop
+    max_outstanding -- open loop: most requests in flight per user
+    workers -- Locust worker processes; 0 = one local process; "auto" = one per core of the
+        load generator (LOADGEN_CPUS, else every core)
+    prime_seconds -- after the stack was (re)configured for the run: load at the most users
+        this long before the first step (JIT, pools); not measured
+    hold_seconds -- after the last step, its load this long while thread dumps are taken
+    target_ci -- adaptive steps (0 = off): a step ends once the 95 % confidence interval of its
+        per-second throughput after the warm-up is within ± this fraction of the mean and it
+        measured min_step_seconds; step_seconds is then the longest a step lasts
+    min_step_seconds -- with target_ci: least measured seconds of a step (after the warm-up)
+    plateau_tolerance -- stop the ramp (0 = off) once plateau_steps steps in a row did not
+        raise throughput above the best earlier step by more than this fraction
+    plateau_steps -- steps in a row without a rise that establish the plateau
+    """
+    users: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+    step_seconds: float = 20.0
+    warmup_seconds: float = 5.0
+    think_time: float = 0.0
+    arrival_rate: float = 0.0
+    max_outstanding: int = 100
+    workers: int | str = "auto"
+    prime_seconds: float = 0.0
+    hold_seconds: float = 0.0
+    target_ci: float = 0.0
+    min_step_seconds: float = 5.0
+    plateau_tolerance: float = 0.0
+    plateau_steps: int = 2
+
+    @property
+    def adaptive(self) -> bool:
+        """Steps may end early (interval reached) or the ramp may stop (plateau)."""
+        return self.target_ci > 0 or self.plateau_tolerance > 0
+
+    def seconds(self, primed: bool = True) -> float:
+        """Planned length of the Locust run (without start-up); with adaptive steps the longest
+        it may take (every step at step_seconds, no plateau stop)."""
+        return (self.prime_seconds if primed else 0) + len(self.users) * self.step_seconds + self.hold_seconds
+
+
+def unknown(table: dict, allowed: tuple[str, ...], where: str) -> None:
+    bad = [k for k in table if k not in allowed]
+    if bad:
+        raise DefinitionError(f"{where}: unknown key(s) {', '.join(bad)}; allowed: {', '.join(allowed)}")
+
+
+def load_plan(layers: list[tuple[dict, str]], where: str) -> LoadPlan:
+    values: dict = {}
+    for layer, layer_where in layers:
+        unknown(layer, LOAD_KEYS, layer_where)
+        values.update(layer)
+    kw: dict = {}
+    for key, value in values.items():
+        if key == "users":
+            if (not isinstance(value, list) or not value
+                    or not all(isinstance(u, int) and not isinstance(u, bool) and u >= 1 for u in value)):
+                raise DefinitionError(f"{where}: users must be a list of whole numbers >= 1, like [1, 4, 16]")
+            kw[key] = tuple(value)
+        elif key == "workers":
+            if value != "auto" and not (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 64):
+                raise DefinitionError(f"{where}: workers must be \"auto\" or 0..64 (0 = one local Locust process)")
+            kw[key] = value
+        elif key == "max_outstanding":
+            kw[key] = whole(value, key, where, 1, 100_000)
+        elif key == "plateau_steps":
+            kw[key] = whole(value, key, where, 1, 10)
+        else:
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise DefinitionError(f"{where}: {key} must be a number >= 0 (got {value!r})")
+            kw[key] = float(value)
+    plan = replace(LoadPlan(), **kw)
+    if plan.step_seconds < 2 or plan.warmup_seconds >= plan.step_seconds:
+        raise DefinitionError(f"{where}: need step_seconds >= 2 and warmup_seconds < step_seconds "
+                              f"(got {plan.step_seconds:g} and {plan.warmup_seconds:g})")
+    if plan.target_ci >= 1 or plan.plateau_tolerance >= 1:
+        raise DefinitionError(f"{where}: target_ci and plateau_tolerance are fractions like 0.03 "
+                              f"(got {plan.target_ci:g} and {plan.plateau_tolerance:g})")
+    if plan.target_ci > 0 and (plan.min_step_seconds < 3
+                               or plan.warmup_seconds + plan.min_step_seconds > plan.step_seconds):
+        raise DefinitionError(f"{where}: with target_ci, need min_step_seconds >= 3 (the interval needs "
+                              "samples) and warmup_seconds + min_step_seconds <= step_seconds (the longest "
+                              f"step); got {plan.min_step_seconds:g}, {plan.warmup_seconds:g} + "
+                              f"{plan.min_step_seconds:g} > {plan.step_seconds:g}")
+    return plan
+
+
+def whole(value, key: str, where: str, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise DefinitionError(f"{where}: {key} must be a whole number {lo}..{hi} (got {value!r})")
+    return value
