@@ -93,6 +93,9 @@ const std::vector<Setting> &settings() {
          c.max_xml_occurs = static_cast<uint64_t>(parse_int(what, text, 1, int64_t(1) << 40));
        },
        [](const ServerConfig &c) { return std::to_string(c.max_xml_occurs); }},
+      int_setting("--max-xml-attributes", "MAX_XML_ATTRIBUTES",
+                  "most distinct attribute names (xmlns included) in one request (default 64)",
+                  &ServerConfig::max_xml_attributes, 1, 100000),
       demand_setting("--demand-cpu-us", "DEMAND_SERVICE_CPU_US",
                      "CPU time added to every operation, µs (default 0)", &Demand::cpu_us, k60s),
       demand_setting("--demand-wait-us", "DEMAND_SERVICE_WAIT_US",

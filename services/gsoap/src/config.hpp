@@ -28,6 +28,7 @@ struct ServerConfig {
   uint64_t max_message_bytes = 67108864;   // larger request bodies get HTTP 413
   int max_xml_depth = 64;
   uint64_t max_xml_occurs = 10000000;
+  int max_xml_attributes = 64;    // distinct attribute names in one request (attribute_limit.hpp)
   Demand demand;                  // DEMAND_SERVICE_*: every operation
 };
 

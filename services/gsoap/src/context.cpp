@@ -5,12 +5,15 @@
 //  - reads stop at the end of the body (Content-Length), so a truncated message is a
 //    fault at once, not a wait for bytes that never come;
 //  - a DTD or nesting deeper than MAX_XML_DEPTH is refused before the parser sees it;
+//  - the parser is handed at most kParseSliceBytes per read and stopped once it holds more
+//    than MAX_XML_ATTRIBUTES attribute names (bounded parse time);
 //  - faults caused by the request say Client (SOAP-ENV:Client), never Server.
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "attribute_limit.hpp"
 #include "service.hpp"
 
 namespace tb {
@@ -53,17 +56,28 @@ int parse_header(struct soap *soap, const char *key, const char *val) {
   return st.gsoap_parsehdr(soap, key, val);
 }
 
+// What the parser holds after everything before this read: over MAX_XML_ATTRIBUTES names
+// stops it (attribute_limit.hpp).
+int check_attributes(struct soap *soap) {
+  ContextState &st = state_of(soap);
+  if (!attribute_names_over(soap, st.config->max_xml_attributes)) return SOAP_OK;
+  st.too_many_attributes = true;
+  return soap->error = SOAP_SYNTAX_ERROR;
+}
+
 int prepare_received(struct soap *soap, const char *buf, size_t len) {
-  const ContextState &st = state_of(soap);
+  ContextState &st = state_of(soap);
   if (st.header_bytes == ContextState::kUnknown) return SOAP_OK;
   if (st.too_large) return soap->error = 413;  // the read that crossed MAX_MESSAGE_BYTES
-  return check_body(soap, buf, len);
+  if (check_body(soap, buf, len) || check_attributes(soap)) return soap->error;
+  return SOAP_OK;
 }
 
 // Raw reads from the socket: never past the declared body, never past the size limit;
 // bytes of this request that came with the previous one first.
 size_t receive(struct soap *soap, char *buf, size_t len) {
   ContextState &st = state_of(soap);
+  len = std::min(len, kParseSliceBytes);  // the parser is checked between reads
   if (!st.pending.empty()) {
     const size_t n = std::min(len, st.pending.size());
     std::memcpy(buf, st.pending.data(), n);
@@ -98,6 +112,7 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
 // kept for it before gSOAP reuses its buffer for the response.
 int end_of_request(struct soap *soap) {
   ContextState &st = state_of(soap);
+  if (check_attributes(soap)) return soap->error;
   if (chunked(soap) || st.header_bytes == ContextState::kUnknown || soap->length == 0)
     return SOAP_OK;
   const uint64_t body_read = st.bytes_received - st.header_bytes;
@@ -186,6 +201,7 @@ const char *ContextState::failure_text(int error) const {
     return "DOCTYPE (DTD) not allowed in SOAP messages";
   if (guard.verdict() == XmlGuard::Verdict::too_deep) return "XML nesting deeper than MAX_XML_DEPTH";
   if (too_large) return "request body over MAX_MESSAGE_BYTES";
+  if (too_many_attributes) return "more distinct XML attribute names than MAX_XML_ATTRIBUTES";
   if (body_exhausted || error == SOAP_EOF || error > SOAP_STOP)
     return "the request body is not a complete SOAP message (truncated, cut off, or not XML)";
   return nullptr;
@@ -206,6 +222,7 @@ void ContextState::begin_request(struct soap *soap) {
   body_exhausted = false;
   health_check = false;
   close_wanted = false;
+  too_many_attributes = false;
   guard = XmlGuard(config->max_xml_depth);
 }
 

@@ -28,7 +28,9 @@ struct ContextState {
   bool body_exhausted = false;       // the parser wanted more than the declared body
   bool close_wanted = false;         // gSOAP asked to close the connection
   bool health_check = false;         // the request was GET /health (not counted by the drain)
+  bool too_many_attributes = false;  // over MAX_XML_ATTRIBUTES (attribute_limit.hpp)
   XmlGuard guard;
+
   std::string pending;               // bytes of a next (pipelined) request, read early
   // gSOAP's own callbacks, which ours wrap
   int (*gsoap_parse)(struct soap *) = nullptr;
