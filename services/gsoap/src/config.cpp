@@ -96,6 +96,10 @@ const std::vector<Setting> &settings() {
       int_setting("--max-xml-attributes", "MAX_XML_ATTRIBUTES",
                   "most distinct attribute names (xmlns included) in one request (default 64)",
                   &ServerConfig::max_xml_attributes, 1, 100000),
+      int_setting("--max-header-bytes", "MAX_HEADER_BYTES",
+                  "most bytes of HTTP header lines in one request; more gets HTTP 431 "
+                  "(default 16384)",
+                  &ServerConfig::max_header_bytes, 1024, 1 << 20),
       demand_setting("--demand-cpu-us", "DEMAND_SERVICE_CPU_US",
                      "CPU time added to every operation, µs (default 0)", &Demand::cpu_us, k60s),
       demand_setting("--demand-wait-us", "DEMAND_SERVICE_WAIT_US",

@@ -6,7 +6,8 @@
 //    fault at once, not a wait for bytes that never come;
 //  - a DTD or nesting deeper than MAX_XML_DEPTH is refused before the parser sees it;
 //  - the parser is handed at most kParseSliceBytes per read and stopped once it holds more
-//    than MAX_XML_ATTRIBUTES attribute names (bounded parse time);
+//    than MAX_XML_ATTRIBUTES attribute names (bounded parse time); invalid UTF-8 and header
+//    lines over MAX_HEADER_BYTES (HTTP 431) are refused;
 //  - faults caused by the request say Client (SOAP-ENV:Client), never Server.
 #include <sys/socket.h>
 
@@ -52,6 +53,9 @@ int parse_http(struct soap *soap) {
 
 int parse_header(struct soap *soap, const char *key, const char *val) {
   ContextState &st = state_of(soap);
+  st.header_field_bytes += std::strlen(key) + std::strlen(val) + 4;  // "key: val\r\n"
+  if (st.header_field_bytes > static_cast<uint64_t>(st.config->max_header_bytes))
+    return soap->error = 431;  // Request Header Fields Too Large
   if (!soap_tag_cmp(key, "Host")) st.host_header = val;
   return st.gsoap_parsehdr(soap, key, val);
 }
@@ -70,6 +74,7 @@ int prepare_received(struct soap *soap, const char *buf, size_t len) {
   if (st.header_bytes == ContextState::kUnknown) return SOAP_OK;
   if (st.too_large) return soap->error = 413;  // the read that crossed MAX_MESSAGE_BYTES
   if (check_body(soap, buf, len) || check_attributes(soap)) return soap->error;
+  if (!st.utf8.feed(buf, len)) return soap->error = SOAP_UTF_ERROR;
   return SOAP_OK;
 }
 
@@ -113,6 +118,7 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
 int end_of_request(struct soap *soap) {
   ContextState &st = state_of(soap);
   if (check_attributes(soap)) return soap->error;
+  if (!st.utf8.finish()) return soap->error = SOAP_UTF_ERROR;
   if (chunked(soap) || st.header_bytes == ContextState::kUnknown || soap->length == 0)
     return SOAP_OK;
   const uint64_t body_read = st.bytes_received - st.header_bytes;
@@ -202,6 +208,9 @@ const char *ContextState::failure_text(int error) const {
   if (guard.verdict() == XmlGuard::Verdict::too_deep) return "XML nesting deeper than MAX_XML_DEPTH";
   if (too_large) return "request body over MAX_MESSAGE_BYTES";
   if (too_many_attributes) return "more distinct XML attribute names than MAX_XML_ATTRIBUTES";
+  if (utf8.invalid()) return "the request body is not well-formed UTF-8";
+  if (header_field_bytes > static_cast<uint64_t>(config->max_header_bytes))
+    return "HTTP header lines over MAX_HEADER_BYTES";
   if (body_exhausted || error == SOAP_EOF || error > SOAP_STOP)
     return "the request body is not a complete SOAP message (truncated, cut off, or not XML)";
   return nullptr;
@@ -223,7 +232,9 @@ void ContextState::begin_request(struct soap *soap) {
   health_check = false;
   close_wanted = false;
   too_many_attributes = false;
+  header_field_bytes = 0;
   guard = XmlGuard(config->max_xml_depth);
+  utf8.reset();
 }
 
 }  // namespace tb

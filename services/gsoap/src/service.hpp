@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config.hpp"
+#include "utf8_check.hpp"
 #include "xml_guard.hpp"
 #include "soapTestbedSoapBindingService.h"
 
@@ -29,8 +30,9 @@ struct ContextState {
   bool close_wanted = false;         // gSOAP asked to close the connection
   bool health_check = false;         // the request was GET /health (not counted by the drain)
   bool too_many_attributes = false;  // over MAX_XML_ATTRIBUTES (attribute_limit.hpp)
+  uint64_t header_field_bytes = 0;   // HTTP header lines so far; over MAX_HEADER_BYTES: 431
   XmlGuard guard;
-
+  Utf8Check utf8;
   std::string pending;               // bytes of a next (pipelined) request, read early
   // gSOAP's own callbacks, which ours wrap
   int (*gsoap_parse)(struct soap *) = nullptr;
@@ -64,6 +66,9 @@ class Service : public TestbedSoapBindingService {
   Service(const Service &) = delete;
   Service &operator=(const Service &) = delete;
   TestbedSoapBindingService *copy() override { return new Service(config_); }
+  // The generated dispatch, after the SOAPAction check (soap_action.cpp).
+  using TestbedSoapBindingService::dispatch;
+  int dispatch() override;
 
   int ping(_tb__ping *req, _tb__pingResponse &resp) override;
   int sendBytes(_tb__sendBytes *req, tb__Digest &resp) override;
