@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "attribute_limit.hpp"
+#include "header_check.hpp"
 #include "service.hpp"
 
 namespace tb {
@@ -56,6 +57,11 @@ int parse_header(struct soap *soap, const char *key, const char *val) {
   st.header_field_bytes += std::strlen(key) + std::strlen(val) + 4;  // "key: val\r\n"
   if (st.header_field_bytes > static_cast<uint64_t>(st.config->max_header_bytes))
     return soap->error = 431;  // Request Header Fields Too Large
+  switch (check_header(key, val)) {
+    case HeaderCheck::pass: break;
+    case HeaderCheck::skip: return SOAP_OK;
+    case HeaderCheck::refuse: st.bad_header = key; return soap->error = 400;
+  }
   if (!soap_tag_cmp(key, "Host")) st.host_header = val;
   return st.gsoap_parsehdr(soap, key, val);
 }
@@ -207,6 +213,7 @@ const char *ContextState::failure_text(int error) const {
     return "DOCTYPE (DTD) not allowed in SOAP messages";
   if (guard.verdict() == XmlGuard::Verdict::too_deep) return "XML nesting deeper than MAX_XML_DEPTH";
   if (too_large) return "request body over MAX_MESSAGE_BYTES";
+  if (!bad_header.empty()) return "malformed %-escape in an HTTP header (header_check.hpp)";
   if (too_many_attributes) return "more distinct XML attribute names than MAX_XML_ATTRIBUTES";
   if (utf8.invalid()) return "the request body is not well-formed UTF-8";
   if (header_field_bytes > static_cast<uint64_t>(config->max_header_bytes))
@@ -233,6 +240,7 @@ void ContextState::begin_request(struct soap *soap) {
   close_wanted = false;
   too_many_attributes = false;
   header_field_bytes = 0;
+  bad_header.clear();
   guard = XmlGuard(config->max_xml_depth);
   utf8.reset();
 }
