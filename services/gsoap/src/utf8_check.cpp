@@ -24,7 +24,8 @@ bool Utf8Check::declares_latin1(const std::string &prolog) {
   const size_t end = p.find("?>", decl);
   const size_t enc = p.find("encoding=", decl);
   if (enc == std::string::npos || (end != std::string::npos && enc > end)) return false;
-  const size_t name = enc + 10;  // after the quote
+  const size_t name = enc + 10;  // after the quote (the held bytes may end before it)
+  if (name >= p.size()) return false;
   return p.compare(name, 9, "iso-8859-") == 0 || p.compare(name, 5, "latin") == 0;
 }
 

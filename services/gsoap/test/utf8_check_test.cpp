@@ -55,6 +55,11 @@ int main() {
   expect("UTF-8 declared: checked", doc("\xFF", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"), false);
   expect("an encoding named after the declaration does not count",
          doc("\xFF <b encoding=\"latin1\"/>"), false);
+  {  // found by the fuzz harness: the held bytes end right after "encoding="
+    std::string head = "<?xml version=\"1.0\"";
+    head += std::string(tb::Utf8Check::kPrologBytes - head.size() - 9, ' ') + "encoding=";
+    expect("the declaration cut right after encoding=", head + "\"UTF-8\"?><a>\xFF</a>", false);
+  }
   std::cout << (failures ? "FAILED\n" : "utf8 check: all cases pass\n");
   return failures ? 1 : 0;
 }
