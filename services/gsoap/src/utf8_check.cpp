@@ -37,7 +37,8 @@ bool Utf8Check::feed(const char *buf, size_t len) {
   if (prolog_.size() < kPrologBytes && prolog_.find("?>") == std::string::npos &&
       could_be_declaration(prolog_))
     return true;  // the declaration may still come: hold the bytes
-  return decide() && check(reinterpret_cast<const unsigned char *>(buf) + take, len - take);
+  if (!decide()) return false;
+  return latin1_ || check(reinterpret_cast<const unsigned char *>(buf) + take, len - take);
 }
 
 bool Utf8Check::finish() { return invalid_ || latin1_ || decided_ ? !invalid_ : decide(); }

@@ -51,6 +51,8 @@ int main() {
   expect("invalid byte inside the declaration's first bytes", "<?xml \xFF?><a/>", false);
   expect("Latin-1 declared: not checked",
          doc("caf\xE9", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>"), true);
+  expect("Latin-1 declared, more than the held bytes in one block",
+         doc(std::string(300, 'x') + "caf\xE9", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>"), true);
   expect("latin1 declared: not checked", doc("\xFF", "<?xml version='1.0' encoding='latin1'?>"), true);
   expect("UTF-8 declared: checked", doc("\xFF", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"), false);
   expect("an encoding named after the declaration does not count",
