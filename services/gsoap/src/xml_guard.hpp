@@ -19,7 +19,8 @@ class XmlGuard {
   Verdict verdict() const { return verdict_; }
 
  private:
-  enum class State { text, lt, bang, bang_dash, comment, cdata, pi, start_tag, end_tag, quoted };
+  enum class State { text, lt, bang, bang_dash, comment, cdata, pi, markup_tail, start_tag,
+                     end_tag, quoted };
   void step(char c);
 
   int max_depth_;
@@ -27,7 +28,7 @@ class XmlGuard {
   State state_ = State::text;
   char quote_ = 0;       // the quote of an attribute value
   char prev_ = 0;        // previous byte inside a tag: "/>" ends an empty element
-  int run_ = 0;          // "--" of a comment end, "]]" of a CDATA end, "[CDATA[" matched
+  int run_ = 0;          // "--" of a comment end, "]]" of a CDATA end; '<' nesting of a tail
   Verdict verdict_ = Verdict::ok;
 };
 
