@@ -26,6 +26,9 @@ CLIENT_FAULT_CASES = {
     "garbage-bytes": post_bytes(bytes(range(256)) * 4),
     "empty-post": post_bytes(b""),
     "not-soap-xml": post_bytes(b"<?xml version='1.0'?><html><body>hello</body></html>"),
+    # gSOAP ends this comment at "-- >": the DOCTYPE after it must not pass the guard
+    "doctype-after-a-comment-gsoap-ends-early": post_bytes(
+        b'<?xml version="1.0"?><!-- -- > <!DOCTYPE r [<!ENTITY x "y">]> <!-- -->' + envelope("<tb:ping/>", prolog="")),
 }
 
 
