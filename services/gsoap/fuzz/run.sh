@@ -7,7 +7,8 @@
 #
 #   services/gsoap/fuzz/run.sh [--seconds 120] [--corpus DIR] [--build-dir DIR] [--max-len N]
 #
-# Needs install.sh first (clang, libFuzzer, and the gSOAP source for an instrumented runtime).
+# Needs install.sh first (clang, libFuzzer, and the gSOAP source for an instrumented runtime;
+# TESTBED_FUZZ_GSOAP_SRC names another gsoap/ source folder).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -29,8 +30,9 @@ corpus=${corpus:-$build/corpus}
 command -v clang++ >/dev/null || {
   echo "run.sh: clang++ not found; run services/gsoap/fuzz/install.sh first" >&2; exit 2; }
 
-src_opt=()
-[ -f "$build/gsoap-src/gsoap/stdsoap2.cpp" ] && src_opt=(-DTESTBED_FUZZ_GSOAP_SRC="$build/gsoap-src/gsoap")
+src_opt=()   # where install.sh puts gSOAP's source (whatever --build-dir says)
+gsoap_src=${TESTBED_FUZZ_GSOAP_SRC:-$root/build/fuzz/gsoap-src/gsoap}
+[ -f "$gsoap_src/stdsoap2.cpp" ] && src_opt=(-DTESTBED_FUZZ_GSOAP_SRC="$gsoap_src")
 echo "run.sh: building tb-gsoap-fuzz in $build/tree" >&2
 cmake -S "$root/services/gsoap" -B "$build/tree" -DTESTBED_FUZZ=ON -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER=clang++ -DTESTBED_CONTRACT_WSDL="$root/services/contract/testbed.wsdl" \
