@@ -214,3 +214,27 @@ def test_a_malformed_percent_escape_in_content_type_is_400(gsoap_server):
     r = exchange(gsoap_server.port, raw)
     assert r.status == 400, r.text
     assert ping_works(gsoap_server.port)
+
+
+@pytest.mark.parametrize("content_type", ["multipart/related; boundary=b", "application/dime",
+                                          "text/xml, multipart/form-data"])
+def test_a_content_type_asking_for_attachments_is_415(gsoap_server, content_type):
+    raw = post_bytes(PING).replace(b"text/xml; charset=utf-8", content_type.encode())
+    r = exchange(gsoap_server.port, raw)
+    assert r.status == 415, r.text
+    assert ping_works(gsoap_server.port)
+
+
+@pytest.mark.parametrize("start", [b"--b\r\nContent-Type: text/xml\r\n\r\n", b"  --b\r\n\r\n", b"x"],
+                         ids=["mime", "mime-after-blanks", "text"])
+def test_a_body_that_does_not_start_like_xml_is_a_client_fault(gsoap_server, start):
+    r = exchange(gsoap_server.port, post_bytes(start + PING))
+    assert r.status == 500 and r.faultcode() == "SOAP-ENV:Client", r.text
+    assert "does not start like XML" in r.faultstring()
+    assert ping_works(gsoap_server.port)
+
+
+@pytest.mark.parametrize("start", [b" \r\n\t", b"\xef\xbb\xbf"], ids=["blanks", "byte-order-mark"])
+def test_blanks_or_a_byte_order_mark_before_the_xml_are_served(gsoap_server, start):
+    r = exchange(gsoap_server.port, post_bytes(start + PING))
+    assert r.status == 200 and b"pingResponse" in r.body, r.text

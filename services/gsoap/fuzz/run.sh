@@ -47,7 +47,8 @@ mkdir -p "$corpus" "$artifacts"
 log=$build/fuzz-$(date -u +%Y%m%d-%H%M%S).log
 echo "run.sh: fuzzing for ${seconds}s; corpus $corpus, log $log" >&2
 set +e
-"$build/tree/tb-gsoap-fuzz" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 \
+# stack traces for UBSan findings too (ASan prints them anyway)
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} "$build/tree/tb-gsoap-fuzz" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 \
   -rss_limit_mb=2048 -dict="$here/soap.dict" -print_final_stats=1 \
   -artifact_prefix="$artifacts/" "$corpus" "$seeds" "$here/regressions" >"$log" 2>&1
 status=$?

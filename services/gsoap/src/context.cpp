@@ -61,6 +61,7 @@ int parse_header(struct soap *soap, const char *key, const char *val) {
     case HeaderCheck::pass: break;
     case HeaderCheck::skip: return SOAP_OK;
     case HeaderCheck::refuse: st.bad_header = key; return soap->error = 400;
+    case HeaderCheck::unsupported_media: st.bad_header = key; return soap->error = 415;
   }
   if (!soap_tag_cmp(key, "Host")) st.host_header = val;
   return st.gsoap_parsehdr(soap, key, val);
@@ -79,6 +80,7 @@ int prepare_received(struct soap *soap, const char *buf, size_t len) {
   ContextState &st = state_of(soap);
   if (st.header_bytes == ContextState::kUnknown) return SOAP_OK;
   if (st.too_large) return soap->error = 413;  // the read that crossed MAX_MESSAGE_BYTES
+  if (!st.body_start.feed(buf, len)) return soap->error = SOAP_SYNTAX_ERROR;
   if (check_body(soap, buf, len) || check_attributes(soap)) return soap->error;
   if (!st.utf8.feed(buf, len)) return soap->error = SOAP_UTF_ERROR;
   return SOAP_OK;
@@ -213,7 +215,10 @@ const char *ContextState::failure_text(int error) const {
     return "DOCTYPE (DTD) not allowed in SOAP messages";
   if (guard.verdict() == XmlGuard::Verdict::too_deep) return "XML nesting deeper than MAX_XML_DEPTH";
   if (too_large) return "request body over MAX_MESSAGE_BYTES";
-  if (!bad_header.empty()) return "malformed %-escape in an HTTP header (header_check.hpp)";
+  if (!bad_header.empty())
+    return "Content-Type: a malformed %-escape, or MIME/DIME attachments (not in the contract)";
+  if (body_start.refused())
+    return "the body does not start like XML (MIME and DIME attachments are not in the contract)";
   if (too_many_attributes) return "more distinct XML attribute names than MAX_XML_ATTRIBUTES";
   if (utf8.invalid()) return "the request body is not well-formed UTF-8";
   if (header_field_bytes > static_cast<uint64_t>(config->max_header_bytes))
@@ -243,6 +248,7 @@ void ContextState::begin_request(struct soap *soap) {
   bad_header.clear();
   guard = XmlGuard(config->max_xml_depth);
   utf8.reset();
+  body_start.reset();
 }
 
 }  // namespace tb

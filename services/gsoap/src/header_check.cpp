@@ -16,12 +16,21 @@ bool percent_escapes_ok(const char *s) {
   return true;
 }
 
+// gSOAP switches to MIME or DIME for any of these among the value's ;- or ,-separated parts.
+bool names_attachments(const char *val) {
+  for (const char *s = val; *s; ++s)
+    if (!strncasecmp(s, "multipart/", 10) || !strncasecmp(s, "application/dime", 16)) return true;
+  return false;
+}
+
 }  // namespace
 
 HeaderCheck check_header(const char *key, const char *val) {
   if (!strcasecmp(key, "WWW-Authenticate") || !strcasecmp(key, "Proxy-Authenticate"))
     return HeaderCheck::skip;
-  if (!strcasecmp(key, "Content-Type") && !percent_escapes_ok(val)) return HeaderCheck::refuse;
+  if (strcasecmp(key, "Content-Type") != 0) return HeaderCheck::pass;
+  if (!percent_escapes_ok(val)) return HeaderCheck::refuse;
+  if (names_attachments(val)) return HeaderCheck::unsupported_media;
   return HeaderCheck::pass;
 }
 

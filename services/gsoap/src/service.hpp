@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config.hpp"
+#include "body_start.hpp"
 #include "utf8_check.hpp"
 #include "xml_guard.hpp"
 #include "soapTestbedSoapBindingService.h"
@@ -31,7 +32,8 @@ struct ContextState {
   bool health_check = false;         // the request was GET /health (not counted by the drain)
   bool too_many_attributes = false;  // over MAX_XML_ATTRIBUTES (attribute_limit.hpp)
   uint64_t header_field_bytes = 0;   // HTTP header lines so far; over MAX_HEADER_BYTES: 431
-  std::string bad_header;            // a header refused by header_check.hpp (400)
+  std::string bad_header;            // a header refused by header_check.hpp (400, 415)
+  BodyStart body_start;              // MIME or DIME instead of XML: refused
   XmlGuard guard;
   Utf8Check utf8;
   std::string pending;               // bytes of a next (pipelined) request, read early
