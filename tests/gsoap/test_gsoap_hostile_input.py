@@ -238,3 +238,13 @@ def test_a_body_that_does_not_start_like_xml_is_a_client_fault(gsoap_server, sta
 def test_blanks_or_a_byte_order_mark_before_the_xml_are_served(gsoap_server, start):
     r = exchange(gsoap_server.port, post_bytes(start + PING))
     assert r.status == 200 and b"pingResponse" in r.body, r.text
+
+
+@pytest.mark.parametrize("key", [b"Content-Type", b"content\xc4type", b"Content_Type"],
+                         ids=["exact", "any-byte-for-the-dash", "underscore"])
+def test_header_names_are_matched_as_gsoap_matches_them(gsoap_server, key):
+    # gSOAP's soap_tag_cmp lets a '-' in a name match any byte: a lookalike must be checked too
+    raw = post_bytes(PING).replace(b"Content-Type: text/xml; charset=utf-8", key + b': text/xml; a%"b')
+    r = exchange(gsoap_server.port, raw)
+    assert r.status == 400, r.text
+    assert ping_works(gsoap_server.port)

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <strings.h>
 
+#include "stdsoap2.h"
+
 namespace tb {
 namespace {
 
@@ -25,10 +27,12 @@ bool names_attachments(const char *val) {
 
 }  // namespace
 
+// Keys are matched as gSOAP matches them (soap_tag_cmp: no case, and a '-' in the name
+// matches any byte), or "WWW\xC4Authenticate" would reach gSOAP's handler unchecked.
 HeaderCheck check_header(const char *key, const char *val) {
-  if (!strcasecmp(key, "WWW-Authenticate") || !strcasecmp(key, "Proxy-Authenticate"))
+  if (!soap_tag_cmp(key, "WWW-Authenticate") || !soap_tag_cmp(key, "Proxy-Authenticate"))
     return HeaderCheck::skip;
-  if (strcasecmp(key, "Content-Type") != 0) return HeaderCheck::pass;
+  if (soap_tag_cmp(key, "Content-Type") != 0) return HeaderCheck::pass;
   if (!percent_escapes_ok(val)) return HeaderCheck::refuse;
   if (names_attachments(val)) return HeaderCheck::unsupported_media;
   return HeaderCheck::pass;

@@ -5,8 +5,9 @@
 //    that is not followed by two hex digits: such a request is refused (400). Found by
 //    the fuzz harness (docs/fuzzing.md, fuzz/regressions/content-type-bad-percent-escape);
 //  - WWW-Authenticate and Proxy-Authenticate, response headers, are read by gSOAP from
-//    their 7th byte on, past the end of a shorter value (seen next to the first): they
-//    are not handed to gSOAP;
+//    their 7th byte on, past the end of a shorter value -- into what is left in its line
+//    buffer of the previous header line (the fuzzer's 45-minute finding: that stale text
+//    held a bad %-escape): they are not handed to gSOAP;
 //  - a Content-Type naming multipart/* or application/dime would make gSOAP parse MIME or
 //    DIME attachments, which the contract does not have, and whose part headers gSOAP
 //    decodes with the same undefined shift (found by fuzzing): 415, as Axis2 answers
