@@ -26,6 +26,10 @@ CLIENT_FAULT_CASES = {
     "garbage-bytes": post_bytes(bytes(range(256)) * 4),
     "empty-post": post_bytes(b""),
     "not-soap-xml": post_bytes(b"<?xml version='1.0'?><html><body>hello</body></html>"),
+    # gSOAP reads a connection that starts with '<' as SOAP without HTTP, and one that
+    # starts with "--" as MIME: neither may skip the checks that hang on the HTTP headers
+    "soap-without-http": BILLION_LAUGHS,
+    "mime-without-http": b"--b\r\nContent-Type: text/xml\r\n\r\n" + PING + b"\r\n--b--\r\n",
     # gSOAP ends this comment at "-- >": the DOCTYPE after it must not pass the guard
     "doctype-after-a-comment-gsoap-ends-early": post_bytes(
         b'<?xml version="1.0"?><!-- -- > <!DOCTYPE r [<!ENTITY x "y">]> <!-- -->' + envelope("<tb:ping/>", prolog="")),

@@ -160,6 +160,8 @@ CASES: dict[str, Hostile] = {h.name: h for h in [
     Hostile("headers_1mb", "10 000 header lines, 1 MB",
             lambda t: plain(t, "ping", contract.envelope("ping"),
                             extra="".join(f"X-H{i}: {'v' * 90}\r\n" for i in range(10_000)))),
+    Hostile("no_http_headers", "a DOCTYPE'd ping with no HTTP at all (SOAP over TCP)",
+            lambda t: Request(b"", [envelope("<tb:ping/>", prolog='<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "y">]>')])),
     Hostile("unknown_operation", "a body element the contract does not define",
             lambda t: plain(t, None, envelope("<tb:launchMissiles/>"))),
     Hostile("garbage", "binary bytes, not XML", lambda t: plain(t, "ping", bytes(range(256)) * 4)),

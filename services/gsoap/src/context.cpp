@@ -78,7 +78,8 @@ int check_attributes(struct soap *soap) {
 
 int prepare_received(struct soap *soap, const char *buf, size_t len) {
   ContextState &st = state_of(soap);
-  if (st.header_bytes == ContextState::kUnknown) return SOAP_OK;
+  if (st.header_bytes == ContextState::kUnknown)  // no HTTP headers: no checks (start_check.hpp)
+    return st.request_start.feed(buf, len) ? SOAP_OK : soap->error = SOAP_SYNTAX_ERROR;
   if (st.too_large) return soap->error = 413;  // the read that crossed MAX_MESSAGE_BYTES
   if (!st.body_start.feed(buf, len)) return soap->error = SOAP_SYNTAX_ERROR;
   if (check_body(soap, buf, len) || check_attributes(soap)) return soap->error;
@@ -217,6 +218,7 @@ const char *ContextState::failure_text(int error) const {
   if (too_large) return "request body over MAX_MESSAGE_BYTES";
   if (!bad_header.empty())
     return "Content-Type: a malformed %-escape, or MIME/DIME attachments (not in the contract)";
+  if (request_start.refused()) return "not an HTTP request: this service speaks SOAP over HTTP";
   if (body_start.refused())
     return "the body does not start like XML (MIME and DIME attachments are not in the contract)";
   if (too_many_attributes) return "more distinct XML attribute names than MAX_XML_ATTRIBUTES";
@@ -248,6 +250,7 @@ void ContextState::begin_request(struct soap *soap) {
   bad_header.clear();
   guard = XmlGuard(config->max_xml_depth);
   utf8.reset();
+  request_start.reset();
   body_start.reset();
 }
 

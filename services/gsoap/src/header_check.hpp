@@ -11,7 +11,7 @@
 //  - a Content-Type naming multipart/* or application/dime would make gSOAP parse MIME or
 //    DIME attachments, which the contract does not have, and whose part headers gSOAP
 //    decodes with the same undefined shift (found by fuzzing): 415, as Axis2 answers
-//    anything but text/xml. (A body that starts like MIME or DIME: body_start.hpp.)
+//    anything but text/xml. (A body that starts like MIME: start_check.hpp.)
 #pragma once
 
 namespace tb {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "config.hpp"
-#include "body_start.hpp"
+#include "start_check.hpp"
 #include "utf8_check.hpp"
 #include "xml_guard.hpp"
 #include "soapTestbedSoapBindingService.h"
@@ -33,7 +33,8 @@ struct ContextState {
   bool too_many_attributes = false;  // over MAX_XML_ATTRIBUTES (attribute_limit.hpp)
   uint64_t header_field_bytes = 0;   // HTTP header lines so far; over MAX_HEADER_BYTES: 431
   std::string bad_header;            // a header refused by header_check.hpp (400, 415)
-  BodyStart body_start;              // MIME or DIME instead of XML: refused
+  StartCheck request_start{StartCheck::Expect::http_method};  // not HTTP: refused
+  StartCheck body_start{StartCheck::Expect::xml};             // MIME instead of XML: refused
   XmlGuard guard;
   Utf8Check utf8;
   std::string pending;               // bytes of a next (pipelined) request, read early
