@@ -50,16 +50,18 @@ main() {
   log=$build/fuzz-$(date -u +%Y%m%d-%H%M%S).log
   echo "run.sh: fuzzing for ${seconds}s; corpus $corpus, log $log" >&2
   set +e
+  started=$SECONDS
   # stack traces for UBSan findings too (ASan prints them anyway)
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} "$build/tree/tb-gsoap-fuzz" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 \
     -rss_limit_mb=2048 -dict="$here/soap.dict" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "$corpus" "$seeds" "$here/regressions" >"$log" 2>&1
   status=$?
+  elapsed=$((SECONDS - started))
   set -e
   stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -1; }
   execs=$(stat number_of_executed_units); rate=$(stat average_exec_per_sec)
   files=$(find "$corpus" -type f | wc -l); bytes=$(du -sb "$corpus" | cut -f1)
-  echo "fuzz: ${execs:-?} executions in ${seconds} s (${rate:-?}/s), corpus ${files} inputs (${bytes} bytes), exit ${status}"
+  echo "fuzz: ${execs:-?} executions in ${elapsed} s (${rate:-?}/s), corpus ${files} inputs (${bytes} bytes), exit ${status}"
   if ((status != 0)); then
     grep -E "ERROR: |SUMMARY: |Test unit written to" "$log" >&2 || tail -40 "$log" >&2
     echo "run.sh: the fuzzer found a problem; the input is in $artifacts (full log: $log)" >&2
