@@ -6,7 +6,7 @@ import json
 import socket
 import subprocess
 
-from soapwire import Reply as Response
+from soapwire import Reader, Reply as Response
 from testbed import contract, tiers
 
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
@@ -19,34 +19,6 @@ def envelope(body: str, prolog: str = '<?xml version="1.0" encoding="UTF-8"?>') 
 
 
 PING = envelope("<tb:ping/>")
-
-
-class Reader:
-    """Reads HTTP responses (with a Content-Length, which the service always sends) off one
-    connection, keeping bytes that belong to the next one."""
-
-    def __init__(self, sock: socket.socket):
-        self.sock, self.buf = sock, b""
-
-    def _more(self) -> None:
-        chunk = self.sock.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"connection closed before a response; got {self.buf[:200]!r}")
-        self.buf += chunk
-
-    def response(self) -> Response:
-        while b"\r\n\r\n" not in self.buf:
-            self._more()
-        head, _, rest = self.buf.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        status = int(lines[0].split()[1])
-        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-        length = int(headers.get("content-length", "0"))
-        self.buf = rest
-        while len(self.buf) < length:
-            self._more()
-        body, self.buf = self.buf[:length], self.buf[length:]
-        return Response(status, headers, body)
 
 
 def read_response(sock: socket.socket) -> Response:

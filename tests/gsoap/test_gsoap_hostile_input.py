@@ -26,6 +26,13 @@ CLIENT_FAULT_CASES = {
     "garbage-bytes": post_bytes(bytes(range(256)) * 4),
     "empty-post": post_bytes(b""),
     "not-soap-xml": post_bytes(b"<?xml version='1.0'?><html><body>hello</body></html>"),
+    # gSOAP reads a connection that starts with '<' as SOAP without HTTP, and one that
+    # starts with "--" as MIME: neither may skip the checks that hang on the HTTP headers
+    "soap-without-http": BILLION_LAUGHS,
+    "mime-without-http": b"--b\r\nContent-Type: text/xml\r\n\r\n" + PING + b"\r\n--b--\r\n",
+    # gSOAP ends this comment at "-- >": the DOCTYPE after it must not pass the guard
+    "doctype-after-a-comment-gsoap-ends-early": post_bytes(
+        b'<?xml version="1.0"?><!-- -- > <!DOCTYPE r [<!ENTITY x "y">]> <!-- -->' + envelope("<tb:ping/>", prolog="")),
 }
 
 
@@ -65,12 +72,13 @@ def test_raw_garbage_instead_of_http_gets_an_answer_and_ping_still_works(gsoap_s
 
 @pytest.fixture(scope="module")
 def small_limit_server():
-    """A pool-model service with small limits (200 kB bodies, 5000 items, depth 8) and a
-    locked demand on every operation."""
+    """A pool-model service with small limits (200 kB bodies, 5000 items, depth 8, 8
+    attribute names, 2 KiB of header lines) and a locked demand on every operation."""
     from stacks import start_tier
     server = start_tier("gsoap", "gsoap-small-limits", "/gsoap", {
         "GSOAP_SERVER_MODEL": "pool", "MAX_MESSAGE_BYTES": "200000", "MAX_XML_OCCURS": "5000",
-        "MAX_XML_DEPTH": "8", "DEMAND_SERVICE_CPU_US": "200", "DEMAND_SERVICE_WAIT_US": "200",
+        "MAX_XML_DEPTH": "8", "MAX_XML_ATTRIBUTES": "8", "MAX_HEADER_BYTES": "2048",
+        "DEMAND_SERVICE_CPU_US": "200", "DEMAND_SERVICE_WAIT_US": "200",
         "DEMAND_SERVICE_LOCKED": "1"})
     yield server
     procs.stop(server.proc)
@@ -125,3 +133,122 @@ def test_calls_with_a_locked_service_demand_succeed(small_limit_server):
     from gsoap.gsoap_http import call
     r = call(small_limit_server.endpoint, "sendInts", 100, 1, "--calls", "40", "--connections", "4")
     assert (r["exit"], r["ok"], r["errors"]) == (0, 40, 0), r
+
+
+def ping_with_attributes(k: int) -> bytes:
+    """A ping whose request holds k + 2 attribute names (the Envelope declares soap and tb)."""
+    return envelope("<tb:ping " + " ".join(f'a{i}="1"' for i in range(k)) + "/>")
+
+
+def test_attribute_names_up_to_max_xml_attributes_are_served(small_limit_server):
+    r = exchange(small_limit_server.port, post_bytes(ping_with_attributes(6)))
+    assert r.status == 200 and b"pingResponse" in r.body, r.text
+
+
+def test_one_attribute_name_over_max_xml_attributes_is_a_client_fault(small_limit_server):
+    # a body this small is parsed in one read: the check at the end of the body refuses it
+    r = exchange(small_limit_server.port, post_bytes(ping_with_attributes(7)))
+    assert r.status == 500 and r.faultcode() == "SOAP-ENV:Client", r.text
+    assert "MAX_XML_ATTRIBUTES" in r.faultstring()
+    assert ping_works(small_limit_server.port)
+
+
+def test_an_attribute_flood_is_stopped_mid_body(gsoap_server):
+    # 50 000 names, 600 KB: stopped at the first read after the 65th name
+    body = envelope("<tb:ping " + " ".join(f'a{i}="x"' for i in range(50_000)) + "/>")
+    r = exchange(gsoap_server.port, post_bytes(body))
+    assert r.status == 500 and "MAX_XML_ATTRIBUTES" in (r.faultstring() or ""), r.text
+    assert ping_works(gsoap_server.port)
+
+
+def test_repeated_attribute_names_count_once(small_limit_server):
+    items = "".join(f'<tb:items a="1" b="2">{i % 200}</tb:items>' for i in range(300))
+    r = exchange(small_limit_server.port, post_bytes(envelope(f"<tb:sendBytes>{items}</tb:sendBytes>")))
+    assert r.status == 200 and b"<tb:count>300</tb:count>" in r.body, r.text
+
+
+@pytest.mark.parametrize("action,body,served", [
+    ('""', PING, True),                                              # empty: the body decides
+    ('"urn:ping"', PING, True),
+    ("urn:ping", PING, True),                                        # unquoted
+    ('"urn:launchMissiles"', PING, True),                            # not the contract's: the body decides
+    ('"urn:ping"', envelope("<tb:sendInts><tb:items>1</tb:items></tb:sendInts>"), False),
+    ('"urn:sendInts"', PING, False),
+], ids=["empty", "matching", "unquoted", "unknown", "ping-action-sendInts-body", "sendInts-action-ping-body"])
+def test_a_soapaction_naming_another_operation_than_the_body_is_a_client_fault(gsoap_server, action, body, served):
+    raw = post_bytes(body).replace(b'SOAPAction: ""', b"SOAPAction: " + action.encode())
+    r = exchange(gsoap_server.port, raw)
+    if served:
+        assert r.status == 200, r.text
+    else:
+        assert r.status == 500 and r.faultcode() == "SOAP-ENV:Client", r.text
+        assert "SOAPAction" in r.faultstring()
+        assert ping_works(gsoap_server.port)
+
+
+@pytest.mark.parametrize("text", [b"caf\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82"],
+                         ids=["ff", "overlong", "surrogate", "truncated"])
+def test_invalid_utf8_even_where_gsoap_skips_is_a_client_fault(gsoap_server, text):
+    body = envelope("<tb:ping><note>|</note></tb:ping>").replace(b"|", text)
+    r = exchange(gsoap_server.port, post_bytes(body))
+    assert r.status == 500 and r.faultcode() == "SOAP-ENV:Client", r.text
+    assert "UTF-8" in r.faultstring()
+    assert ping_works(gsoap_server.port)
+
+
+def test_a_latin1_declared_body_is_not_checked_as_utf8(gsoap_server):
+    body = envelope("<tb:ping><note>caf\xe9</note></tb:ping>",
+                    prolog='<?xml version="1.0" encoding="ISO-8859-1"?>').replace("é".encode(), b"\xe9")
+    assert b"caf\xe9<" in body
+    r = exchange(gsoap_server.port, post_bytes(body))
+    assert r.status == 200 and b"pingResponse" in r.body, r.text
+
+
+def test_header_lines_over_max_header_bytes_get_431(small_limit_server):
+    def headers(n):
+        return "".join(f"X-Pad-{i}: {'v' * 40}\r\n" for i in range(n))
+    assert exchange(small_limit_server.port, post_bytes(PING, extra=headers(20))).status == 200
+    r = exchange(small_limit_server.port, post_bytes(PING, extra=headers(60)))
+    assert r.status == 431 and "MAX_HEADER_BYTES" in r.text, r.text
+    assert ping_works(small_limit_server.port)
+
+
+def test_a_malformed_percent_escape_in_content_type_is_400(gsoap_server):
+    raw = post_bytes(PING).replace(b"charset=utf-8", b'charset%"utf-8"')
+    r = exchange(gsoap_server.port, raw)
+    assert r.status == 400, r.text
+    assert ping_works(gsoap_server.port)
+
+
+@pytest.mark.parametrize("content_type", ["multipart/related; boundary=b", "application/dime",
+                                          "text/xml, multipart/form-data"])
+def test_a_content_type_asking_for_attachments_is_415(gsoap_server, content_type):
+    raw = post_bytes(PING).replace(b"text/xml; charset=utf-8", content_type.encode())
+    r = exchange(gsoap_server.port, raw)
+    assert r.status == 415, r.text
+    assert ping_works(gsoap_server.port)
+
+
+@pytest.mark.parametrize("start", [b"--b\r\nContent-Type: text/xml\r\n\r\n", b"  --b\r\n\r\n", b"x"],
+                         ids=["mime", "mime-after-blanks", "text"])
+def test_a_body_that_does_not_start_like_xml_is_a_client_fault(gsoap_server, start):
+    r = exchange(gsoap_server.port, post_bytes(start + PING))
+    assert r.status == 500 and r.faultcode() == "SOAP-ENV:Client", r.text
+    assert "does not start like XML" in r.faultstring()
+    assert ping_works(gsoap_server.port)
+
+
+@pytest.mark.parametrize("start", [b" \r\n\t", b"\xef\xbb\xbf"], ids=["blanks", "byte-order-mark"])
+def test_blanks_or_a_byte_order_mark_before_the_xml_are_served(gsoap_server, start):
+    r = exchange(gsoap_server.port, post_bytes(start + PING))
+    assert r.status == 200 and b"pingResponse" in r.body, r.text
+
+
+@pytest.mark.parametrize("key", [b"Content-Type", b"content\xc4type", b"Content_Type"],
+                         ids=["exact", "any-byte-for-the-dash", "underscore"])
+def test_header_names_are_matched_as_gsoap_matches_them(gsoap_server, key):
+    # gSOAP's soap_tag_cmp lets a '-' in a name match any byte: a lookalike must be checked too
+    raw = post_bytes(PING).replace(b"Content-Type: text/xml; charset=utf-8", key + b': text/xml; a%"b')
+    r = exchange(gsoap_server.port, raw)
+    assert r.status == 400, r.text
+    assert ping_works(gsoap_server.port)

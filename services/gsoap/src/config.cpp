@@ -97,6 +97,21 @@ const std::vector<Setting> &settings() {
          c.max_xml_occurs = static_cast<uint64_t>(parse_int(what, text, 1, int64_t(1) << 40));
        },
        [](const ServerConfig &c) { return std::to_string(c.max_xml_occurs); }},
+      int_setting("--max-xml-attributes", "MAX_XML_ATTRIBUTES",
+                  "most distinct attribute names (xmlns included) in one request (default 64)",
+                  &ServerConfig::max_xml_attributes, 1, 100000),
+      int_setting("--max-header-bytes", "MAX_HEADER_BYTES",
+                  "most bytes of HTTP header lines in one request; more gets HTTP 431 "
+                  "(default 16384)",
+                  &ServerConfig::max_header_bytes, 1024, 1 << 20),
+      {"--accept-mtom", "GSOAP_ACCEPT_MTOM",
+       "1: accept multipart/related (MTOM/XOP) requests, XML checks on the root part only; "
+       "gSOAP's MIME parser has undefined behaviour on hostile part headers (docs/fuzzing.md), "
+       "so leave it 0 (415) where strangers send requests (default 0)",
+       [](ServerConfig &c, const std::string &what, const std::string &text) {
+         c.accept_mtom = parse_bool(what, text);
+       },
+       [](const ServerConfig &c) { return std::string(c.accept_mtom ? "1" : "0"); }},
       demand_setting("--demand-cpu-us", "DEMAND_SERVICE_CPU_US",
                      "CPU time added to every operation, µs (default 0)", &Demand::cpu_us, k60s),
       demand_setting("--demand-wait-us", "DEMAND_SERVICE_WAIT_US",

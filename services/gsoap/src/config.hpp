@@ -29,6 +29,9 @@ struct ServerConfig {
   uint64_t max_message_bytes = 67108864;   // larger request bodies get HTTP 413
   int max_xml_depth = 64;
   uint64_t max_xml_occurs = 10000000;
+  int max_xml_attributes = 64;    // distinct attribute names in one request (attribute_limit.hpp)
+  int max_header_bytes = 16384;   // HTTP header lines of one request; more gets HTTP 431
+  bool accept_mtom = false;       // multipart/related (MTOM/XOP) requests; refused (415) when off
   Demand demand;                  // DEMAND_SERVICE_*: every operation
 };
 

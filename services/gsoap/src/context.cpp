@@ -5,7 +5,11 @@
 //  - reads stop at the end of the body (Content-Length), so a truncated message is a
 //    fault at once, not a wait for bytes that never come;
 //  - a DTD or nesting deeper than MAX_XML_DEPTH is refused before the parser sees it (in
-//    a multipart/related body -- MTOM -- in the XML root part; attachments are binary);
+//    a multipart/related body -- MTOM, accepted only with GSOAP_ACCEPT_MTOM=1 -- in the
+//    XML root part; attachments are binary and skip the body-start and UTF-8 checks);
+//  - the parser is handed at most kParseSliceBytes per read and stopped once it holds more
+//    than MAX_XML_ATTRIBUTES attribute names (bounded parse time); invalid UTF-8 and header
+//    lines over MAX_HEADER_BYTES (HTTP 431) are refused;
 //  - faults caused by the request say Client (SOAP-ENV:Client), never Server;
 //  - socket reads and writes try the socket first and wait (poll) only when it is not
 //    ready: gSOAP's own frecv/fsend select() before every recv/send when a timeout is set,
@@ -18,6 +22,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "attribute_limit.hpp"
+#include "header_check.hpp"
 #include "service.hpp"
 
 namespace tb {
@@ -95,21 +101,45 @@ int parse_http(struct soap *soap) {
 
 int parse_header(struct soap *soap, const char *key, const char *val) {
   ContextState &st = state_of(soap);
+  st.header_field_bytes += std::strlen(key) + std::strlen(val) + 4;  // "key: val\r\n"
+  if (st.header_field_bytes > static_cast<uint64_t>(st.config->max_header_bytes))
+    return soap->error = 431;  // Request Header Fields Too Large
+  switch (check_header(key, val, st.config->accept_mtom)) {
+    case HeaderCheck::pass: break;
+    case HeaderCheck::skip: return SOAP_OK;
+    case HeaderCheck::refuse: st.bad_header = key; return soap->error = 400;
+    case HeaderCheck::unsupported_media: st.bad_header = key; return soap->error = 415;
+  }
   if (!soap_tag_cmp(key, "Host")) st.host_header = val;
   return st.gsoap_parsehdr(soap, key, val);
 }
 
+// What the parser holds after everything before this read: over MAX_XML_ATTRIBUTES names
+// stops it (attribute_limit.hpp).
+int check_attributes(struct soap *soap) {
+  ContextState &st = state_of(soap);
+  if (!attribute_names_over(soap, st.config->max_xml_attributes)) return SOAP_OK;
+  st.too_many_attributes = true;
+  return soap->error = SOAP_SYNTAX_ERROR;
+}
+
 int prepare_received(struct soap *soap, const char *buf, size_t len) {
-  const ContextState &st = state_of(soap);
-  if (st.header_bytes == ContextState::kUnknown) return SOAP_OK;
+  ContextState &st = state_of(soap);
+  if (st.header_bytes == ContextState::kUnknown)  // no HTTP headers: no checks (start_check.hpp)
+    return st.request_start.feed(buf, len) ? SOAP_OK : soap->error = SOAP_SYNTAX_ERROR;
   if (st.too_large) return soap->error = 413;  // the read that crossed MAX_MESSAGE_BYTES
-  return check_body(soap, buf, len);
+  const bool mime = soap->imode & SOAP_ENC_MIME;  // only with accept_mtom (header_check)
+  if (!mime && !st.body_start.feed(buf, len)) return soap->error = SOAP_SYNTAX_ERROR;
+  if (check_body(soap, buf, len) || check_attributes(soap)) return soap->error;
+  if (!mime && !st.utf8.feed(buf, len)) return soap->error = SOAP_UTF_ERROR;
+  return SOAP_OK;
 }
 
 // Raw reads from the socket: never past the declared body, never past the size limit;
 // bytes of this request that came with the previous one first.
 size_t receive(struct soap *soap, char *buf, size_t len) {
   ContextState &st = state_of(soap);
+  len = std::min(len, kParseSliceBytes);  // the parser is checked between reads
   if (!st.pending.empty()) {
     const size_t n = std::min(len, st.pending.size());
     std::memcpy(buf, st.pending.data(), n);
@@ -130,7 +160,7 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
       return 0;
     }
   }
-  size_t n = socket_recv(soap, buf, len);
+  size_t n = st.gsoap_recv(soap, buf, len);
   st.bytes_received += n;
   if (st.header_bytes != ContextState::kUnknown &&
       st.bytes_received - st.header_bytes > st.config->max_message_bytes)
@@ -144,6 +174,8 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
 // kept for it before gSOAP reuses its buffer for the response.
 int end_of_request(struct soap *soap) {
   ContextState &st = state_of(soap);
+  if (check_attributes(soap)) return soap->error;
+  if (!(soap->imode & SOAP_ENC_MIME) && !st.utf8.finish()) return soap->error = SOAP_UTF_ERROR;
   if (chunked(soap) || st.header_bytes == ContextState::kUnknown || soap->length == 0)
     return SOAP_OK;
   const uint64_t body_read = st.bytes_received - st.header_bytes;
@@ -155,7 +187,7 @@ int end_of_request(struct soap *soap) {
   }
   char sink[4096];
   for (uint64_t left = soap->length - body_read; left > 0;) {
-    size_t n = socket_recv(soap, sink, static_cast<size_t>(std::min<uint64_t>(left, sizeof sink)));
+    size_t n = st.gsoap_recv(soap, sink, static_cast<size_t>(std::min<uint64_t>(left, sizeof sink)));
     if (n == 0) break;
     st.bytes_received += n;
     left -= n;
@@ -166,7 +198,7 @@ int end_of_request(struct soap *soap) {
 int send_bytes(struct soap *soap, const char *buf, size_t len) {
   ContextState &st = state_of(soap);
   st.bytes_sent += len;
-  return socket_send(soap, buf, len);
+  return st.gsoap_send(soap, buf, len);
 }
 
 // gSOAP's close and shutdown only record the wish; serve_request closes the fd.
@@ -213,6 +245,8 @@ void configure_context(struct soap *soap, ContextState *state) {
   state->omode = soap->omode;
   state->gsoap_parse = soap->fparse;
   state->gsoap_parsehdr = soap->fparsehdr;
+  state->gsoap_recv = socket_recv;
+  state->gsoap_send = socket_send;
   soap->fparse = parse_http;
   soap->fparsehdr = parse_header;
   soap->frecv = receive;
@@ -231,6 +265,15 @@ const char *ContextState::failure_text(int error) const {
     return "DOCTYPE (DTD) not allowed in SOAP messages";
   if (guard.verdict() == XmlGuard::Verdict::too_deep) return "XML nesting deeper than MAX_XML_DEPTH";
   if (too_large) return "request body over MAX_MESSAGE_BYTES";
+  if (!bad_header.empty())
+    return "Content-Type: a malformed %-escape, or MIME/DIME attachments (not in the contract)";
+  if (request_start.refused()) return "not an HTTP request: this service speaks SOAP over HTTP";
+  if (body_start.refused())
+    return "the body does not start like XML (MIME and DIME attachments are not in the contract)";
+  if (too_many_attributes) return "more distinct XML attribute names than MAX_XML_ATTRIBUTES";
+  if (utf8.invalid()) return "the request body is not well-formed UTF-8";
+  if (header_field_bytes > static_cast<uint64_t>(config->max_header_bytes))
+    return "HTTP header lines over MAX_HEADER_BYTES";
   if (body_exhausted || error == SOAP_EOF || error > SOAP_STOP)
     return "the request body is not a complete SOAP message (truncated, cut off, or not XML)";
   return nullptr;
@@ -251,7 +294,13 @@ void ContextState::begin_request(struct soap *soap) {
   body_exhausted = false;
   health_check = false;
   close_wanted = false;
+  too_many_attributes = false;
+  header_field_bytes = 0;
+  bad_header.clear();
   guard = XmlGuard(config->max_xml_depth);
+  utf8.reset();
+  request_start.reset();
+  body_start.reset();
 }
 
 }  // namespace tb

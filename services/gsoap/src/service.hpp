@@ -8,6 +8,8 @@
 #include <string>
 
 #include "config.hpp"
+#include "start_check.hpp"
+#include "utf8_check.hpp"
 #include "xml_guard.hpp"
 #include "soapTestbedSoapBindingService.h"
 
@@ -28,11 +30,21 @@ struct ContextState {
   bool body_exhausted = false;       // the parser wanted more than the declared body
   bool close_wanted = false;         // gSOAP asked to close the connection
   bool health_check = false;         // the request was GET /health (not counted by the drain)
+  bool too_many_attributes = false;  // over MAX_XML_ATTRIBUTES (attribute_limit.hpp)
+  uint64_t header_field_bytes = 0;   // HTTP header lines so far; over MAX_HEADER_BYTES: 431
+  std::string bad_header;            // a header refused by header_check.hpp (400, 415)
+  StartCheck request_start{StartCheck::Expect::http_method};  // not HTTP: refused
+  StartCheck body_start{StartCheck::Expect::xml};             // MIME instead of XML: refused
   XmlGuard guard;
+  Utf8Check utf8;
   std::string pending;               // bytes of a next (pipelined) request, read early
   // gSOAP's own callbacks, which ours wrap
   int (*gsoap_parse)(struct soap *) = nullptr;
   int (*gsoap_parsehdr)(struct soap *, const char *, const char *) = nullptr;
+  // The byte movers under our receive/send hooks: the socket (context.cpp) unless a
+  // program swaps in another transport (studies/rpc: a shared-memory ring)
+  size_t (*gsoap_recv)(struct soap *, char *, size_t) = nullptr;
+  int (*gsoap_send)(struct soap *, const char *, size_t) = nullptr;
 
   soap_mode imode = 0, omode = 0;    // as configured, restored before each request
 
@@ -60,6 +72,9 @@ class Service : public TestbedSoapBindingService {
   Service(const Service &) = delete;
   Service &operator=(const Service &) = delete;
   TestbedSoapBindingService *copy() override { return new Service(config_); }
+  // The generated dispatch, after the SOAPAction check (soap_action.cpp).
+  using TestbedSoapBindingService::dispatch;
+  int dispatch() override;
 
   int ping(_tb__ping *req, _tb__pingResponse &resp) override;
   int sendBytes(_tb__sendBytes *req, tb__Digest &resp) override;

@@ -26,7 +26,7 @@ class XmlGuard {
 
  private:
   enum class State {
-    text, lt, bang, bang_dash, comment, cdata, pi, start_tag, end_tag, quoted,
+    text, lt, bang, bang_dash, comment, cdata, pi, markup_tail, start_tag, end_tag, quoted,
     mime_headers,  // MIME: up to the blank line that ends the root part's headers
     done           // MIME: the root element has closed; the rest is attachments
   };
@@ -38,7 +38,7 @@ class XmlGuard {
   State state_ = State::text;
   char quote_ = 0;       // the quote of an attribute value
   char prev_ = 0;        // previous byte inside a tag: "/>" ends an empty element
-  int run_ = 0;          // "--" of a comment end, "]]" of a CDATA end, "[CDATA[" matched
+  int run_ = 0;          // "--" of a comment end, "]]" of a CDATA end; '<' nesting of a tail
   bool mime_ = false;
   int line_ = -1;        // mime_headers: characters on the current line (-1: none yet)
   Verdict verdict_ = Verdict::ok;

@@ -82,6 +82,15 @@ int main() {
   expect("MIME: a DOCTYPE in the root part is refused",
          mime("<!DOCTYPE s [<!ENTITY a \"b\">]>" + root), 64, V::doctype, true);
   expect("MIME: deep nesting in the root part is refused", mime(nested(65)), 64, V::too_deep, true);
+  // gSOAP ends a comment at its first "--" and the '>' after, a PI at its first '?' and the
+  // '>' after, and skips blanks after '<': a DOCTYPE right after must still be seen
+  expect("a DOCTYPE after a comment gSOAP ends at '-- >'",
+         "<?xml version=\"1.0\"?><!-- -- > <!DOCTYPE r []> <!-- --><x/>", 64, V::doctype);
+  expect("a DOCTYPE after a PI gSOAP ends at '? >'", "<?pi ? > <!DOCTYPE r []> <?x?><x/>", 64, V::doctype);
+  expect("a DOCTYPE after '< !--'", "<x>< !-- \" -- > <!DOCTYPE r> <!-- \" --></x>", 64, V::doctype);
+  expect("nesting after a comment gSOAP ends early", "<r><!-- -- > " + nested(10) + " --></r>", 8,
+         V::too_deep);
+  expect("'<' and '>' inside a comment's tail are balanced", "<r><!-- -- <a> --><b/></r>", 2, V::ok);
   std::cout << (failures ? "FAILED\n" : "xml guard: all cases pass\n");
   return failures ? 1 : 0;
 }
