@@ -37,6 +37,14 @@ def gsoap_pool_server():
 
 
 @pytest.fixture(scope="session")
+def gsoap_mtom_server():
+    """The pool model with MTOM accepted (GSOAP_ACCEPT_MTOM=1; off by default: docs/tiers.md)."""
+    server = start_tier("gsoap", "gsoap-pool-mtom", "/gsoap", {"GSOAP_SERVER_MODEL": "pool", "GSOAP_ACCEPT_MTOM": "1"})
+    yield server
+    procs.stop(server.proc)
+
+
+@pytest.fixture(scope="session")
 def axis_server():
     server = start_tier("axis", "axis", "/axis")
     yield server

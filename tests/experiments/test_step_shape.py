@@ -82,7 +82,7 @@ def _log_records(log: Path) -> list[dict]:
 
 def test_an_adaptive_step_ends_once_its_interval_is_narrow_and_its_minimum_measured(tmp_path):
     log = tmp_path / "steps.jsonl"
-    ticks = drive(options={"step_users": "4,8", "step_seconds": 20.0, "warmup_seconds": 2.0,
+    ticks = drive(options={"step_users": "4,8", "step_seconds": 20.0, "step_warmup_seconds": 2.0,
                            "step_target_ci": 0.03, "step_min_seconds": 5.0, "step_log": str(log)},
                   per_second=[[0, 60, [100, 101, 99]]], ticks=list(range(0, 16)))["ticks"]
     # seconds 2..6 after the warm-up are 5 samples; the count of second s is used from s + 2 on
@@ -97,7 +97,7 @@ def test_an_adaptive_step_ends_once_its_interval_is_narrow_and_its_minimum_measu
 
 def test_a_noisy_step_runs_to_the_longest_step_length_and_says_so(tmp_path):
     log = tmp_path / "steps.jsonl"
-    ticks = drive(options={"step_users": "4,8", "step_seconds": 20.0, "warmup_seconds": 2.0,
+    ticks = drive(options={"step_users": "4,8", "step_seconds": 20.0, "step_warmup_seconds": 2.0,
                            "step_target_ci": 0.03, "step_min_seconds": 5.0, "step_log": str(log)},
                   per_second=[[0, 60, [70, 130]]], ticks=list(range(0, 22)))["ticks"]
     assert ticks[19][0] == 4 and ticks[20][0] == 8
@@ -109,8 +109,8 @@ def test_a_noisy_step_runs_to_the_longest_step_length_and_says_so(tmp_path):
 def test_the_ramp_stops_after_two_steps_without_a_rise_and_the_hold_keeps_the_last_users(tmp_path):
     log = tmp_path / "steps.jsonl"
     per_second = [[0, 10, [100]], [10, 20, [200]], [20, 30, [205]], [30, 40, [203]], [40, 80, [400]]]
-    ticks = drive(options={"step_users": "2,4,8,16,32", "step_seconds": 10.0, "warmup_seconds": 2.0,
-                           "step_plateau_tolerance": 0.03, "hold_seconds": 5.0, "step_log": str(log)},
+    ticks = drive(options={"step_users": "2,4,8,16,32", "step_seconds": 10.0, "step_warmup_seconds": 2.0,
+                           "step_plateau_tolerance": 0.03, "step_hold_seconds": 5.0, "step_log": str(log)},
                   per_second=per_second, ticks=[0, 10, 20, 30, 39, 40, 44, 45.5])["ticks"]
     assert [t[0] if t else None for t in ticks] == [2, 4, 8, 16, 16, 16, 16, None]
     steps, phases = read_step_log(log)
@@ -124,7 +124,7 @@ def test_the_ramp_stops_after_two_steps_without_a_rise_and_the_hold_keeps_the_la
 def test_a_step_that_raises_throughput_beyond_the_band_keeps_the_ramp_going(tmp_path):
     log = tmp_path / "steps.jsonl"
     per_second = [[0, 10, [100]], [10, 20, [102]], [20, 30, [110]], [30, 40, [111]]]
-    ticks = drive(options={"step_users": "2,4,8,16", "step_seconds": 10.0, "warmup_seconds": 2.0,
+    ticks = drive(options={"step_users": "2,4,8,16", "step_seconds": 10.0, "step_warmup_seconds": 2.0,
                            "step_plateau_tolerance": 0.03, "step_log": str(log)},
                   per_second=per_second, ticks=[0, 10, 20, 30, 40])["ticks"]
     # 102 is within the band of 100, 110 is not: no two flat steps in a row until the end
@@ -136,7 +136,7 @@ def test_noisy_steps_do_not_stop_the_ramp_even_when_their_means_are_flat(tmp_pat
     log = tmp_path / "steps.jsonl"
     # the last two steps average 201 and 203 (within 3 % of 200) but swing ±20 % each second
     per_second = [[0, 10, [100]], [10, 20, [200]], [20, 30, [161, 241]], [30, 40, [163, 243]]]
-    ticks = drive(options={"step_users": "2,4,8,16,32", "step_seconds": 10.0, "warmup_seconds": 2.0,
+    ticks = drive(options={"step_users": "2,4,8,16,32", "step_seconds": 10.0, "step_warmup_seconds": 2.0,
                            "step_plateau_tolerance": 0.03, "step_log": str(log)},
                   per_second=per_second, ticks=[0, 10, 20, 30, 40])["ticks"]
     assert [t[0] for t in ticks] == [2, 4, 8, 16, 32]

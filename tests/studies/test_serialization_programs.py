@@ -72,8 +72,8 @@ def test_writers_write_the_same_bytes_as_the_library():
 
 @pytest.mark.parametrize("client", ["gsoap", "axis"])
 @pytest.mark.parametrize("service", ["gsoap", "axis"])
-def test_base64_and_mtom_forms_decode_to_the_ints_of_the_array(client, service, gsoap_pool_server, axis_server):
-    endpoint = (gsoap_pool_server if service == "gsoap" else axis_server).endpoint
+def test_base64_and_mtom_forms_decode_to_the_ints_of_the_array(client, service, gsoap_mtom_server, axis_server):
+    endpoint = (gsoap_mtom_server if service == "gsoap" else axis_server).endpoint
     run = gsoap if client == "gsoap" else axis
     want = contract.checksum("int", contract.items("int", 200_000, 9))
     sent = {}

@@ -95,7 +95,8 @@ int parse_http(struct soap *soap) {
     st.too_large = true;
     return soap->error = 413;
   }
-  if (soap->imode & SOAP_ENC_MIME) st.guard.expect_mime();  // MTOM/SwA: attachments are not XML
+  st.mime = soap->imode & SOAP_ENC_MIME;  // only with accept_mtom (header_check)
+  if (st.mime) st.guard.expect_mime();    // MTOM: attachments are not XML
   return SOAP_OK;
 }
 
@@ -128,10 +129,9 @@ int prepare_received(struct soap *soap, const char *buf, size_t len) {
   if (st.header_bytes == ContextState::kUnknown)  // no HTTP headers: no checks (start_check.hpp)
     return st.request_start.feed(buf, len) ? SOAP_OK : soap->error = SOAP_SYNTAX_ERROR;
   if (st.too_large) return soap->error = 413;  // the read that crossed MAX_MESSAGE_BYTES
-  const bool mime = soap->imode & SOAP_ENC_MIME;  // only with accept_mtom (header_check)
-  if (!mime && !st.body_start.feed(buf, len)) return soap->error = SOAP_SYNTAX_ERROR;
+  if (!st.mime && !st.body_start.feed(buf, len)) return soap->error = SOAP_SYNTAX_ERROR;
   if (check_body(soap, buf, len) || check_attributes(soap)) return soap->error;
-  if (!mime && !st.utf8.feed(buf, len)) return soap->error = SOAP_UTF_ERROR;
+  if (!st.mime && !st.utf8.feed(buf, len)) return soap->error = SOAP_UTF_ERROR;
   return SOAP_OK;
 }
 
@@ -175,7 +175,7 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
 int end_of_request(struct soap *soap) {
   ContextState &st = state_of(soap);
   if (check_attributes(soap)) return soap->error;
-  if (!(soap->imode & SOAP_ENC_MIME) && !st.utf8.finish()) return soap->error = SOAP_UTF_ERROR;
+  if (!st.mime && !st.utf8.finish()) return soap->error = SOAP_UTF_ERROR;
   if (chunked(soap) || st.header_bytes == ContextState::kUnknown || soap->length == 0)
     return SOAP_OK;
   const uint64_t body_read = st.bytes_received - st.header_bytes;
@@ -295,6 +295,7 @@ void ContextState::begin_request(struct soap *soap) {
   health_check = false;
   close_wanted = false;
   too_many_attributes = false;
+  mime = false;
   header_field_bytes = 0;
   bad_header.clear();
   guard = XmlGuard(config->max_xml_depth);

@@ -31,6 +31,7 @@ struct ContextState {
   bool close_wanted = false;         // gSOAP asked to close the connection
   bool health_check = false;         // the request was GET /health (not counted by the drain)
   bool too_many_attributes = false;  // over MAX_XML_ATTRIBUTES (attribute_limit.hpp)
+  bool mime = false;                 // a multipart/related body (only with accept_mtom)
   uint64_t header_field_bytes = 0;   // HTTP header lines so far; over MAX_HEADER_BYTES: 431
   std::string bad_header;            // a header refused by header_check.hpp (400, 415)
   StartCheck request_start{StartCheck::Expect::http_method};  // not HTTP: refused
