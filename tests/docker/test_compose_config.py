@@ -217,3 +217,14 @@ def test_compose_builds_every_image_from_source_and_pulls_none():
     assert all(s.get("pull_policy") == "never" for s in OVERRIDE_DOC["services"].values())
     built = {SERVICES[n]["image"] for n in SERVICES if "build" in SERVICES[n]}
     assert {s["image"] for s in SERVICES.values()} == built
+
+
+@pytest.mark.parametrize("service", ["front", "clone", "axis"])
+def test_every_maven_module_pom_is_copied_into_the_java_build_stage(service):
+    """Maven reads every <module>'s pom of the reactor, even with -pl: a module added to the
+    root pom.xml but not copied into a Java image's build stage breaks `docker compose build`
+    (it did: studies/servers and studies/serialization)."""
+    modules = re.findall(r"<module>([^<]+)</module>", (ROOT / "pom.xml").read_text())
+    copied = {rest.split()[0] for word, rest in instructions(dockerfile(service)) if word == "COPY"}
+    missing = [m for m in modules if f"{m}/pom.xml" not in copied and m not in copied]
+    assert not missing, f"{dockerfile(service)}: add COPY <module>/pom.xml for {missing}"
