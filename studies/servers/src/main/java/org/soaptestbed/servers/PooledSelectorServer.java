@@ -58,15 +58,7 @@ final class PooledSelectorServer extends SelectorServer {
             gauges.ownershipViolations.incrementAndGet();
             return;
         }
-        gauges.busy.up();
-        int ops;
-        try {
-            ops = c.advance();
-        } catch (IOException e) {
-            ops = NioConnection.CLOSED;
-        } finally {
-            gauges.busy.down();
-        }
+        int ops = advance(c);
         c.owned.set(false);                       // before re-arming: the selector may hand it out at once
         try {
             rearm(key, c, ops);

@@ -99,16 +99,20 @@ class SelectorServer extends EchoServer {
     /** A connection is readable or writable: the poller handles it in its own thread. */
     protected void ready(SelectionKey key) {
         NioConnection c = (NioConnection) key.attachment();
+        rearm(key, c, advance(c));
+    }
+
+    /** One step of a connection's exchange, counted as busy while it runs; the interest ops
+     *  it wants next, or NioConnection.CLOSED when it failed. */
+    protected int advance(NioConnection c) {
         gauges.busy.up();
-        int ops;
         try {
-            ops = c.advance();
+            return c.advance();
         } catch (IOException e) {
-            ops = NioConnection.CLOSED;
+            return NioConnection.CLOSED;
         } finally {
             gauges.busy.down();
         }
-        rearm(key, c, ops);
     }
 
     /** Waits for {@code ops} on the connection next, or closes it. */
