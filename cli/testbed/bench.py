@@ -155,11 +155,10 @@ def check_answer(url: str, op: str, n: int) -> None:
             raise RuntimeError(f"{url} {op}: wrong checksum in {resp.text[:300]}")
 
 
-def targets(stack: Stack) -> list[tuple[str, str, str, int | None]]:
-    """(service, route, url, pid of the replica) for each service, through HAProxy and direct.
-    Through HAProxy the pid is the one replica's when the tier has exactly one; no pid where
-    the replica is not a process of this host's namespace (containers)."""
-    st = stack.status()
+def targets(stack: Stack, st: dict) -> list[tuple[str, str, str, int | None]]:
+    """(service, route, url, pid of the replica) for each service, through HAProxy and direct,
+    from the stack's status st. Through HAProxy the pid is the one replica's when the tier has
+    exactly one; no pid where the replica is not a process of this host's namespace (containers)."""
     out = []
     for svc in ("gsoap", "axis"):
         reps = [r for r in st["replicas"] if r["tier"] == svc and r["healthy"]]
@@ -211,12 +210,13 @@ def measure(stack: Stack, out: Path, args, say=print) -> str:
         body.write_bytes(contract.envelope(op, n))
         scripts[(op, n)] = out / f"{name}.lua"
         scripts[(op, n)].write_text(WRK_LUA.format(op=op, body=body))
-    tgts = targets(stack)
+    st = stack.status()
+    tgts = targets(stack, st)
     for svc, route, url, _ in tgts:
         for op, n in ops:
             check_answer(url, op, n)
     bound_url = stack.entry_url("bound") + "/"
-    haproxy_pid = (stack.status().get("haproxy") or {}).get("pid") if stack.mode == "local" else None
+    haproxy_pid = (st.get("haproxy") or {}).get("pid") if stack.mode == "local" else None
     plan = [("bound", "haproxy", "GET", bound_url, None, haproxy_pid)] + [
         (svc, route, op_key(op, n), url, scripts[(op, n)], pid)
         for svc, route, url, pid in tgts for op, n in ops]
