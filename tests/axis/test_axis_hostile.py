@@ -91,6 +91,21 @@ def test_a_chunked_body_over_max_message_bytes_is_cut_off_with_413(axis_small_li
     assert ping(axis_small_limits.port).status == 200
 
 
+def test_an_oversized_upload_sent_in_full_reads_413_not_a_reset(axis_small_limits):
+    """http.client writes the whole body before it reads: the service drops the rest of the
+    refused body instead of closing on it (which would reset the connection mid-write)."""
+    import http.client
+    body = soap("<tb:ping><!--" + "x" * 5_000_000 + "--></tb:ping>")
+    conn = http.client.HTTPConnection("127.0.0.1", axis_small_limits.port, timeout=60)
+    try:
+        conn.request("POST", "/axis", body=body, headers={**XML, **action("ping")})
+        r = conn.getresponse()
+        assert r.status == 413 and b"MAX_MESSAGE_BYTES" in r.read()
+    finally:
+        conn.close()
+    assert ping(axis_small_limits.port).status == 200
+
+
 def test_a_chunked_body_within_max_message_bytes_is_served(axis_small_limits):
     r = post(axis_small_limits.port, contract.envelope("sendInts", 100), action("sendInts"), chunk=1024)
     assert r.status == 200 and b"<ns1:count>100</ns1:count>" in r.body.replace(b"ns2", b"ns1"), r.text

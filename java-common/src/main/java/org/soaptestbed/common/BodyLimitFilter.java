@@ -27,7 +27,14 @@ import java.util.logging.Logger;
  * trickles its body a byte at a time never trips Tomcat's per-read timeout, and would hold a
  * worker thread for as long as it likes). From then on the application's response is
  * discarded ({@link LimitGuardedResponse}) and the filter answers itself. The connection is
- * closed after a 413 or 408 so the rest of the body is never read.
+ * closed after a 413 or 408.
+ *
+ * <p>After a 413 the filter reads and drops what is left of the body (at most
+ * {@link #DRAIN_MS} and the larger of MAX_MESSAGE_BYTES and {@link #DRAIN_BYTES}) before the
+ * connection closes. Most clients (Axis2's, curl, Python's) write their whole request before
+ * they read; Tomcat closes about a second after the answer, and closing with bytes unread
+ * resets the connection, so a client still writing would see "Broken pipe" instead of the
+ * 413. After a 408 nothing is drained: that client is too slow to wait for.
  */
 public final class BodyLimitFilter implements Filter {
 
@@ -50,6 +57,11 @@ public final class BodyLimitFilter implements Filter {
             super("request body not received within " + timeoutMs + " ms (TOMCAT_BODY_TIMEOUT_MS)");
         }
     }
+
+    /** Longest the rest of a refused body is read for. */
+    public static final long DRAIN_MS = 2_000;
+    /** Most bytes of a refused body read, unless MAX_MESSAGE_BYTES is larger. */
+    public static final long DRAIN_BYTES = 8L * 1024 * 1024;
 
     private final long maxBytes;
     private final long bodyTimeoutMs;
@@ -78,6 +90,7 @@ public final class BodyLimitFilter implements Filter {
         long declared = req.getContentLengthLong();
         if (declared > maxBytes) {
             reject(resp, new BodyTooLargeException(maxBytes), HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
+            drain(req);
             return;
         }
         if (declared <= 0 && req.getHeader("Transfer-Encoding") == null) {
@@ -95,8 +108,12 @@ public final class BodyLimitFilter implements Filter {
                 LOG.warning(() -> req.getRequestURI() + ": " + tripped[0].getMessage() + ", after the response was committed");
             } else {
                 resp.reset();
-                reject(resp, tripped[0], tripped[0] instanceof BodyTooSlowException
+                boolean tooSlow = tripped[0] instanceof BodyTooSlowException;
+                reject(resp, tripped[0], tooSlow
                         ? HttpServletResponse.SC_REQUEST_TIMEOUT : HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
+                if (!tooSlow) {
+                    drain(req);
+                }
             }
         }
     }
@@ -109,6 +126,29 @@ public final class BodyLimitFilter implements Filter {
         resp.setContentLength(body.length);
         resp.getOutputStream().write(body);
         resp.flushBuffer();
+    }
+
+    /**
+     * Reads and drops the rest of a refused body, within {@link #DRAIN_MS} and
+     * max(MAX_MESSAGE_BYTES, {@link #DRAIN_BYTES}); the answer has been flushed already. A
+     * read that fails (the client gave up, Tomcat's read timeout) ends it quietly.
+     */
+    private void drain(HttpServletRequest req) {
+        long budget = Math.max(maxBytes, DRAIN_BYTES);
+        long deadline = System.nanoTime() + DRAIN_MS * 1_000_000;
+        byte[] sink = new byte[65536];
+        try {
+            ServletInputStream in = req.getInputStream();
+            for (long read = 0; read < budget && System.nanoTime() - deadline < 0; ) {
+                int n = in.read(sink);
+                if (n < 0) {
+                    return;
+                }
+                read += n;
+            }
+        } catch (IOException | IllegalStateException e) {
+            // nothing more to read, or the body was taken as a reader: Tomcat closes as before
+        }
     }
 
     /** The request whose body stream counts bytes and fails past the limit or the deadline. */
