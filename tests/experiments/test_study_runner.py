@@ -165,3 +165,18 @@ def test_a_cut_off_last_line_is_reported_not_fatal(tmp_path, echo_study):
     s = summarize(folder)
     assert any("cut off" in r["what"] for r in s["lost"])
     assert s["values"] == [1, 2]
+
+
+@pytest.mark.parametrize("value", [0, 11, True, 2.0, "3", None])
+def test_whole_refuses_what_is_not_a_whole_number_in_range_naming_key_and_range(value):
+    with pytest.raises(study.StudyError, match=r"with_work\.calls must be a whole number from 1 to 10 \(got "):
+        study.whole({"calls": value}, "calls", 1, 10, where="with_work.")
+    assert study.whole({"calls": 10}, "calls", 1, 10) == 10
+
+
+@pytest.mark.parametrize("value", [[], [1, 0], [1, True], (1, 2), 5])
+def test_wholes_refuses_an_empty_list_or_one_member_out_of_range(value):
+    with pytest.raises(study.StudyError, match=r"^sizes must be a non-empty list of whole numbers from 1 to 9 \(got "):
+        study.wholes({"sizes": value}, "sizes", 1, 9)
+    assert study.wholes({"sizes": [1, 9]}, "sizes", 1, 9) == [1, 9]
+    assert study.wholes({"sizes": []}, "sizes", 1, 9, empty=True) == []

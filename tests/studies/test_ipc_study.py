@@ -37,7 +37,7 @@ def test_the_experiment_file_is_a_study_and_its_quick_table_is_smaller():
 @pytest.mark.parametrize("key,value,says", [
     ("mechanisms", ["fifo", "smoke-signals"], "mechanisms"),
     ("sizes", [4], "sizes"),
-    ("sweep_sizes", "64", "sweep_sizes"),
+    ("sweep_sizes", "64", "sweep_sizes must be a list of whole numbers"),
     ("bytes", 0, "bytes"),
     ("bytes", 50, "less than one message"),
     ("min_rate", -1, "min_rate"),

@@ -17,7 +17,8 @@ def _params(**over) -> dict:
 
 
 @pytest.mark.parametrize("key,value,says", [
-    ("calls", 0, "calls = 0"), ("sizes", [0, 70000], "sizes"), ("sizes", [4, 4], "listed twice"),
+    ("calls", 0, "calls must be a whole number from 1 to 10000000"),
+    ("sizes", [0, 70000], "sizes must be a non-empty list of whole numbers from 0 to"), ("sizes", [4, 4], "listed twice"),
     ("rpc", ["onc/shm-spin"], "onc/tcp"), ("raw", ["udp"], "tcp, unix, shm-spin, shm-futex"),
     ("pin", "yes", "true or false"), ("warmup", -1, "warmup")])
 def test_bad_parameters_name_the_key_and_what_it_accepts(key, value, says):

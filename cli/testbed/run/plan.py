@@ -105,7 +105,12 @@ def load_plan(layers: list[tuple[dict, str]], where: str) -> LoadPlan:
     return plan
 
 
+def is_whole(value, lo: int, hi: int) -> bool:
+    """value is an int (not a bool) in lo..hi."""
+    return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+
+
 def whole(value, key: str, where: str, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+    if not is_whole(value, lo, hi):
         raise DefinitionError(f"{where}: {key} must be a whole number {lo}..{hi} (got {value!r})")
     return value

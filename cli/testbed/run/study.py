@@ -43,6 +43,7 @@ from pathlib import Path
 
 from testbed.run import results
 from testbed.run.definition import RUN_ID, DefinitionError, read_toml
+from testbed.run.plan import is_whole
 from testbed.run.progress import Progress
 
 SAMPLES_FILE = "samples.jsonl"
@@ -51,6 +52,23 @@ TOP_KEYS = ("name", "kind", "description", "params", "quick")
 
 class StudyError(DefinitionError):
     """The study's parameters are wrong, or what it needs is missing; the text names the fix."""
+
+
+def whole(params: dict, key: str, lo: int, hi: int, where: str = "") -> int:
+    """params[key], refused unless a whole number lo..hi; where prefixes the key ("with_work.")."""
+    v = params[key]
+    if not is_whole(v, lo, hi):
+        raise StudyError(f"{where}{key} must be a whole number from {lo} to {hi} (got {v!r})")
+    return v
+
+
+def wholes(params: dict, key: str, lo: int, hi: int, where: str = "", empty: bool = False) -> list[int]:
+    """params[key], refused unless a list of whole numbers lo..hi (non-empty unless empty=True)."""
+    v = params[key]
+    if not isinstance(v, list) or (not v and not empty) or not all(is_whole(x, lo, hi) for x in v):
+        what = "a list" if empty else "a non-empty list"
+        raise StudyError(f"{where}{key} must be {what} of whole numbers from {lo} to {hi} (got {v!r})")
+    return v
 
 
 class PointError(RuntimeError):

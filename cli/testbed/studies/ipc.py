@@ -27,7 +27,7 @@ from pathlib import Path
 
 from analysis.studies.ipc import LABELS
 from testbed import ROOT
-from testbed.run.study import PointError, Point, StudyError
+from testbed.run.study import PointError, Point, StudyError, whole, wholes
 from testbed.studies import ipc_objects
 
 BINARY = ROOT / "build" / "studies" / "ipc" / "tb-ipc"
@@ -52,14 +52,11 @@ def check(params: dict) -> None:
     if not isinstance(mechs, list) or not mechs or any(m not in MECHANISMS for m in mechs):
         raise StudyError(f"mechanisms: a list drawn from {', '.join(MECHANISMS)} (got {mechs!r})")
     for key in ("sizes", "sweep_sizes"):
-        v = params[key]
-        if not isinstance(v, list) or any(not isinstance(s, int) or not MIN_SIZE <= s <= MAX_SIZE for s in v):
-            raise StudyError(f"{key}: a list of whole byte counts {MIN_SIZE}..{MAX_SIZE} (got {v!r})")
+        wholes(params, key, MIN_SIZE, MAX_SIZE, empty=True)     # message sizes in bytes
     if not params["sizes"] and not params["sweep_sizes"]:
         raise StudyError("sizes and sweep_sizes are both empty: nothing to measure")
     for key in ("bytes", "sweep_bytes", "sweep_messages", "min_rate"):
-        if not isinstance(params[key], int) or params[key] < 1:
-            raise StudyError(f"{key}: a whole number >= 1 (got {params[key]!r})")
+        whole(params, key, 1, 1 << 50)
     too_small = [s for s in params["sizes"] if params["bytes"] < s]
     if too_small:
         raise StudyError(f"bytes = {params['bytes']} is less than one message of {too_small}")

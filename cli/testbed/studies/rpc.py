@@ -37,7 +37,7 @@ from pathlib import Path
 
 from analysis import stats
 from testbed import ROOT
-from testbed.run.study import Point, PointError, StudyError
+from testbed.run.study import Point, PointError, StudyError, whole, wholes
 
 BIN_DIR = ROOT / "build" / "studies" / "rpc"
 PROGRAMS = {"onc": "rpc-onc-client", "gsoap": "rpc-gsoap-client", "raw": "rpc-raw-pingpong"}
@@ -61,21 +61,12 @@ PARAMS = {
 }
 
 
-def _whole(params: dict, key: str, lo: int, hi: int) -> None:
-    v = params[key]
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise StudyError(f"{key} = {v!r}: expected a whole number in {lo}..{hi}")
-
-
 def check(params: dict) -> None:
-    _whole(params, "calls", 1, 10_000_000)
-    _whole(params, "warmup", 0, 10_000_000)
-    _whole(params, "idle_ms", 0, 10_000)
-    _whole(params, "point_timeout_s", 5, 3600)
-    sizes = params["sizes"]
-    if not isinstance(sizes, list) or not sizes or any(
-            isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= MAX_SIZE for s in sizes):
-        raise StudyError(f"sizes = {sizes!r}: expected a list of argument sizes in bytes, 0..{MAX_SIZE}")
+    whole(params, "calls", 1, 10_000_000)
+    whole(params, "warmup", 0, 10_000_000)
+    whole(params, "idle_ms", 0, 10_000)
+    whole(params, "point_timeout_s", 5, 3600)
+    sizes = wholes(params, "sizes", 0, MAX_SIZE)      # argument sizes in bytes
     if len(set(sizes)) != len(sizes):
         raise StudyError(f"sizes = {sizes!r}: a size is listed twice")
     rpc = params["rpc"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from testbed import ROOT, procs, tiers
-from testbed.run.study import Point, PointError, StudyError
+from testbed.run.study import Point, PointError, StudyError, whole, wholes
 from testbed.studies.jvm_worker import JvmWorker
 
 CPP = ROOT / "build" / "studies" / "serialization" / "tb-serialization"
@@ -81,13 +81,10 @@ def check(p: dict) -> None:
         raise StudyError(f"transmit_options: unknown {bad}; choose from {', '.join(TRANSMIT)}")
     for key in ("raw_sizes", "buffer_counts", "float_counts", "socket_sizes", "transmit_sizes",
                 "mtom_counts"):
-        bad = [v for v in p[key] if not isinstance(v, int) or not 1 <= v <= 100_000_000]
-        if bad:
-            raise StudyError(f"{key}: {bad} are not whole numbers 1..100000000")
+        wholes(p, key, 1, 100_000_000, empty=True)
     for key, lo, hi in (("writer_n", 0, 100_000_000), ("min_runs", 1, 10000), ("transmit_calls", 1, 1000),
                         ("large_bytes", 1, 1 << 40), ("seed", 0, (1 << 64) - 1)):
-        if not isinstance(p[key], int) or not lo <= p[key] <= hi:
-            raise StudyError(f"{key} must be a whole number {lo}..{hi} (got {p[key]!r})")
+        whole(p, key, lo, hi)
     for key in ("min_seconds", "jit_seconds"):
         if not isinstance(p[key], (int, float)) or not 0 <= p[key] <= 60:
             raise StudyError(f"{key} must be seconds 0..60 (got {p[key]!r})")

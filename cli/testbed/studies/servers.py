@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from testbed import ROOT
-from testbed.run.study import Point, PointError, StudyError
+from testbed.run.study import Point, PointError, StudyError, whole, wholes
 
 JAR = ROOT / "studies" / "servers" / "target" / "servers.jar"
 MODELS = ("thread", "poller", "pooled")
@@ -75,18 +75,6 @@ def sweep_params(params: dict, work: str) -> dict:
     return params if work == "none" else {**params, **params["with_work"]}
 
 
-def _int_list(params: dict, key: str, lo: int, hi: int, where: str = "") -> None:
-    v = params[key]
-    if not isinstance(v, list) or not v or not all(isinstance(x, int) and lo <= x <= hi for x in v):
-        raise StudyError(f"{where}{key} must be a non-empty list of whole numbers from {lo} to {hi} (got {v!r})")
-
-
-def _int(params: dict, key: str, lo: int, hi: int, where: str = "") -> None:
-    v = params[key]
-    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-        raise StudyError(f"{where}{key} must be a whole number from {lo} to {hi} (got {v!r})")
-
-
 def check(params: dict) -> None:
     models = params["models"]
     if not isinstance(models, list) or not models or any(m not in MODELS for m in models):
@@ -95,16 +83,16 @@ def check(params: dict) -> None:
     if not isinstance(ww, dict) or set(ww) - set(WITH_WORK_KEYS):
         raise StudyError(f"with_work may only hold {', '.join(WITH_WORK_KEYS)} (got {ww!r})")
     for where, p in (("", params), ("with_work.", sweep_params(params, "wait:1"))):
-        _int_list(p, "clients", 1, 10000, where)
-        _int_list(p, "lengths", 8, 1 << 20, where)
-        _int_list(p, "pools", 1, 10000, where)
-        _int(p, "messages", 1, 1_000_000, where)
-        _int(p, "min_total_messages", 0, 5_000_000, where)
+        wholes(p, "clients", 1, 10000, where)
+        wholes(p, "lengths", 8, 1 << 20, where)
+        wholes(p, "pools", 1, 10000, where)
+        whole(p, "messages", 1, 1_000_000, where)
+        whole(p, "min_total_messages", 0, 5_000_000, where)
         if max(p["clients"]) * messages_for(p, max(p["clients"])) > 20_000_000:
             raise StudyError(f"{where}clients × messages is over 20 000 000 messages in one run; use fewer")
     for key, lo, hi in (("pool", 1, 10000), ("base_clients", 1, 10000), ("base_length", 8, 1 << 20),
                         ("warmup_messages", 0, 1_000_000), ("deadline_s", 5, 3600), ("sample_ms", 1, 1000)):
-        _int(params, key, lo, hi)
+        whole(params, key, lo, hi)
     work = params["work"]
     if not isinstance(work, list) or not work or not all(isinstance(w, str) and WORK.match(w) for w in work):
         raise StudyError(f"work must be a non-empty list of none, cpu:<µs>, wait:<µs> (got {work!r})")
