@@ -51,15 +51,43 @@ TEST_KNOBS = {
 }
 
 
-_stacks_made = []
+_bases_taken: set[int] = set()
+SLOT = 1000     # a stack's replica ports: base + tier offset (100..400) + index, and base + 990
+
+
+def _ephemeral_low() -> int:
+    """The first port of the kernel's ephemeral range: outgoing connections take ports from
+    there at any moment, so a server port chosen in it may be held when the server starts."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def slot_ports(base: int) -> list[int]:
+    return [t.port(base, i) for t in tiers.TIERS.values() for i in range(1, tiers.MAX_REPLICAS + 1)] + [base + 990]
+
+
+def replica_port_base() -> int:
+    """A replica port range of the stack's own: the first SLOT-port slot from
+    TESTBED_TEST_PORT_BASE (default 20000: above free_port's range and a user's stack at 19000)
+    that no stack of this session took and whose ports are all free now, below the ephemeral
+    range unless TESTBED_TEST_PORT_BASE already starts in it."""
+    start = int(os.environ.get("TESTBED_TEST_PORT_BASE", "20000"))
+    end = _ephemeral_low() if start + SLOT <= _ephemeral_low() else 65536
+    for base in range(start, end - SLOT + 1, SLOT):
+        if base not in _bases_taken and all(procs.port_free(p) for p in slot_ports(base)):
+            _bases_taken.add(base)
+            return base
+    pytest.fail(f"no free {SLOT}-port slot for a test stack between {start} and {end}: stop what holds "
+                f"them or set TESTBED_TEST_PORT_BASE")
 
 
 def make_stack_config(name: str, knobs: dict[str, str] | None = None):
     """A private stack: free entry ports, its own state dir, and a replica port range of its
-    own (29000, 30000, ... one per stack made in this session) so stacks never collide."""
+    own (replica_port_base) so stacks never collide with each other or with a user's stack."""
     from testbed.config import StackConfig, knobs as env_knobs
-    _stacks_made.append(name)
-    base = int(os.environ.get("TESTBED_TEST_PORT_BASE", "29000")) + 1000 * (len(_stacks_made) - 1)
+    base = replica_port_base()
     merged = {**env_knobs(), **TEST_KNOBS, **(knobs or {})}
     return StackConfig(bind="127.0.0.1", web_port=procs.free_port(), clones_port=procs.free_port(),
                        soap_port=procs.free_port(), stats_port=procs.free_port(),

@@ -2,7 +2,7 @@
 services, directly and through HAProxy's soap entry: the figures of issue 10, item 4.
 
 Starts its own processes on loopback (a gSOAP pool service and an Axis2 service on free
-ports, and a private stack of HAProxy + axis + gsoap on TESTBED_TEST_PORT_BASE), sends each
+ports, and a private stack of HAProxy + axis + gsoap on free ports, tests/stacks.py), sends each
 input once per route and service, and records: seconds until the answer was read (from the
 first byte sent), the answer (HTTP status and faultcode), the service's peak RSS during the
 input (VmHWM after resetting it via /proc/<pid>/clear_refs) and its RSS before and after,
