@@ -52,7 +52,7 @@ TEST_KNOBS = {
 
 
 _bases_taken: set[int] = set()
-SLOT = 1000     # a stack's replica ports: base + tier offset (100..400) + index, and base + 990
+SLOT = 1000     # a stack's replica ports: base + tier offset (100..400) + index, and Locust's web UI
 
 
 def _ephemeral_low() -> int:
@@ -65,7 +65,9 @@ def _ephemeral_low() -> int:
 
 
 def slot_ports(base: int) -> list[int]:
-    return [t.port(base, i) for t in tiers.TIERS.values() for i in range(1, tiers.MAX_REPLICAS + 1)] + [base + 990]
+    from testbed.config import StackConfig
+    return ([t.port(base, i) for t in tiers.TIERS.values() for i in range(1, tiers.MAX_REPLICAS + 1)]
+            + [StackConfig(replica_port_base=base).locust_web_port])
 
 
 def replica_port_base() -> int:
@@ -74,7 +76,8 @@ def replica_port_base() -> int:
     that no stack of this session took and whose ports are all free now, below the ephemeral
     range unless TESTBED_TEST_PORT_BASE already starts in it."""
     start = int(os.environ.get("TESTBED_TEST_PORT_BASE", "20000"))
-    end = _ephemeral_low() if start + SLOT <= _ephemeral_low() else 65536
+    low = _ephemeral_low()
+    end = low if start + SLOT <= low else 65536
     for base in range(start, end - SLOT + 1, SLOT):
         if base not in _bases_taken and all(procs.port_free(p) for p in slot_ports(base)):
             _bases_taken.add(base)
