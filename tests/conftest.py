@@ -1,5 +1,7 @@
 """Fixtures that start real tier processes (built by `./testbed build`) on free loopback
-ports, one per test session, and stop them afterwards. The helpers are in stacks.py."""
+ports, one per test session (per worker under `./testbed test`, which runs pytest-xdist),
+and stop them afterwards. The helpers are in stacks.py; how to write a test that needs a
+stack, and how the suite runs in parallel: tests/README.md."""
 from __future__ import annotations
 
 import sys
@@ -8,6 +10,24 @@ import pytest
 
 from testbed import procs
 from stacks import make_stack_config, start_tier
+
+
+@pytest.hookimpl(tryfirst=True)      # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Parallel runs (pytest -n N --dist loadgroup, as ./testbed test does): the tests of one
+    file form one group and run on one worker, so its module and session fixtures start once
+    there, unless a test names a group of its own (@pytest.mark.xdist_group("name"): e.g. each
+    end-to-end experiment run, on a stack of its worker's own). The long groups (marked slow)
+    are handed out first, so no worker is left with one at the end."""
+    def group(item):
+        mark = item.get_closest_marker("xdist_group")
+        return mark.args[0] if mark and mark.args else mark.kwargs.get("name") if mark else None
+
+    for item in items:
+        if group(item) is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    slow = {group(item) for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: group(item) not in slow)     # stable: a file's tests stay together
 
 
 def pytest_collection_finish(session):

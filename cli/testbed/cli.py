@@ -214,12 +214,36 @@ def cmd_fault(args) -> int:
     return 0
 
 
+# --quick: the inner loop, no test that starts a stack of its own or runs an experiment end
+# to end (markers in pyproject.toml; tests/README.md)
+QUICK_MARKERS = "not slow and not own_stack"
+
+
+def _pytest_argv(args) -> list[str]:
+    """pytest's arguments: the user's, after -n WORKERS --dist loadgroup (pytest-xdist: the
+    tests of one file on one worker, tests/conftest.py) unless the user chose -n or -p no:xdist,
+    and -m QUICK_MARKERS for --quick (joined with the user's own -m)."""
+    user = list(args.pytest_args)
+    argv: list[str] = []
+    chose = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in user) or \
+        any(a == "no:xdist" or a == "-pno:xdist" for a in user)
+    if not chose and args.workers != 0:
+        argv += ["-n", str(args.workers), "--dist", "loadgroup"]
+    if args.quick:
+        if "-m" in user:
+            i = user.index("-m")
+            user[i + 1] = f"({user[i + 1]}) and {QUICK_MARKERS}"
+        else:
+            argv += ["-m", QUICK_MARKERS]
+    return argv + user
+
+
 def cmd_test(args) -> int:
     from testbed import build, prereqs
     prereqs.ensure()
     try:
         build.native()
-        build.java(run_tests=True)
+        build.java(run_tests=not args.quick)
     except build.BuildError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 1
@@ -227,7 +251,7 @@ def cmd_test(args) -> int:
     if rc != 0:
         print("testbed: ctest failed", file=sys.stderr)
         return rc
-    return subprocess.call([sys.executable, "-m", "pytest", *args.pytest_args], cwd=ROOT)
+    return subprocess.call([sys.executable, "-m", "pytest", *_pytest_argv(args)], cwd=ROOT)
 
 
 def cmd_bench(args) -> int:
@@ -322,7 +346,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_fault)
 
     s = sub.add_parser("test", help="build everything and run every test (JUnit, ctest, pytest)",
-                       description="Arguments after the verb go to pytest, e.g. ./testbed test -k interop -x")
+                       description="Arguments after the verb (and its own options) go to pytest, "
+                                   "e.g. ./testbed test -k interop -x")
+    s.add_argument("--quick", action="store_true",
+                   help="the inner loop (about 3 min): build what changed without the JUnit run, then "
+                        f"the tests that need no stack restart (pytest -m \"{QUICK_MARKERS}\")")
+    s.add_argument("--workers", type=int, metavar="N",
+                   default=int(os.environ.get("TESTBED_TEST_WORKERS", "4")),
+                   help="pytest worker processes (pytest-xdist; default 4, or TESTBED_TEST_WORKERS: "
+                        "the tests mostly wait for JVMs, timers and sockets, so more than the cores pay); "
+                        "0: one process, as plain pytest")
     s.add_argument("pytest_args", nargs=argparse.REMAINDER)
     s.set_defaults(func=cmd_test)
 
