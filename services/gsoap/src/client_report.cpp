@@ -123,7 +123,9 @@ std::string dry_run_json(const ClientOptions &o) {
   j["n"] = o.n;
   j["seed"] = o.seed;
   if (d.kind.empty()) {
-    j["kind"] = j["count"] = j["checksum"] = nullptr;
+    j["kind"] = nullptr;
+    j["count"] = nullptr;
+    j["checksum"] = nullptr;
     return j.dump() + "\n";
   }
   j["kind"] = d.kind;

@@ -66,13 +66,8 @@ void write_file(const std::string &path, const std::string &bytes) {
 
 int run_message(const Options &o) {
   auto msg = make_message(o.op, o.n, o.seed);
-  Json out;
-  out["impl"] = "gsoap";
-  out["command"] = "message";
-  out["op"] = o.op;
-  out["n"] = o.n;
-  out["seed"] = o.seed;
-  out["raw_bytes"] = msg->raw_bytes();
+  Json out = {{"impl", "gsoap"}, {"command", "message"}, {"op", o.op}, {"n", o.n}, {"seed", o.seed},
+              {"raw_bytes", msg->raw_bytes()}};
 
   // the envelope, in memory
   struct soap *ser = soap_new1(SOAP_IO_BUFFER);
@@ -176,7 +171,8 @@ int run_message(const Options &o) {
     out["write_ns"] = net[0].json();
     out["read_ns"] = net[1].json();
   } else {
-    out["write_ns"] = out["read_ns"] = nullptr;
+    out["write_ns"] = nullptr;
+    out["read_ns"] = nullptr;
   }
   soap_free(ser);
   soap_free(deser);

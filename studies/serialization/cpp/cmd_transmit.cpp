@@ -61,19 +61,10 @@ int run_transmit(const Options &o) {
   CountedProxy cp(io_mode(o.io) | keep);
   if (o.sndbuf >= 0) cp.proxy.soap->sndbuf = o.sndbuf;
   if (o.rcvbuf >= 0) cp.proxy.soap->rcvbuf = o.rcvbuf;
-  Json out;
-  out["impl"] = "gsoap";
-  out["command"] = "transmit";
-  out["op"] = o.op;
-  out["n"] = o.n;
-  out["seed"] = o.seed;
-  out["raw_bytes"] = msg->raw_bytes();
-  out["io"] = o.io;
-  out["keepalive"] = o.keepalive;
-  out["sndbuf"] = o.sndbuf;
-  out["rcvbuf"] = o.rcvbuf;
-  out["expected_count"] = msg->expected().count;
-  out["expected_checksum"] = msg->expected().checksum;
+  Json out = {{"impl", "gsoap"}, {"command", "transmit"}, {"op", o.op}, {"n", o.n}, {"seed", o.seed},
+              {"raw_bytes", msg->raw_bytes()}, {"io", o.io}, {"keepalive", o.keepalive},
+              {"sndbuf", o.sndbuf}, {"rcvbuf", o.rcvbuf}, {"expected_count", msg->expected().count},
+              {"expected_checksum", msg->expected().checksum}};
   return timed_calls(o, cp, *msg, out);
 }
 
@@ -83,16 +74,9 @@ int run_mtom(const Options &o) {
   CountedProxy cp(SOAP_IO_KEEPALIVE | (mtom ? SOAP_ENC_MTOM : 0));
   // the array form of the same ints: what both forms must decode to
   const uint32_t array_checksum = checksum(int_items(static_cast<size_t>(o.n), o.seed));
-  Json out;
-  out["impl"] = "gsoap";
-  out["command"] = "mtom";
-  out["form"] = o.form;
-  out["n"] = o.n;
-  out["seed"] = o.seed;
-  out["raw_bytes"] = msg->raw_bytes();
-  out["expected_count"] = msg->expected().count;
-  out["expected_checksum"] = msg->expected().checksum;
-  out["int_array_checksum"] = array_checksum;
+  Json out = {{"impl", "gsoap"}, {"command", "mtom"}, {"form", o.form}, {"n", o.n}, {"seed", o.seed},
+              {"raw_bytes", msg->raw_bytes()}, {"expected_count", msg->expected().count},
+              {"expected_checksum", msg->expected().checksum}, {"int_array_checksum", array_checksum}};
   return timed_calls(o, cp, *msg, out);
 }
 
