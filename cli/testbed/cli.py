@@ -221,14 +221,15 @@ QUICK_MARKERS = "not slow and not own_stack"
 
 def _pytest_argv(args) -> list[str]:
     """pytest's arguments: the user's, after -n WORKERS --dist loadgroup (pytest-xdist: the
-    tests of one file on one worker, tests/conftest.py) unless the user chose -n or -p no:xdist,
+    tests of one file on one worker, in the order tests/conftest.py gives the groups: slow
+    ones first) unless the user chose -n or -p no:xdist,
     and -m QUICK_MARKERS for --quick (joined with the user's own -m)."""
     user = list(args.pytest_args)
     argv: list[str] = []
     chose = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in user) or \
         any(a == "no:xdist" or a == "-pno:xdist" for a in user)
     if not chose and args.workers != 0:
-        argv += ["-n", str(args.workers), "--dist", "loadgroup"]
+        argv += ["-n", str(args.workers), "--dist", "loadgroup", "--no-loadscope-reorder"]
     if args.quick:
         if "-m" in user:
             i = user.index("-m")
