@@ -401,14 +401,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _test_options(words: list[str]) -> tuple[list[str], list[str]]:
+    """`./testbed test`'s own leading options (--quick, --workers N, --workers=N), and the rest."""
+    own: list[str] = []
+    while words:
+        if words[0] == "--quick" or words[0].startswith("--workers="):
+            own, words = own + words[:1], words[1:]
+        elif words[0] == "--workers" and len(words) > 1:
+            own, words = own + words[:2], words[2:]
+        else:
+            break
+    return own, words
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     if argv[:1] == ["test"] and argv[1:] not in (["-h"], ["--help"]):
-        # everything after `test` goes to pytest, options too (argparse's REMAINDER refuses a
-        # leading option: ./testbed test -k interop -x)
-        args = parser.parse_args(["test"])
-        args.pytest_args = argv[1:]
+        # test's own options first (--quick, --workers N), then everything goes to pytest,
+        # options too (argparse's REMAINDER refuses a leading option: ./testbed test -k interop -x)
+        own, rest = _test_options(argv[1:])
+        args = parser.parse_args(["test", *own])
+        args.pytest_args = rest
     else:
         args = parser.parse_args(argv)
     try:
