@@ -4,6 +4,7 @@ and stop them afterwards. The helpers are in stacks.py; how to write a test that
 stack, and how the suite runs in parallel: tests/README.md."""
 from __future__ import annotations
 
+import signal
 import sys
 
 import pytest
@@ -11,6 +12,12 @@ import pytest
 from testbed import procs
 from stacks import make_stack_config, start_tier
 
+
+# A shell starts a background job (`./testbed test &`, nohup, a CI runner's step) with SIGINT
+# ignored, and an ignored signal stays ignored across exec: the Ctrl-C tests' `./testbed run`
+# children would then never see their SIGINT and run to the end. The tests stand for a user at
+# a terminal, so SIGINT is handled here and every child starts with the default action.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 CHUNK = 25     # tests per group when a file is split (pytest -n): its session fixtures start once per worker
 
