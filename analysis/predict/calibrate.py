@@ -1,0 +1,136 @@
+"""From measured demands (analysis.predict.demands) and a configuration to the model
+(analysis.predict.model) — the one place that says which measured figure goes where.
+
+Per request, CPU outside the lock: the load generator, two of HAProxy's three hops (Locust →
+front, front → clone), the front, the clone's CPU that its thread did not spend holding the
+lock, and the unattributed host CPU. Inside the lock: the clone thread's CPU while it held the
+lock (its timer), HAProxy's SOAP hop (a third of its CPU: the three hops carry one request
+each) and the service's CPU. Waiting inside the lock: the service's own wait plus a residual
+latency r (loopback hops, thread wake-ups), fitted so that the model's holding time at the
+baseline's user counts equals the measured one — the only fitted figure. Lock servers: clones x 1
+(singleton), clones x P (pool of P), none (client per request). Requests admitted at once: the
+front's Tomcat threads x fronts (HAProxy queues the rest). Service replicas share the calls
+and add nothing else: the model has no per-replica cost.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from scipy.optimize import brentq
+
+from analysis.predict.demands import UNATTRIBUTED, Demands
+from analysis.predict.model import Model, solve_model
+
+INF = math.inf
+HOPS = 3                   # HAProxy hops per request: web, clones, soap
+
+
+@dataclass(frozen=True)
+class Config:
+    """A configuration to predict: replicas of the client tier and the service, the client
+    lifecycle, users' think time and CPU cores (None: as measured)."""
+
+    clones: int = 1
+    service: int = 1
+    fronts: int = 1
+    client_mode: str = "singleton"
+    pool_size: int | None = None
+    think_time: float | None = None
+    cores: float | None = None
+
+    def text(self) -> str:
+        mode = f"pool of {self.pool_size}" if self.client_mode == "pool" else self.client_mode
+        return f"{mode} · clone {self.clones} · service {self.service}" + (
+            f" · front {self.fronts}" if self.fronts != 1 else "")
+
+    def lock_servers(self) -> float:
+        if self.client_mode == "request":
+            return INF
+        return self.clones * (self.pool_size or 1 if self.client_mode == "pool" else 1)
+
+
+@dataclass(frozen=True)
+class Calibrated:
+    """The figures the model takes from the baseline."""
+
+    outside: dict[str, float]       # pool -> s of CPU per request outside the lock
+    inside: dict[str, float]        # pool -> s inside
+    service_wait: float             # s, the service's configured wait
+    residual: float                 # s, fitted latency inside the lock
+    pools: dict[str, float]
+    threads_front: int
+    think_time: float
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"outside_cpu_s": self.outside, "inside_cpu_s": self.inside, "service_wait_s": self.service_wait,
+                "residual_latency_s": self.residual, "pools": self.pools, "threads_front": self.threads_front,
+                "think_time_s": self.think_time, "notes": list(self.notes)}
+
+
+def _split(d: Demands) -> tuple[dict[str, float], dict[str, float], list[str]]:
+    cpu = {t: e.mean for t, e in d.cpu.items()}
+    notes = []
+    clone = cpu.get("clone", 0.0)
+    if d.lock_cpu is not None:
+        in_clone = min(d.lock_cpu.mean, clone)
+    else:
+        in_clone = clone / 2
+        notes.append("no lock timers: half the clone's CPU counted inside the lock")
+    hap = cpu.get("haproxy", 0.0)
+    out_t = {"loadgen": cpu.get("loadgen", 0.0), "haproxy": hap * (HOPS - 1) / HOPS, "front": cpu.get("front", 0.0),
+             "clone": clone - in_clone, UNATTRIBUTED: cpu.get(UNATTRIBUTED, 0.0)}
+    in_t = {"clone": in_clone, "haproxy": hap / HOPS, "service": cpu.get("service", 0.0)}
+    outside, inside = {}, {}
+    for t, v in out_t.items():
+        p = d.tier_pool.get(t, next(iter(d.pools)))
+        outside[p] = outside.get(p, 0.0) + v
+    for t, v in in_t.items():
+        p = d.tier_pool.get(d.backend if t == "service" else t, next(iter(d.pools)))
+        inside[p] = inside.get(p, 0.0) + v
+    return outside, inside, notes
+
+
+def calibrate(d: Demands) -> Calibrated:
+    """Split the measured CPU around the lock and fit the residual latency inside it."""
+    outside, inside, notes = _split(d)
+    base = Calibrated(outside, inside, d.service_wait_s, 0.0, dict(d.pools), d.threads.get("front", 200),
+                      d.think_time_s, tuple(notes))
+    targets = [(s.users, s.lock_hold) for s in d.steps if s.lock_hold]
+    if not targets:                 # no timers: the singleton's plateau is 1 / holding time
+        targets = [(s.users, 1.0 / s.throughput) for s in d.steps if s.throughput]
+        notes.append("lock holding time taken as 1 / throughput (no lock timers)")
+    fits = []
+    for users, hold in targets:
+        def gap(r: float) -> float:
+            m = model(replace(base, residual=r), Config(), think_time=0.0)
+            return solve_model(m, users).lock_hold - hold
+        lo = gap(0.0)
+        if lo >= 0:
+            fits.append(0.0)
+            if lo > 0.02 * hold:
+                notes.append(f"at {users} users the model's CPU inside the lock alone exceeds the measured "
+                             f"holding time ({hold * 1e3:.2f} ms) by {lo * 1e3:.2f} ms")
+            continue
+        fits.append(brentq(gap, 0.0, hold, xtol=1e-7))
+    fits.sort()
+    residual = fits[len(fits) // 2]
+    return replace(base, residual=residual, notes=tuple(notes))
+
+
+def model(c: Calibrated, cfg: Config, think_time: float | None = None, request: Calibrated | None = None) -> Model:
+    """The model of configuration cfg; a client per request takes its CPU from `request` (its
+    own calibration: the per-call build cannot be seen in a singleton run)."""
+    z = think_time if think_time is not None else (cfg.think_time if cfg.think_time is not None else c.think_time)
+    pools = dict(c.pools)
+    if cfg.cores is not None:
+        pools = {p: cfg.cores if p in ("host", "stack") else v for p, v in pools.items()}
+    if cfg.client_mode == "request":
+        src = request or c
+        outside = {p: src.outside.get(p, 0.0) + src.inside.get(p, 0.0) for p in pools}
+        return Model(pools, outside, {}, delay_inside=src.service_wait + src.residual, lock_servers=INF,
+                     clones=cfg.clones, think_time=z, concurrency=cfg.fronts * c.threads_front)
+    return Model(pools, dict(c.outside), dict(c.inside), delay_inside=c.service_wait + c.residual,
+                 lock_servers=cfg.lock_servers(), clones=cfg.clones, think_time=z,
+                 concurrency=cfg.fronts * c.threads_front)

@@ -1,0 +1,36 @@
+"""Predict before measuring: right after a clones experiment's baseline run(s) — and before the
+next run starts — calibrate the queueing model on them and write every other configuration's
+prediction to the result folder (analysis/predict, docs/predict.md). The report compares it with
+what was then measured; `written` in the file, earlier than those runs' `started`, shows it
+was made first."""
+from __future__ import annotations
+
+import json
+
+from analysis.predict.demands import is_baseline
+from analysis.predict.forecast import FILE
+
+
+def due(configs: list[dict], i: int) -> bool:
+    """After run i: every baseline run has finished and a run that is not one comes next."""
+    base = [k for k, c in enumerate(configs) if is_baseline(c)]
+    return bool(base) and i == max(base) and any(not is_baseline(c) for c in configs[i + 1:])
+
+
+def write(folder, say) -> None:
+    """prediction.json from the baseline run(s) in folder; a failure is noted, never raised."""
+    from analysis.folder import load
+    from analysis.predict.forecast import predict
+    from analysis.summary import analyse
+    from testbed.run.results import write_json
+    try:
+        result = load(folder)
+        pred = predict(result, analyse(result).steps, own_request_steps=False)
+    except Exception as e:                 # the experiment goes on; the report says why
+        write_json(folder / FILE, {"format": 1, "error": f"{type(e).__name__}: {e}"[:300]})
+        say(f"  prediction: none ({type(e).__name__}: {e})"[:200])
+        return
+    write_json(folder / FILE, json.loads(json.dumps(pred, default=str)))
+    shown = "; ".join(f"{c['text']} {c['predicted_max_throughput']:.0f}/s" for c in pred["configurations"]
+                      if not c["baseline"])
+    say(f"  prediction (from {', '.join(pred['calibrated_on'])}, before the next run): {shown}")
