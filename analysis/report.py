@@ -17,6 +17,8 @@ from analysis.findings import html_block as findings_block
 from analysis import faults as faultmod
 from analysis import maxima, plots, sidebyside, steps
 from analysis.folder import load
+from analysis.predict import figures as pfigures
+from analysis.predict.report_section import html as prediction_html
 from analysis.summary import Analysis, analyse
 
 STEPS_FILE, SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "steps.csv", "summary.json", "report.html", "plots"
@@ -55,6 +57,12 @@ def figures(a: Analysis) -> dict[str, object]:
             lines, f"{s['experiment']['name']}: throughput vs users (clone runs, /seg/5)", groups)
     if s.get("segments"):
         figs["segments"] = plots.segment_bars(s["segments"])
+    p = s.get("prediction") or {}
+    if p.get("configurations"):
+        figs["prediction"] = pfigures.overlay(
+            [{"text": c["text"], "users": c["users"], "predicted": c["predicted"],
+              "measured": [(u, x) for u, x in zip(c["users"], c["measured"]) if x is not None]}
+             for c in p["configurations"]], f"{s['experiment']['name']}: predicted vs measured")
     if "scaling" in s:
         figs["clones"] = plots.clone_scaling({k: [tuple(p) for p in v] for k, v in s["scaling"].items()})
     for run in a.result.runs:
@@ -201,6 +209,8 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
         part = {r.id for r in a.result.runs if _part(r) == "clones"} if e["kind"] == "classic" else None
         body += _clones_table(s, part)
         body.append(h.image(pngs["clones"], "clone scaling vs ideal"))
+        if "prediction" in s:
+            body += prediction_html(s["prediction"], pngs.get("prediction"))
     if s.get("faults"):
         body += ["<h2>Faults injected</h2>", _faults_table(s)]
         body += [h.image(pngs[k], k) for k in pngs if k.startswith("timeline-")]

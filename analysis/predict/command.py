@@ -20,6 +20,7 @@ from pathlib import Path
 from analysis.folder import NotAResultFolder, load
 from analysis.predict import check, demands as dmod, figures, target as tmod
 from analysis.predict.calibrate import Config, calibrate, model
+from analysis.predict.forecast import run_steps
 from analysis.predict.model import solve_model
 
 MODES = ("singleton", "request", "pool")
@@ -91,9 +92,8 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
         p.error("--pool goes with --client-mode pool")
     try:
         result = load(args.folder)
-        from analysis.summary import analyse
-        analysis = analyse(result)
-        d = dmod.measure(result, analysis.steps)
+        steps = run_steps(result)
+        d = dmod.measure(result, steps)
     except (NotAResultFolder, dmod.NoBaseline) as e:
         p.error(str(e))
     cal = calibrate(d)
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
                  pool_size=(args.pool or 8) if mode == "pool" else None, think_time=args.think_time, cores=args.cores)
     request = None
     if mode == "request" or args.target:
-        request = _request_calibration(result, analysis)
+        request = _request_calibration(result, steps)
         if mode == "request" and request is None:
             p.error("a client per request cannot be predicted from a singleton baseline (its per-call client build "
                     "never happens there): the folder needs a request run to take that cost from "
@@ -136,13 +136,13 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     return 0 if out.get("agree", True) else 1
 
 
-def _request_calibration(result, analysis):
+def _request_calibration(result, steps):
     from analysis.predict.forecast import _request_calibration as rc, config_of
     runs = [r for r in result.runs if config_of(r.meta).client_mode == "request"]
     if not runs:
         return None
     try:
-        return rc(dmod.measure(result, analysis.steps, runs=runs, first_step_only=True))
+        return rc(dmod.measure(result, steps, runs=runs, first_step_only=True))
     except dmod.NoBaseline:
         return None
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import asdict
 
 import numpy as np
-from scipy.optimize import curve_fit
+from scipy.optimize import OptimizeWarning, curve_fit
 
 from analysis.predict import demands as dmod
 from analysis.predict.calibrate import Config, calibrate, model
@@ -71,7 +72,9 @@ def fit_usl(points: list[tuple[int, float]]) -> tuple[float, float, float] | Non
     x = np.array([p[1] for p in points], dtype=float)
     guess = (float(x[np.argmin(n)] / n.min()), 0.5, 0.0)
     try:
-        params, _ = curve_fit(usl, n, x, p0=guess, bounds=([0, 0, 0], [np.inf, 1, 1]), maxfev=20000)
+        with warnings.catch_warnings():          # a flat baseline leaves the covariance undefined
+            warnings.simplefilter("ignore", OptimizeWarning)
+            params, _ = curve_fit(usl, n, x, p0=guess, bounds=([0, 0, 0], [np.inf, 1, 1]), maxfev=20000)
     except (RuntimeError, ValueError):
         return None
     return tuple(float(v) for v in params)
@@ -91,6 +94,14 @@ def naive(cfg: Config, base_curve: list[tuple[int, float]], users: list[int], us
     linear = [p * float(np.interp(u, ns, xs)) for u in users]
     law = [p * usl(u / p, *usl_params) for u in users] if usl_params else None
     return {"multiple": p, "linear": linear, "usl": law}
+
+
+def run_steps(result) -> dict:
+    """Per-run step samples, as analysis.summary.analyse computes them (without the rest)."""
+    from analysis import steps as smod
+    from analysis.summary import part_settings
+    return {r.id: smod.compute(r.meta, r.history, r.cpu, part_settings(result, r.meta.get("kind"))
+                               if result.kind == "classic" else result.settings) for r in result.runs}
 
 
 def _sweep(m, users: list[int]) -> list:

@@ -121,7 +121,7 @@ def build(result, steps: dict, simulate: bool = True) -> dict:
             "knee_predicted": k_pred, "knee_measured": k_meas, "knee_steps_apart": apart,
             "linear_max_throughput": lin_max, "linear_error": lin_err,
             "usl_max_throughput": usl_max, "usl_error": usl_err,
-            "beats_naive": (None if err is None or lin_err is None or usl_err is None
+            "beats_naive": (None if err is None or lin_err is None or usl_err is None or c.get("baseline")
                             else abs(err) < abs(lin_err) and abs(err) < abs(usl_err)),
             "simulation": [s and {k: s[k] for k in ("throughput", "throughput_ci", "deviation", "agree")} for s in sims],
             "agreement_max_deviation": max(devs) if devs else None,

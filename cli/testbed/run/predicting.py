@@ -20,12 +20,11 @@ def due(configs: list[dict], i: int) -> bool:
 def write(folder, say) -> None:
     """prediction.json from the baseline run(s) in folder; a failure is noted, never raised."""
     from analysis.folder import load
-    from analysis.predict.forecast import predict
-    from analysis.summary import analyse
+    from analysis.predict.forecast import predict, run_steps
     from testbed.run.results import write_json
     try:
         result = load(folder)
-        pred = predict(result, analyse(result).steps, own_request_steps=False)
+        pred = predict(result, run_steps(result), own_request_steps=False)
     except Exception as e:                 # the experiment goes on; the report says why
         write_json(folder / FILE, {"format": 1, "error": f"{type(e).__name__}: {e}"[:300]})
         say(f"  prediction: none ({type(e).__name__}: {e})"[:200])
