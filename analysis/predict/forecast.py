@@ -96,14 +96,6 @@ def naive(cfg: Config, base_curve: list[tuple[int, float]], users: list[int], us
     return {"multiple": p, "linear": linear, "usl": law}
 
 
-def run_steps(result) -> dict:
-    """Per-run step samples, as analysis.summary.analyse computes them (without the rest)."""
-    from analysis import steps as smod
-    from analysis.summary import part_settings
-    return {r.id: smod.compute(r.meta, r.history, r.cpu, part_settings(result, r.meta.get("kind"))
-                               if result.kind == "classic" else result.settings) for r in result.runs}
-
-
 def _sweep(m, users: list[int]) -> list:
     return [solve_model(m, u) for u in users]
 

@@ -9,6 +9,7 @@ import pytest
 
 from analysis.folder import load
 from analysis.predict import demands as dmod, forecast, section
+from analysis.predict.runsteps import run_steps
 from analysis.predict.calibrate import Config, calibrate, model
 from analysis.predict.model import solve_model
 
@@ -23,7 +24,7 @@ def folder(data):
 @pytest.fixture(scope="module")
 def loaded(folder):
     result = load(folder)
-    return result, forecast.run_steps(result)
+    return result, run_steps(result)
 
 
 def test_demands_are_cpu_over_throughput_per_tier_and_the_clone_timers_per_call(loaded):
@@ -57,7 +58,7 @@ def test_the_cpu_is_split_around_the_lock_and_the_residual_is_fitted_to_the_hold
 def test_a_folder_without_a_baseline_is_refused_naming_the_fix(data):
     result = load(data / "segments-handmade")
     with pytest.raises(dmod.NoBaseline, match="no baseline run .*./testbed run clones"):
-        dmod.measure(result, forecast.run_steps(result))
+        dmod.measure(result, run_steps(result))
 
 
 def test_every_planned_configuration_is_predicted_but_a_client_per_request(loaded):
@@ -99,10 +100,10 @@ def test_a_prediction_written_before_the_runs_is_the_one_compared(folder, tmp_pa
     copy = tmp_path / "f"
     shutil.copytree(folder, copy)
     result = load(copy)
-    pred = forecast.predict(result, forecast.run_steps(result), own_request_steps=False)
+    pred = forecast.predict(result, run_steps(result), own_request_steps=False)
     pred["written"] = 1.0                                # before every run started
     (copy / forecast.FILE).write_text(json.dumps(pred))
-    p = section.build(load(copy), forecast.run_steps(load(copy)), simulate=False)
+    p = section.build(load(copy), run_steps(load(copy)), simulate=False)
     c2 = next(c for c in p["configurations"] if c["runs"] == ["singleton-c2-a1"])
     assert c2["written_before_runs"] is True and p["file"] == forecast.FILE
 

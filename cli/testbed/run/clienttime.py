@@ -10,6 +10,7 @@ is skipped for that second (its counters keep counting); rows are flushed as wri
 """
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -51,19 +52,22 @@ class ClientTimeSampler:
         self._stop.set()
         self._thread.join(timeout=5)
 
+    def _poll(self, out) -> None:
+        for r in self.replicas():
+            if r.get("tier") != "clone" or not r.get("url"):
+                continue
+            try:
+                with urllib.request.urlopen(r["url"] + "/status", timeout=TIMEOUT_S) as resp:
+                    status = json.loads(resp.read())
+                out.write("".join(rows(str(r["replica"]), status, time.time())))
+            except (OSError, ValueError) as e:
+                if len(self.errors) < 20:
+                    self.errors.append(f"clone-{r.get('replica')}: {type(e).__name__}: {e}"[:160])
+
     def _loop(self) -> None:
+        start = time.monotonic()
         with open(self.path, "a", buffering=1) as out:
-            due = time.monotonic()
-            while not self._stop.is_set():
-                for r in self.replicas():
-                    if r.get("tier") != "clone" or not r.get("url"):
-                        continue
-                    try:
-                        with urllib.request.urlopen(r["url"] + "/status", timeout=TIMEOUT_S) as resp:
-                            status = json.loads(resp.read())
-                        out.write("".join(rows(str(r["replica"]), status, time.time())))
-                    except (OSError, ValueError) as e:
-                        if len(self.errors) < 20:
-                            self.errors.append(f"clone-{r.get('replica')}: {type(e).__name__}: {e}"[:160])
-                due += self.interval
-                self._stop.wait(max(0.0, due - time.monotonic()))
+            for tick in itertools.count(1):        # on a fixed grid: a slow answer does not shift it
+                self._poll(out)
+                if self._stop.wait(max(0.0, start + tick * self.interval - time.monotonic())):
+                    return

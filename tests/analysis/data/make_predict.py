@@ -73,9 +73,10 @@ def main() -> None:
     import sys
     sys.path.insert(0, str(HERE.parents[2]))
     from analysis.folder import load
-    from analysis.predict import forecast, section
+    from analysis.predict import section
+    from analysis.predict.runsteps import run_steps
     result = load(FOLDER)
-    section.build(result, forecast.run_steps(result))
+    section.build(result, run_steps(result))
 
 
 if __name__ == "__main__":
