@@ -6,8 +6,10 @@ front, front → clone), the front, the clone's CPU that its thread did not spen
 lock, and the unattributed host CPU. Inside the lock: the clone thread's CPU while it held the
 lock (its timer), HAProxy's SOAP hop (a third of its CPU: the three hops carry one request
 each) and the service's CPU. Waiting inside the lock: the service's own wait plus a residual
-latency r (loopback hops, thread wake-ups), fitted so that the model's holding time at the
-baseline's user counts equals the measured one — the only fitted figure. Lock servers: clones x 1
+latency (loopback hops, thread wake-ups), fitted so that the model's holding time at the
+baseline's user counts equals the measured one. Waiting outside the lock: the latency left of
+a step's cycle time N/X once the measured lock wait, holding time and the model's CPU
+residence outside the lock are taken out (the second and last fitted figure). Lock servers: clones x 1
 (singleton), clones x P (pool of P), none (client per request). Requests admitted at once: the
 front's Tomcat threads x fronts (HAProxy queues the rest). Service replicas share the calls
 and add nothing else: the model has no per-replica cost.
@@ -62,10 +64,11 @@ class Calibrated:
     threads_front: int
     think_time: float
     notes: tuple[str, ...] = ()
+    residual_outside: float = 0.0   # s, fitted latency outside the lock
 
     def to_json(self) -> dict:
         return {"outside_cpu_s": self.outside, "inside_cpu_s": self.inside, "service_wait_s": self.service_wait,
-                "residual_latency_s": self.residual, "pools": self.pools, "threads_front": self.threads_front,
+                "residual_latency_s": self.residual, "residual_outside_s": self.residual_outside, "pools": self.pools, "threads_front": self.threads_front,
                 "think_time_s": self.think_time, "notes": list(self.notes)}
 
 
@@ -101,11 +104,27 @@ def calibrate(d: Demands) -> Calibrated:
     if not targets:                 # no timers: the singleton's plateau is 1 / holding time
         targets = [(s.users, 1.0 / s.throughput) for s in d.steps if s.throughput]
         notes.append("lock holding time taken as 1 / throughput (no lock timers)")
-    fits = []
+    fitted, inside_notes = base, []
+    for _ in range(MAX_ROUNDS):     # the two latencies move each other's CPU queueing a little
+        inside, inside_notes = _fit_inside(fitted, targets)
+        outside = _fit_outside(replace(fitted, residual=inside), d)
+        done = abs(inside - fitted.residual) < 1e-7 and abs(outside - fitted.residual_outside) < 1e-7
+        fitted = replace(fitted, residual=inside, residual_outside=outside)
+        if done:
+            break
+    return replace(fitted, notes=tuple(notes + inside_notes))
+
+
+MAX_ROUNDS = 8
+
+
+def _fit_inside(c: Calibrated, targets: list[tuple[int, float]]) -> tuple[float, list[str]]:
+    """The latency inside the lock for which the model's holding time is the measured one
+    (median over the steps)."""
+    fits, notes = [], []
     for users, hold in targets:
         def gap(r: float) -> float:
-            m = model(replace(base, residual=r), Config(), think_time=0.0)
-            return solve_model(m, users).lock_hold - hold
+            return solve_model(model(replace(c, residual=r), Config(), think_time=0.0), users).lock_hold - hold
         lo = gap(0.0)
         if lo >= 0:
             fits.append(0.0)
@@ -113,10 +132,33 @@ def calibrate(d: Demands) -> Calibrated:
                 notes.append(f"at {users} users the model's CPU inside the lock alone exceeds the measured "
                              f"holding time ({hold * 1e3:.2f} ms) by {lo * 1e3:.2f} ms")
             continue
-        fits.append(brentq(gap, 0.0, hold, xtol=1e-7))
+        fits.append(brentq(gap, 0.0, hold, xtol=1e-8))
     fits.sort()
-    residual = fits[len(fits) // 2]
-    return replace(base, residual=residual, notes=tuple(notes))
+    return fits[len(fits) // 2], notes
+
+
+def _fit_outside(c: Calibrated, d: Demands) -> float:
+    """The latency outside the lock: a step's cycle time N/X less the measured wait for the
+    lock and holding time is the time outside it; the model's CPU residence there leaves the
+    rest (median over the steps with timers; 0 without them)."""
+    fits = []
+    for s in d.steps:
+        if not (s.lock_hold and s.lock_wait is not None and s.throughput):
+            continue
+        target = s.users / s.throughput - s.lock_wait - s.lock_hold
+
+        def gap(r: float) -> float:
+            p = solve_model(model(replace(c, residual_outside=r), Config(), think_time=0.0), s.users)
+            return (p.response_time - p.lock_wait - p.lock_hold) - target
+        if target <= 0 or gap(0.0) >= 0:
+            fits.append(0.0)
+            continue
+        hi = target
+        while gap(hi) < 0 and hi < 10:
+            hi *= 2
+        fits.append(brentq(gap, 0.0, hi, xtol=1e-7))
+    fits.sort()
+    return fits[len(fits) // 2] if fits else 0.0
 
 
 def model(c: Calibrated, cfg: Config, think_time: float | None = None, request: Calibrated | None = None) -> Model:
@@ -129,8 +171,9 @@ def model(c: Calibrated, cfg: Config, think_time: float | None = None, request: 
     if cfg.client_mode == "request":
         src = request or c
         outside = {p: src.outside.get(p, 0.0) + src.inside.get(p, 0.0) for p in pools}
-        return Model(pools, outside, {}, delay_inside=src.service_wait + src.residual, lock_servers=INF,
-                     clones=cfg.clones, think_time=z, concurrency=cfg.fronts * c.threads_front)
+        return Model(pools, outside, {}, delay_inside=src.service_wait + src.residual,
+                     delay_outside=src.residual_outside, lock_servers=INF, clones=cfg.clones, think_time=z,
+                     concurrency=cfg.fronts * c.threads_front)
     return Model(pools, dict(c.outside), dict(c.inside), delay_inside=c.service_wait + c.residual,
-                 lock_servers=cfg.lock_servers(), clones=cfg.clones, think_time=z,
-                 concurrency=cfg.fronts * c.threads_front)
+                 delay_outside=c.residual_outside, lock_servers=cfg.lock_servers(), clones=cfg.clones,
+                 think_time=z, concurrency=cfg.fronts * c.threads_front)

@@ -174,8 +174,9 @@ def demand_table(d: dmod.Demands) -> str:
 
 
 def text(out: dict, d: dmod.Demands) -> str:
-    lines = [demand_table(d), f"residual latency inside the lock (fitted): "
-             f"{out['calibration']['residual_latency_s'] * 1e3:.3f} ms"]
+    cal = out["calibration"]
+    lines = [demand_table(d), f"residual latency (fitted): inside the lock {cal['residual_latency_s'] * 1e3:.3f} ms, "
+             f"outside it {cal['residual_outside_s'] * 1e3:.3f} ms"]
     lines += [f"note: {n}" for n in out["calibration"]["notes"]]
     if "target" in out:
         t = out["target"]

@@ -23,6 +23,8 @@ def demand_table(p: dict) -> str:
              ["service wait", "#" + h.num(d["service_wait_s"] * 1e3), "configured (demands.SERVICE.wait_us)"],
              ["residual latency inside the lock", "#" + h.num(cal["residual_latency_s"] * 1e3),
               "fitted: the model's holding time = the measured one"],
+             ["residual latency outside the lock", "#" + h.num(cal.get("residual_outside_s", 0.0) * 1e3),
+              "fitted: cycle time N/X − lock wait − holding time − CPU outside"],
              ["think time (s)", "#" + h.num(d["think_time_s"]), "experiment settings"],
              ["CPU", h.esc(", ".join(f"{k} {v:g} cores" for k, v in d["pools"].items())), h.esc(d["mode"])],
              ["front threads", "#" + h.num(cal["threads_front"]), "requests admitted at once per front"]]

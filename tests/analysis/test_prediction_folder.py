@@ -51,8 +51,13 @@ def test_the_cpu_is_split_around_the_lock_and_the_residual_is_fitted_to_the_hold
     assert cal.inside["host"] == pytest.approx(0.0032)
     assert cal.outside["host"] == pytest.approx(0.004 + 1.0e-3 + 0.003 + 0.0008 + 0.001)
     m = model(cal, Config())
-    for s in d.steps:
-        assert solve_model(m, s.users).lock_hold == pytest.approx(0.010, abs=2e-4)
+    holds = sorted(solve_model(m, s.users).lock_hold for s in d.steps)
+    # one latency for every step: the median step's holding time is the measured 10 ms exactly,
+    # the others (less or more CPU queueing inside the lock) near it
+    assert holds[1] == pytest.approx(0.010, abs=1e-5)
+    assert all(h == pytest.approx(0.010, rel=0.06) for h in holds)
+    # outside the lock: cycle time 4 / 100 s less the 20 ms wait and 10 ms hold, less its CPU
+    assert 0 < cal.residual_outside < 0.010
 
 
 def test_a_folder_without_a_baseline_is_refused_naming_the_fix(data):
