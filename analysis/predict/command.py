@@ -79,6 +79,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="CPU cores of the stack (default: as measured)")
     p.add_argument("--target", type=rate, default=None, metavar="X/s",
                    help="answer the smallest configuration reaching this throughput, and its users")
+    p.add_argument("--experiment", default=None, metavar="FILE.toml",
+                   help="with --target: write an experiment that measures the configuration named (and the "
+                        "baseline beside it): ./testbed run FILE.toml checks the answer")
     p.add_argument("--json", action="store_true", help="the same figures as JSON")
     p.add_argument("--no-check", action="store_true", help="skip the simulation's check (faster)")
     p.add_argument("-o", "--output", default=None, help="the plot (PNG; default FOLDER/plots/predict-....png)")
@@ -90,6 +93,8 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     args = p.parse_args(argv)
     if args.pool is not None and args.client_mode not in (None, "pool"):
         p.error("--pool goes with --client-mode pool")
+    if args.experiment and not args.target:
+        p.error("--experiment goes with --target (it measures the configuration the target names)")
     try:
         result = load(args.folder)
         steps = run_steps(result)
@@ -112,7 +117,13 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     z = args.think_time if args.think_time is not None else d.think_time_s
     if args.target:
         modes = [args.client_mode] if args.client_mode else list(MODES)
-        out["target"] = _jsonable(tmod.smallest(cal, args.target, cfg, modes, request, z, result.settings.tolerance))
+        answer = tmod.smallest(cal, args.target, cfg, modes, request, z, result.settings.tolerance)
+        out["target"] = _jsonable(answer)
+        if args.experiment and answer.get("config") is not None:
+            from analysis.predict.check_run import experiment_toml
+            base = next(r for r in result.runs if r.id == d.baseline_runs[0]).meta
+            Path(args.experiment).write_text(experiment_toml(answer["config"], answer, base, str(result.path)))
+            out["experiment"] = args.experiment
     else:
         users = args.users or sorted({s.users for s in d.steps})
         m = model(cal, cfg, think_time=z, request=request)
@@ -188,6 +199,8 @@ def text(out: dict, d: dmod.Demands) -> str:
                          + (f"; with think time {t['think_time_s']:g} s it serves N = N* + X·Z = "
                             f"{t['critical_users']} + {t['max_throughput']:.1f} × {t['think_time_s']:g} = "
                             f"{t['users']:.0f} users" if t["think_time_s"] else ""))
+            if out.get("experiment"):
+                lines.append(f"check it: ./testbed run {out['experiment']}   (the baseline and this configuration)")
         else:
             lines.append(f"target {t['target']:g}/s: no configuration up to {tmod.MAX_REPLICAS} clones reaches it; "
                          f"the best, {t['text']}, gives {t['max_throughput']:.1f}/s ({t['bottleneck']})")

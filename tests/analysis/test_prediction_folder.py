@@ -122,13 +122,19 @@ def test_cli_prints_json_with_a_throughput_per_user_count(folder, tmp_path):
     assert (tmp_path / "p.png").stat().st_size > 1000
 
 
-def test_cli_target_names_the_smallest_configuration_and_its_users(folder):
-    out = subprocess.run(ROOT_PY + [str(folder), "--target", "120/s", "--think-time", "30", "--json"],
-                         capture_output=True, text=True, timeout=600)
+def test_cli_target_names_the_smallest_configuration_and_its_users(folder, tmp_path):
+    toml = tmp_path / "check.toml"
+    out = subprocess.run(ROOT_PY + [str(folder), "--target", "120/s", "--think-time", "30", "--json",
+                                    "--experiment", str(toml)], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     t = json.loads(out.stdout)["target"]
     assert t["reached"] and t["max_throughput"] >= 120
     assert t["users"] == pytest.approx(t["critical_users"] + t["max_throughput"] * 30)
+    # the experiment that checks it: the baseline beside the configuration named
+    from testbed.run.definition import load as load_definition
+    runs = load_definition(toml).runs
+    assert [r.client_mode for r in runs] == ["singleton", t["config"]["client_mode"]]
+    assert runs[1].tiers["clone"] == t["config"]["clones"] and t["critical_users"] in runs[1].load.users
     over = subprocess.run(ROOT_PY + [str(folder), "--target", "1000/s"], capture_output=True, text=True, timeout=300)
     assert over.returncode == 0 and "not reachable" in over.stdout and "--cores" in over.stdout
 
