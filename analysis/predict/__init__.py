@@ -12,5 +12,7 @@ baseline run(s), that predicts other configurations (docs/predict.md).
   runsteps  per-run steps without the whole summary
   target    the smallest configuration reaching a throughput
   section   summary.json "prediction"; report_section its HTML; figures its plots
-  command   ./testbed predict
+  command   ./testbed predict; check_run the experiment that checks a --target answer
+  validate  the validation over several result folders (issue 19's criteria)
+  line_check  the cross-check against LINE (not a dependency)
 """
