@@ -158,6 +158,8 @@ def test_the_runner_predicts_right_after_the_last_baseline_run():
     other = {**base, "tiers": {"front": 1, "clone": 2, "axis": 1}}
     plan = [base, base, other, other]
     assert [due(plan, i) for i in range(4)] == [False, True, False, False]
+    rounds = [base, other, base, other]                             # --repeat 2: rounds interleave
+    assert [due(rounds, i) for i in range(4)] == [True, False, False, False]
     assert not any(due([other, other], i) for i in range(2))         # no baseline, no prediction
     assert not any(due([base], i) for i in range(1))                 # nothing left to predict
 

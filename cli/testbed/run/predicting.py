@@ -12,9 +12,13 @@ from analysis.predict.forecast import FILE
 
 
 def due(configs: list[dict], i: int) -> bool:
-    """After run i: every baseline run has finished and a run that is not one comes next."""
-    base = [k for k, c in enumerate(configs) if is_baseline(c)]
-    return bool(base) and i == max(base) and any(not is_baseline(c) for c in configs[i + 1:])
+    """After run i: it ends the first block of baseline runs and a run that is not one comes
+    next (with --repeat the rounds interleave: the first round's baseline is what there is
+    before anything else runs)."""
+    first = next((k for k, c in enumerate(configs) if is_baseline(c)), None)
+    if first is None or not is_baseline(configs[i]) or i + 1 >= len(configs):
+        return False
+    return all(is_baseline(c) for c in configs[first:i + 1]) and not is_baseline(configs[i + 1])
 
 
 def write(folder, say) -> None:
