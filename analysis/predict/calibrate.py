@@ -7,7 +7,10 @@ lock, and the unattributed host CPU. Inside the lock: the clone thread's CPU whi
 lock (its timer), HAProxy's SOAP hop (a third of its CPU: the three hops carry one request
 each) and the service's CPU. Waiting inside the lock: the service's own wait plus a residual
 latency (loopback hops, thread wake-ups), fitted so that the model's holding time at the
-baseline's user counts equals the measured one. Waiting outside the lock: the latency left of
+baseline's user counts equals the measured one; when the holding time measured is shorter
+than the model's with no latency at all, the fit goes below zero instead: that much of
+HAProxy's and the service's CPU is counted outside the lock (it is not on the call's path —
+their JIT, GC, response writing), the total CPU per request unchanged. Waiting outside the lock: the latency left of
 a step's cycle time N/X once the measured lock wait, holding time and the model's CPU
 residence outside the lock are taken out (the second and last fitted figure). Lock servers: clones x 1
 (singleton), clones x P (pool of P), none (client per request). Requests admitted at once: the
@@ -17,7 +20,7 @@ and add nothing else: the model has no per-replica cost.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from scipy.optimize import brentq
 
@@ -65,14 +68,35 @@ class Calibrated:
     think_time: float
     notes: tuple[str, ...] = ()
     residual_outside: float = 0.0   # s, fitted latency outside the lock
+    inside_fixed: dict[str, float] = field(default_factory=dict)   # the clone thread's own, measured
+
+    def around_lock(self) -> tuple[dict[str, float], dict[str, float]]:
+        """(outside, inside) CPU per pool as the model uses it: a negative residual moves that
+        much of the CPU counted inside the lock — HAProxy's SOAP hop and the service, never
+        the clone thread's measured part — to outside it (the share of their CPU that is not
+        on the call's path: their JIT, GC and response writing)."""
+        if self.residual >= 0:
+            return dict(self.outside), dict(self.inside)
+        movable = {p: v - self.inside_fixed.get(p, 0.0) for p, v in self.inside.items()}
+        total = sum(movable.values())
+        share = min(-self.residual, total) / total if total > 0 else 0.0
+        inside = {p: self.inside_fixed.get(p, 0.0) + m * (1 - share) for p, m in movable.items()}
+        outside = dict(self.outside)
+        for p, m in movable.items():
+            outside[p] = outside.get(p, 0.0) + m * share
+        return outside, inside
+
+    def movable(self) -> float:
+        return sum(v - self.inside_fixed.get(p, 0.0) for p, v in self.inside.items())
 
     def to_json(self) -> dict:
-        return {"outside_cpu_s": self.outside, "inside_cpu_s": self.inside, "service_wait_s": self.service_wait,
+        out, ins = self.around_lock()
+        return {"outside_cpu_s": out, "inside_cpu_s": ins, "service_wait_s": self.service_wait,
                 "residual_latency_s": self.residual, "residual_outside_s": self.residual_outside, "pools": self.pools, "threads_front": self.threads_front,
                 "think_time_s": self.think_time, "notes": list(self.notes)}
 
 
-def _split(d: Demands) -> tuple[dict[str, float], dict[str, float], list[str]]:
+def _split(d: Demands) -> tuple[dict[str, float], dict[str, float], list[str], dict[str, float]]:
     cpu = {t: e.mean for t, e in d.cpu.items()}
     notes = []
     clone = cpu.get("clone", 0.0)
@@ -85,21 +109,23 @@ def _split(d: Demands) -> tuple[dict[str, float], dict[str, float], list[str]]:
     out_t = {"loadgen": cpu.get("loadgen", 0.0), "haproxy": hap * (HOPS - 1) / HOPS, "front": cpu.get("front", 0.0),
              "clone": clone - in_clone, UNATTRIBUTED: cpu.get(UNATTRIBUTED, 0.0)}
     in_t = {"clone": in_clone, "haproxy": hap / HOPS, "service": cpu.get("service", 0.0)}
-    outside, inside = {}, {}
+    outside, inside, fixed = {}, {}, {}
     for t, v in out_t.items():
         p = d.tier_pool.get(t, next(iter(d.pools)))
         outside[p] = outside.get(p, 0.0) + v
     for t, v in in_t.items():
         p = d.tier_pool.get(d.backend if t == "service" else t, next(iter(d.pools)))
         inside[p] = inside.get(p, 0.0) + v
-    return outside, inside, notes
+        if t == "clone":
+            fixed[p] = fixed.get(p, 0.0) + v
+    return outside, inside, notes, fixed
 
 
 def calibrate(d: Demands) -> Calibrated:
     """Split the measured CPU around the lock and fit the residual latency inside it."""
-    outside, inside, notes = _split(d)
+    outside, inside, notes, fixed = _split(d)
     base = Calibrated(outside, inside, d.service_wait_s, 0.0, dict(d.pools), d.threads.get("front", 200),
-                      d.think_time_s, tuple(notes))
+                      d.think_time_s, tuple(notes), inside_fixed=fixed)
     targets = [(s.users, s.lock_hold) for s in d.steps if s.lock_hold]
     if not targets:                 # no timers: the singleton's plateau is 1 / holding time
         targets = [(s.users, 1.0 / s.throughput) for s in d.steps if s.throughput]
@@ -122,17 +148,19 @@ def _fit_inside(c: Calibrated, targets: list[tuple[int, float]]) -> tuple[float,
     """The latency inside the lock for which the model's holding time is the measured one
     (median over the steps)."""
     fits, notes = [], []
+    floor = -c.movable()
     for users, hold in targets:
         def gap(r: float) -> float:
             return solve_model(model(replace(c, residual=r), Config(), think_time=0.0), users).lock_hold - hold
-        lo = gap(0.0)
+        lo = gap(floor)
         if lo >= 0:
-            fits.append(0.0)
+            fits.append(floor)
             if lo > 0.02 * hold:
-                notes.append(f"at {users} users the model's CPU inside the lock alone exceeds the measured "
-                             f"holding time ({hold * 1e3:.2f} ms) by {lo * 1e3:.2f} ms")
+                notes.append(f"at {users} users the model's holding time exceeds the measured one "
+                             f"({hold * 1e3:.2f} ms) by {lo * 1e3:.2f} ms even with only the clone thread's "
+                             "CPU inside the lock")
             continue
-        fits.append(brentq(gap, 0.0, hold, xtol=1e-8))
+        fits.append(brentq(gap, floor, hold, xtol=1e-8))
     fits.sort()
     return fits[len(fits) // 2], notes
 
@@ -165,15 +193,16 @@ def model(c: Calibrated, cfg: Config, think_time: float | None = None, request: 
     """The model of configuration cfg; a client per request takes its CPU from `request` (its
     own calibration: the per-call build cannot be seen in a singleton run)."""
     z = think_time if think_time is not None else (cfg.think_time if cfg.think_time is not None else c.think_time)
+    out_cpu, in_cpu = c.around_lock()
     pools = dict(c.pools)
     if cfg.cores is not None:
         pools = {p: cfg.cores if p in ("host", "stack") else v for p, v in pools.items()}
     if cfg.client_mode == "request":
         src = request or c
         outside = {p: src.outside.get(p, 0.0) + src.inside.get(p, 0.0) for p in pools}
-        return Model(pools, outside, {}, delay_inside=src.service_wait + src.residual,
+        return Model(pools, outside, {}, delay_inside=src.service_wait + max(src.residual, 0.0),
                      delay_outside=src.residual_outside, lock_servers=INF, clones=cfg.clones, think_time=z,
                      concurrency=cfg.fronts * c.threads_front)
-    return Model(pools, dict(c.outside), dict(c.inside), delay_inside=c.service_wait + c.residual,
+    return Model(pools, out_cpu, in_cpu, delay_inside=c.service_wait + max(c.residual, 0.0),
                  delay_outside=c.residual_outside, lock_servers=cfg.lock_servers(), clones=cfg.clones,
                  think_time=z, concurrency=cfg.fronts * c.threads_front)

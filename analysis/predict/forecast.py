@@ -155,12 +155,12 @@ def _request_calibration(rd: dmod.Demands):
     """A client per request calibrated on its own step: everything is CPU outside any lock,
     plus the service's wait and the measured per-call latency not spent on the CPU."""
     from analysis.predict.calibrate import _split, Calibrated
-    outside, inside, notes = _split(rd)
+    outside, inside, notes, fixed = _split(rd)
     hold = rd.lock_hold.mean if rd.lock_hold else 0.0
     cpu_in = sum(inside.values())
     residual = max(hold - rd.service_wait_s - cpu_in, 0.0)
     return Calibrated(outside, inside, rd.service_wait_s, residual, dict(rd.pools), rd.threads.get("front", 200),
-                      rd.think_time_s, tuple(notes))
+                      rd.think_time_s, tuple(notes), inside_fixed=fixed)
 
 
 def _model_json(m) -> dict:

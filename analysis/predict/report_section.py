@@ -22,7 +22,8 @@ def demand_table(p: dict) -> str:
              ["lock wait", "#" + h.esc(_ms(d["lock_wait_s"])), "per call"],
              ["service wait", "#" + h.num(d["service_wait_s"] * 1e3), "configured (demands.SERVICE.wait_us)"],
              ["residual latency inside the lock", "#" + h.num(cal["residual_latency_s"] * 1e3),
-              "fitted: the model's holding time = the measured one"],
+              "fitted: the model's holding time = the measured one (below 0: that much CPU of HAProxy and the "
+              "service counted outside the lock instead)"],
              ["residual latency outside the lock", "#" + h.num(cal.get("residual_outside_s", 0.0) * 1e3),
               "fitted: cycle time N/X − lock wait − holding time − CPU outside"],
              ["think time (s)", "#" + h.num(d["think_time_s"]), "experiment settings"],

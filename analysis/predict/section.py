@@ -93,6 +93,7 @@ def build(result, steps: dict, simulate: bool = True) -> dict:
     have = {tuple(c["runs"]) for c in pred["configurations"]}
     extra = [c for c in now["configurations"] if tuple(c["runs"]) not in have]
     configs = pred["configurations"] + extra
+    after = {tuple(c["runs"]) for c in extra}            # predicted now, not before the runs
     started = {r.id: r.meta.get("started") for r in result.runs}
     checks = _checks(Path(result.path), configs) if simulate else {}
     rows = []
@@ -112,7 +113,8 @@ def build(result, steps: dict, simulate: bool = True) -> dict:
         rows.append({
             "runs": c["runs"], "measured_runs": ran, "text": c["text"], "baseline": c.get("baseline", False),
             "calibrated_on": c["calibrated_on"], "method": c["method"],
-            "written_before_runs": bool(written) and all(started.get(r) and written < started[r] for r in ran),
+            "written_before_runs": (tuple(c["runs"]) not in after and bool(written)
+                                    and all(started.get(r) and written < started[r] for r in ran)),
             "users": users, "predicted": pred_x, "measured": [curve.get(u) for u in users],
             "predicted_response_time": [p["response_time"] for p in c["points"]],
             "bottleneck": [p["bottleneck"] for p in c["points"]],

@@ -64,7 +64,8 @@ def main(argv=None) -> int:
             every.append(r)
             pct = lambda v: "—" if v is None else f"{v:+.1%}"      # noqa: E731
             lines.append(f"| {Path(f).name} | {info['mode']} | {r['text']} | {r['predicted_max_throughput']:.1f} | "
-                         f"{r['measured_max_throughput']:.1f} | {pct(r['error'])} | {pct(r['sweep_mae'])} | "
+                         f"{r['measured_max_throughput']:.1f} | {pct(r['error'])} | "
+                         f"{'—' if r['sweep_mae'] is None else format(r['sweep_mae'], '.1%')} | "
                          f"{r['knee_predicted']}/{r['knee_measured']} | {pct(r['linear_error'])} | {pct(r['usl_error'])} | "
                          f"{r['beats_naive']} | {pct(r['agreement_max_deviation'])} | {r['written_before_runs']} |")
         out.append({**info, "configurations": rows})
