@@ -21,7 +21,7 @@ def curves(points: list[dict], title: str) -> Figure:
                     xytext=(0, 6), ha="center", fontsize="x-small")
     ax.set_xlabel("users")
     ax.set_ylabel("throughput (requests/s)")
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, 1.15 * max(p["throughput"] for p in points))     # room for the bottleneck labels
     ax.grid(alpha=0.3)
     rt = ax.twinx()
     rt.plot(users, [p["response_time"] * 1e3 for p in points], "s--", color="C1", label="response time (model)")
