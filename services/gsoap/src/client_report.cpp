@@ -50,7 +50,8 @@ std::string report_json(const ClientOptions &o, const RunResult &r) {
   const Outcome none;
   const Outcome &s = r.sample ? *r.sample : none;
   JsonObject j;
-  j.str("client", "gsoap").str("endpoint", o.endpoint).str("op", o.op).num("n", o.n);
+  j.str("client", "gsoap").str("serializers", serializers_name(o.serializers));
+  j.str("endpoint", o.endpoint).str("op", o.op).num("n", o.n);
   j.unum("seed", o.seed).num("calls", o.calls).num("connections", r.connections);
   j.num("ok", r.ok).num("errors", r.errors());
   j.opt_num("count", s.count).opt_num("checksum", s.checksum);
