@@ -6,7 +6,8 @@ from analysis import html as h
 from analysis.studies import serialization_findings as F
 from analysis.studies.serialization_data import find
 
-IMPL_NAME = {"gsoap": "gSOAP", "axis": "Axis2"}
+IMPL_NAME = {"gsoap": "gSOAP", "gsoap-tuned": "gSOAP tuned", "axis": "Axis2"}
+IMPLS = tuple(IMPL_NAME)   # gSOAP's generated serializers, its tuned ones (issue 23), Axis2/ADB
 ITEM = {"sendBytes": 1, "sendInts": 4, "sendFloats": 4, "sendDoubles": 8}
 
 
@@ -41,7 +42,7 @@ def sections(summary: dict, images: dict[str, str]) -> list[str]:
            images.get("time_per_item", ""), "<h3>Int array vs int buffer (base64)</h3>", _buffer(rows),
            "<h3>Floats vs doubles</h3>", _floatdouble(rows),
            "<h3>Share of a whole write / read over a loopback socket</h3>", _share_table(rows),
-           "<h2>3. Transmit options (gSOAP client and service)</h2>", _transmit(summary["transmit"]),
+           "<h2>3. Transmit options (gSOAP client and service, each serializer)</h2>", _transmit(summary["transmit"]),
            images.get("transmit", ""), "<h2>4. Writer technique</h2>", _writers(summary["writers"]),
            images.get("writers", ""), "<h2>5. Base64 in the body vs MTOM/XOP attachment</h2>",
            _mtom(summary["mtom"], summary["mtom_advice"])]
@@ -60,30 +61,30 @@ def _sizes(rows: list[dict]) -> str:
     body = []
     for raw, op in _classic(rows):
         cells = [h.esc(F.size_text(raw)), h.esc(F.TYPE_NAME[op])]
-        for impl in ("gsoap", "axis"):
+        for impl in IMPLS:
             r = find(rows, impl=impl, op=op, n=raw // ITEM[op]) or {}
             cells += [_b(r.get("xml_bytes")), _b(r.get("http_bytes")), _pct(r.get("overhead_pct"))]
         pub = F.PUBLISHED_BYTES[op][F.RAW_SIZES.index(raw)] if raw in F.RAW_SIZES else None
         cells += [_b(pub), _pct(F.published_overhead(op, raw))]
         body.append(cells)
-    return h.table("sizes", ["raw", "items", "gSOAP XML (B)", "gSOAP HTTP (B)", "gSOAP overhead",
-                             "Axis2 XML (B)", "Axis2 HTTP (B)", "Axis2 overhead", "classic (B)",
-                             "classic overhead (recomputed)"], body, "no classic size measured")
+    head = [f"{IMPL_NAME[i]} {c}" for i in IMPLS for c in ("XML (B)", "HTTP (B)", "overhead")]
+    return h.table("sizes", ["raw", "items", *head, "classic (B)", "classic overhead (recomputed)"], body,
+                   "no classic size measured")
 
 
 def _times(rows: list[dict]) -> str:
     body = []
     for raw, op in _classic(rows):
         cells = [h.esc(F.size_text(raw)), h.esc(F.TYPE_NAME[op])]
-        for impl in ("gsoap", "axis"):
+        for impl in IMPLS:
             r = find(rows, impl=impl, op=op, n=raw // ITEM[op]) or {}
             cells += [_ms(r.get("ser_ms")), _ms(r.get("deser_ms")), _x(r.get("ser_over_deser"))]
         nine = raw == 9 << 20
         cells += [_b(F.PUBLISHED_WRITE_9MIB_MS[op] if nine else None), _b(F.PUBLISHED_READ_9MIB_MS[op] if nine else None)]
         body.append(cells)
-    return h.table("times", ["raw", "items", "gSOAP ser (ms)", "gSOAP deser (ms)", "gSOAP ser/deser",
-                             "Axis2 ser (ms)", "Axis2 deser (ms)", "Axis2 ser/deser",
-                             "classic writing (ms)", "classic reading (ms)"], body, "nothing timed") + \
+    head = [f"{IMPL_NAME[i]} {c}" for i in IMPLS for c in ("ser (ms)", "deser (ms)", "ser/deser")]
+    return h.table("times", ["raw", "items", *head, "classic writing (ms)", "classic reading (ms)"], body,
+                   "nothing timed") + \
         "<p>Medians of the measurements (± half their spread). Classic figures: 9 MiB only, writing and " \
         "reading time as published (2007-era i686).</p>"
 
@@ -92,7 +93,7 @@ def _buffer(rows: list[dict]) -> str:
     ns = sorted({r["n"] for r in rows if "buffer" in r["groups"]})
     body = []
     for n in ns:
-        for impl in ("gsoap", "axis"):
+        for impl in IMPLS:
             a, b = find(rows, impl=impl, op="sendInts", n=n), find(rows, impl=impl, op="sendIntBuffer", n=n)
             if not (a or b):
                 continue
@@ -115,7 +116,7 @@ def _floatdouble(rows: list[dict]) -> str:
     ns = sorted({r["n"] for r in rows if "fd" in r["groups"]})
     body = []
     for n in ns:
-        for impl in ("gsoap", "axis"):
+        for impl in IMPLS:
             f, d = find(rows, impl=impl, op="sendFloats", n=n), find(rows, impl=impl, op="sendDoubles", n=n)
             if not (f or d):
                 continue
@@ -156,20 +157,24 @@ def _writers(writers: list[dict]) -> str:
     return h.table("writers", ["language / library", "technique", "ints", "time (ms)", "× raw itoa"], body,
                    "writers not measured") + \
         "<p>printf: snprintf (C++) or java.util.Formatter (Java) of each item with its tags; gsoap / adb: the " \
-        "library's own serializer; hand: tags copied, digits two at a time from a table; itoa: the digits " \
-        "alone, the lower bound. The outputs of the first three are checked to be the same bytes.</p>"
+        "library's own serializer (gSOAP: the request's, as generated by soapcpp2); tuned: the gSOAP service's " \
+        "tuned serializer of the same request (services/gsoap/custom: items formatted straight into gSOAP's " \
+        "buffer); hand: tags copied, digits two at a time from a table; itoa: the digits alone, the lower " \
+        "bound. All but itoa are checked to write the same bytes.</p>"
 
 
 def _transmit(rows: list[dict]) -> str:
     body = []
-    for r in sorted(rows, key=lambda x: (x["raw_size"], x["option"])):
-        base = next((x for x in rows if x["raw_size"] == r["raw_size"] and x["option"] == "length"), None)
+    impl_of = lambda x: x.get("impl", "gsoap")  # noqa: E731
+    for r in sorted(rows, key=lambda x: (x["raw_size"], IMPLS.index(impl_of(x)), x["option"])):
+        base = next((x for x in rows if x["raw_size"] == r["raw_size"] and impl_of(x) == impl_of(r)
+                     and x["option"] == "length"), None)
         rel = (r["call_ms"]["median"] / base["call_ms"]["median"] - 1) if base and base["call_ms"]["median"] \
             and r["call_ms"]["median"] else None
-        body.append([h.esc(F.size_text(r["raw_size"])), h.esc(r["option"]), _b(r["request_bytes"]),
-                     _ms(r["call_ms"]), "#" + (h.esc(f"{rel:+.0%}") if rel is not None else "—")])
-    return h.table("transmit", ["raw", "option", "request (B)", "call (ms)", "vs default (length)"], body,
-                   "transmit not measured") + \
+        body.append([h.esc(F.size_text(r["raw_size"])), h.esc(IMPL_NAME[impl_of(r)]), h.esc(r["option"]),
+                     _b(r["request_bytes"]), _ms(r["call_ms"]), "#" + (h.esc(f"{rel:+.0%}") if rel is not None else "—")])
+    return h.table("transmit", ["raw", "client and service", "option", "request (B)", "call (ms)",
+                                "vs default (length)"], body, "transmit not measured") + \
         "<p>length: gSOAP's default (a counting pass over the message, then the HTTP headers with " \
         "Content-Length and the real pass); store: the message kept in memory, then sent with its length; " \
         "chunk: HTTP/1.1 chunked, one pass; close: a new TCP connection per call; kernel-buffers: " \

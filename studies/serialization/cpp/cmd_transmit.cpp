@@ -56,10 +56,11 @@ int run_transmit(const Options &o) {
   auto msg = make_message(o.op, o.n, o.seed);
   const soap_mode keep = o.keepalive ? SOAP_IO_KEEPALIVE : 0;
   CountedProxy cp(io_mode(o.io) | keep);
+  use_serializers(cp.proxy.soap, o.serializers);
   if (o.sndbuf >= 0) cp.proxy.soap->sndbuf = o.sndbuf;
   if (o.rcvbuf >= 0) cp.proxy.soap->rcvbuf = o.rcvbuf;
   JsonObject out;
-  out.str("impl", "gsoap").str("command", "transmit").str("op", o.op).num("n", o.n)
+  out.str("impl", "gsoap").str("serializers", serializers_name(o.serializers)).str("command", "transmit").str("op", o.op).num("n", o.n)
       .unum("seed", o.seed).unum("raw_bytes", msg->raw_bytes()).str("io", o.io)
       .boolean("keepalive", o.keepalive).num("sndbuf", o.sndbuf).num("rcvbuf", o.rcvbuf)
       .num("expected_count", msg->expected().count).unum("expected_checksum", msg->expected().checksum);
@@ -70,6 +71,7 @@ int run_mtom(const Options &o) {
   const bool mtom = o.form == "mtom";
   auto msg = make_message("sendIntBuffer", o.n, o.seed, mtom);
   CountedProxy cp(SOAP_IO_KEEPALIVE | (mtom ? SOAP_ENC_MTOM : 0));
+  use_serializers(cp.proxy.soap, o.serializers);  // sendIntBuffer is not an array: no difference
   // the array form of the same ints: what both forms must decode to
   const uint32_t array_checksum = checksum(int_items(static_cast<size_t>(o.n), o.seed));
   JsonObject out;
