@@ -23,12 +23,12 @@
 
 namespace tb {
 
-inline bool can_write_items(const struct soap *soap, const char *tag) {
+inline bool can_write_items(const struct soap *soap) {
   if (soap->mode & (SOAP_XML_INDENT | SOAP_XML_DEFAULTNS | SOAP_XML_CANONICAL | SOAP_XML_DOM))
     return false;
   if (soap->ns != 1 || soap->feltbegout || soap->feltendout || soap->wsuid || soap->nlist ||
       soap->level >= soap->maxlevel || soap->mustUnderstand || soap->encoding || soap->null ||
-      soap->position || std::strlen(tag) > 64)
+      soap->position)
     return false;
   // soap_embedded_id is -1 (no id attribute) without looking anything up
   if ((soap->encodingStyle || (soap->omode & SOAP_XML_GRAPH)) && !(soap->omode & SOAP_XML_TREE))
@@ -38,18 +38,19 @@ inline bool can_write_items(const struct soap *soap, const char *tag) {
   return true;
 }
 
-template <typename T>
-int write_items(struct soap *soap, const char *tag, const std::vector<T> &items) {
-  char open[68], close[68];
-  const size_t tag_len = std::strlen(tag);
+// tag: a string literal, so that the tags' sizes are constants and their copies are a few
+// moves each, not calls of memcpy (a third of the writer's time per item)
+template <typename T, size_t N>
+int write_items(struct soap *soap, const char (&tag)[N], const std::vector<T> &items) {
+  constexpr size_t tag_len = N - 1, open_len = tag_len + 2, close_len = tag_len + 3;
+  constexpr size_t max_item = open_len + item_text::kMaxChars<T> + close_len;
+  char open[open_len], close[close_len];
   open[0] = '<';
   std::memcpy(open + 1, tag, tag_len);
   open[tag_len + 1] = '>';
   close[0] = '<', close[1] = '/';
   std::memcpy(close + 2, tag, tag_len);
   close[tag_len + 2] = '>';
-  const size_t open_len = tag_len + 2, close_len = tag_len + 3;
-  const size_t max_item = open_len + item_text::kMaxChars<T> + close_len;
   auto put = [&](char *p, T v) {
     std::memcpy(p, open, open_len);
     p = item_text::write(p + open_len, v);
@@ -68,7 +69,7 @@ int write_items(struct soap *soap, const char *tag, const std::vector<T> &items)
       }
       // the item that crosses the end of the buffer: as soap_send_raw splits it (fill,
       // flush, go on), so chunk sizes and flushes are the generated writer's
-      char item[sizeof open + sizeof close + item_text::kMaxChars<T>];
+      char item[max_item];
       soap->bufidx = idx;
       if (soap_send_raw(soap, item, static_cast<size_t>(put(item, v) - item))) return soap->error;
       idx = soap->bufidx;

@@ -128,7 +128,7 @@ int write_element(struct soap *soap, const char *tag, int id, const Items *a, co
   if (soap_element_begin_out(soap, tag, soap_embedded_id(soap, id, a, type_id), type))
     return soap->error;
   using T = typename decltype(a->items)::value_type;
-  const int err = can_write_items(soap, kItemsTag) ? write_items(soap, kItemsTag, a->items)
+  const int err = can_write_items(soap) ? write_items(soap, kItemsTag, a->items)
                                                    : Generated<T>::out(soap, kItemsTag, &a->items);
   return err ? soap->error : soap_element_end_out(soap, tag);
 }

@@ -324,8 +324,12 @@ void reading_cases() {
 }
 
 // --- all 2^32 floats (--all-floats) -------------------------------------------------------
+// Every finite float written by the tuned writer (shortest round trip) and read back by the
+// tuned reader (from_chars<float>: must give the same bits) and by the generated reader
+// ((float)strtod, which rounds twice: counted, not required); and every 64th written as the
+// generated writer writes it (%.9G) and read by the tuned reader (must give the same bits).
 void all_floats() {
-  uint64_t finite = 0, tuned_ok = 0, generated_reads_tuned = 0, tuned_reads_generated = 0;
+  uint64_t finite = 0, tuned_ok = 0, generated_reads_tuned = 0, sampled = 0, tuned_reads_generated = 0;
   char buf[64];
   for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; ++bits) {
     const uint32_t b32 = static_cast<uint32_t>(bits);
@@ -339,16 +343,22 @@ void all_floats() {
     if (tb::item_text::read(buf, end, back) && std::memcmp(&back, &f, 4) == 0) ++tuned_ok;
     const float g = static_cast<float>(std::strtod(buf, nullptr));  // gSOAP's reader
     if (std::memcmp(&g, &f, 4) == 0) ++generated_reads_tuned;
-    std::snprintf(buf, sizeof buf, "%.9G", static_cast<double>(f));  // gSOAP's writer
-    if (tb::item_text::read(buf, buf + std::strlen(buf), back) && std::memcmp(&back, &f, 4) == 0)
-      ++tuned_reads_generated;
+    else if (finite - tuned_ok < 10 && finite - generated_reads_tuned < 10)
+      std::fprintf(stderr, "  (float)strtod(\"%s\") is not %08" PRIx32 "\n", buf, b32);
+    if ((bits & 63) == 0) {
+      ++sampled;
+      std::snprintf(buf, sizeof buf, "%.9G", static_cast<double>(f));  // gSOAP's writer
+      if (tb::item_text::read(buf, buf + std::strlen(buf), back) && std::memcmp(&back, &f, 4) == 0)
+        ++tuned_reads_generated;
+    }
     if ((bits & 0x0FFFFFFF) == 0) std::fprintf(stderr, "  ... %" PRIu64 " / 16\n", bits >> 28);
   }
   std::printf("all finite floats: %" PRIu64 "\n", finite);
   std::printf("  tuned writer -> tuned reader, same bits: %" PRIu64 "\n", tuned_ok);
   std::printf("  tuned writer -> (float)strtod (gSOAP's reader), same bits: %" PRIu64 "\n", generated_reads_tuned);
-  std::printf("  %%.9G (gSOAP's writer) -> tuned reader, same bits: %" PRIu64 "\n", tuned_reads_generated);
-  if (tuned_ok != finite || tuned_reads_generated != finite) fail("all floats");
+  std::printf("  every 64th: %%.9G (gSOAP's writer) -> tuned reader, same bits: %" PRIu64 " of %" PRIu64 "\n",
+              tuned_reads_generated, sampled);
+  if (tuned_ok != finite || tuned_reads_generated != sampled) fail("all floats");
 }
 
 }  // namespace
