@@ -27,14 +27,20 @@ def test_a_target_is_warm_once_it_served_enough_and_stopped_speeding_up(rates, r
     assert bench.is_warm(rates, requests) is warm
 
 
-@pytest.mark.stack
-@pytest.mark.timeout(600)
-def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack, tmp_path):
+def run_bench(stack, folder, **args) -> tuple[SimpleNamespace, list[str]]:
+    """bench.measure with these arguments; (the arguments, every line it said)."""
     if not shutil.which("wrk"):
         pytest.fail("wrk is missing; install it: sudo apt-get install -y wrk (or ./testbed setup)")
     said: list[str] = []
-    args = SimpleNamespace(connections=4, duration=1, repeat=1, warmup=1)
-    bench.measure(stack, tmp_path, args, say=lambda line, **_: said.append(line))
+    ns = SimpleNamespace(**args)
+    bench.measure(stack, folder, ns, say=lambda line, **_: said.append(line))
+    return ns, said
+
+
+@pytest.mark.stack
+@pytest.mark.timeout(600)
+def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack, tmp_path):
+    args, said = run_bench(stack, tmp_path, connections=4, duration=1, repeat=1, warmup=1)
 
     first_round = next(i for i, line in enumerate(said) if line.startswith("bench: round 1/"))
     warmups = [i for i, line in enumerate(said) if line.startswith("bench: warm-up ")]
@@ -58,12 +64,8 @@ def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack,
 @pytest.mark.stack
 @pytest.mark.timeout(600)
 def test_bench_measures_both_gsoap_serializers_side_by_side_and_stops_its_own_process(stack, tmp_path):
-    if not shutil.which("wrk"):
-        pytest.fail("wrk is missing; install it: sudo apt-get install -y wrk (or ./testbed setup)")
-    said: list[str] = []
-    args = SimpleNamespace(connections=2, duration=1, repeat=1, warmup=1, ops="sendInts:100",
-                           serializers="generated,tuned")
-    bench.measure(stack, tmp_path, args, say=lambda line, **_: said.append(line))
+    _, said = run_bench(stack, tmp_path, connections=2, duration=1, repeat=1, warmup=1, ops="sendInts:100",
+                        serializers="generated,tuned")
     result = json.loads((tmp_path / "bench.json").read_text())
     other = "generated" if bench.stack_serializers(stack) == "tuned" else "tuned"
     assert result["gsoap_serializers"] == {"gsoap": bench.stack_serializers(stack), f"gsoap-{other}": other}

@@ -17,51 +17,28 @@ namespace {
 
 const char kItemsTag[] = "tb:items";  // the items' element, as the generated code names it
 
-// The generated code's functions for one item type, and its schema type
+// The generated code's functions for one item type (soapcpp2 names them after the C type),
+// and its schema type
 template <typename T> struct Generated;
-template <> struct Generated<unsigned char> {
-  static constexpr const char *type = "xsd:unsignedByte";
-  static unsigned char *in(struct soap *s, const char *t, unsigned char *p, const char *ty) {
-    return soap_in_unsignedByte(s, t, p, ty);
-  }
-  static std::vector<unsigned char> *in_rest(struct soap *s, const char *t,
-                                             std::vector<unsigned char> *a, const char *ty) {
-    return soap_in_std__vectorTemplateOfunsignedByte(s, t, a, ty);
-  }
-  static int out(struct soap *s, const char *t, const std::vector<unsigned char> *a) {
-    return soap_out_std__vectorTemplateOfunsignedByte(s, t, -1, a, "");
-  }
-};
-template <> struct Generated<int> {
-  static constexpr const char *type = "xsd:int";
-  static int *in(struct soap *s, const char *t, int *p, const char *ty) { return soap_in_int(s, t, p, ty); }
-  static std::vector<int> *in_rest(struct soap *s, const char *t, std::vector<int> *a, const char *ty) {
-    return soap_in_std__vectorTemplateOfint(s, t, a, ty);
-  }
-  static int out(struct soap *s, const char *t, const std::vector<int> *a) {
-    return soap_out_std__vectorTemplateOfint(s, t, -1, a, "");
-  }
-};
-template <> struct Generated<float> {
-  static constexpr const char *type = "xsd:float";
-  static float *in(struct soap *s, const char *t, float *p, const char *ty) { return soap_in_float(s, t, p, ty); }
-  static std::vector<float> *in_rest(struct soap *s, const char *t, std::vector<float> *a, const char *ty) {
-    return soap_in_std__vectorTemplateOffloat(s, t, a, ty);
-  }
-  static int out(struct soap *s, const char *t, const std::vector<float> *a) {
-    return soap_out_std__vectorTemplateOffloat(s, t, -1, a, "");
-  }
-};
-template <> struct Generated<double> {
-  static constexpr const char *type = "xsd:double";
-  static double *in(struct soap *s, const char *t, double *p, const char *ty) { return soap_in_double(s, t, p, ty); }
-  static std::vector<double> *in_rest(struct soap *s, const char *t, std::vector<double> *a, const char *ty) {
-    return soap_in_std__vectorTemplateOfdouble(s, t, a, ty);
-  }
-  static int out(struct soap *s, const char *t, const std::vector<double> *a) {
-    return soap_out_std__vectorTemplateOfdouble(s, t, -1, a, "");
-  }
-};
+#define TB_GENERATED(T, NAME, XSD)                                                            \
+  template <> struct Generated<T> {                                                           \
+    static constexpr const char *type = XSD;                                                  \
+    static T *in(struct soap *s, const char *t, T *p, const char *ty) {                      \
+      return soap_in_##NAME(s, t, p, ty);                                                     \
+    }                                                                                         \
+    static std::vector<T> *in_rest(struct soap *s, const char *t, std::vector<T> *a,          \
+                                   const char *ty) {                                          \
+      return soap_in_std__vectorTemplateOf##NAME(s, t, a, ty);                                \
+    }                                                                                         \
+    static int out(struct soap *s, const char *t, const std::vector<T> *a) {                  \
+      return soap_out_std__vectorTemplateOf##NAME(s, t, -1, a, "");                           \
+    }                                                                                         \
+  };
+TB_GENERATED(unsigned char, unsignedByte, "xsd:unsignedByte")
+TB_GENERATED(int, int, "xsd:int")
+TB_GENERATED(float, float, "xsd:float")
+TB_GENERATED(double, double, "xsd:double")
+#undef TB_GENERATED
 
 // The items of one array, with the contract of the generated vector reader: at least one
 // item read and the next element is not one (SOAP_TAG_MISMATCH/SOAP_NO_TAG) -> a; no item
