@@ -38,6 +38,7 @@ def run_bench(stack, folder, **args) -> tuple[SimpleNamespace, list[str]]:
 
 
 @pytest.mark.stack
+@pytest.mark.slow          # ./testbed bench end to end: warm-up rounds, then measured ones
 @pytest.mark.timeout(600)
 def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack, tmp_path):
     args, said = run_bench(stack, tmp_path, connections=4, duration=1, repeat=1, warmup=1)
@@ -62,6 +63,7 @@ def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack,
 
 
 @pytest.mark.stack
+@pytest.mark.slow          # ./testbed bench end to end, both serializers
 @pytest.mark.timeout(600)
 def test_bench_measures_both_gsoap_serializers_side_by_side_and_stops_its_own_process(stack, tmp_path):
     _, said = run_bench(stack, tmp_path, connections=2, duration=1, repeat=1, warmup=1, ops="sendInts:100",
