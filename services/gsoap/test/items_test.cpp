@@ -13,7 +13,7 @@
 //    result -- items and checksum, or the same gSOAP error -- from both readers, whatever
 //    the size of the pieces the input arrives in (1 byte to 64 KiB).
 // `items_test --all-floats` also checks all 2^32 float bit patterns (minutes; the figures
-// in docs/serialization.md come from it).
+// in docs/serialization.md come from it); `--all-floats STEP`, every STEP-th one (seconds).
 #include <cfloat>
 #include <cinttypes>
 #include <cmath>
@@ -328,10 +328,11 @@ void reading_cases() {
 // tuned reader (from_chars<float>: must give the same bits) and by the generated reader
 // ((float)strtod, which rounds twice: counted, not required); and every 64th written as the
 // generated writer writes it (%.9G) and read by the tuned reader (must give the same bits).
-void all_floats() {
+// step > 1 (--all-floats STEP): every STEP-th bit pattern only, a sample that takes seconds.
+void all_floats(uint64_t step) {
   uint64_t finite = 0, tuned_ok = 0, generated_reads_tuned = 0, sampled = 0, tuned_reads_generated = 0;
   char buf[64];
-  for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; ++bits) {
+  for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += step) {
     const uint32_t b32 = static_cast<uint32_t>(bits);
     float f;
     std::memcpy(&f, &b32, 4);
@@ -345,18 +346,20 @@ void all_floats() {
     if (std::memcmp(&g, &f, 4) == 0) ++generated_reads_tuned;
     else if (finite - tuned_ok < 10 && finite - generated_reads_tuned < 10)
       std::fprintf(stderr, "  (float)strtod(\"%s\") is not %08" PRIx32 "\n", buf, b32);
-    if ((bits & 63) == 0) {
+    if (step > 1 || (bits & 63) == 0) {
       ++sampled;
       std::snprintf(buf, sizeof buf, "%.9G", static_cast<double>(f));  // gSOAP's writer
       if (tb::item_text::read(buf, buf + std::strlen(buf), back) && std::memcmp(&back, &f, 4) == 0)
         ++tuned_reads_generated;
     }
-    if ((bits & 0x0FFFFFFF) == 0) std::fprintf(stderr, "  ... %" PRIu64 " / 16\n", bits >> 28);
+    if (step == 1 && (bits & 0x0FFFFFFF) == 0) std::fprintf(stderr, "  ... %" PRIu64 " / 16\n", bits >> 28);
   }
-  std::printf("all finite floats: %" PRIu64 "\n", finite);
+  if (step > 1) std::printf("finite floats, every %" PRIu64 "th bit pattern: %" PRIu64 "\n", step, finite);
+  else std::printf("all finite floats: %" PRIu64 "\n", finite);
   std::printf("  tuned writer -> tuned reader, same bits: %" PRIu64 "\n", tuned_ok);
   std::printf("  tuned writer -> (float)strtod (gSOAP's reader), same bits: %" PRIu64 "\n", generated_reads_tuned);
-  std::printf("  every 64th: %%.9G (gSOAP's writer) -> tuned reader, same bits: %" PRIu64 " of %" PRIu64 "\n",
+  std::printf(step > 1 ? "  %%.9G (gSOAP's writer) -> tuned reader, same bits: %" PRIu64 " of %" PRIu64 "\n"
+                       : "  every 64th: %%.9G (gSOAP's writer) -> tuned reader, same bits: %" PRIu64 " of %" PRIu64 "\n",
               tuned_reads_generated, sampled);
   if (tuned_ok != finite || tuned_reads_generated != sampled) fail("all floats");
 }
@@ -364,6 +367,13 @@ void all_floats() {
 }  // namespace
 
 int main(int argc, char **argv) {
+  const bool all = argc > 1 && std::strcmp(argv[1], "--all-floats") == 0;
+  const unsigned long long step = all && argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+  if ((argc > 1 && !all) || argc > 3 || step == 0 || step > 0xFFFFFFFFull) {
+    std::fprintf(stderr, "usage: items_test [--all-floats [STEP]]  (STEP: every STEP-th float bit pattern, "
+                         "1 .. 4294967295, default 1: all of them, minutes)\n");
+    return 2;
+  }
   tb__IntItems ints;
   ints.items = tb::int_items(5000, 7);
   ints.items.insert(ints.items.end(), {0, -1, 2147483647, -2147483647 - 1, 10, 99, 100});
@@ -384,7 +394,7 @@ int main(int argc, char **argv) {
   real_round_trips<tb__FloatItems>(special_values<float>(), "floats");
   real_round_trips<tb__DoubleItems>(special_values<double>(), "doubles");
   reading_cases();
-  if (argc > 1 && std::strcmp(argv[1], "--all-floats") == 0) all_floats();
+  if (all) all_floats(step);
   if (failures) {
     std::fprintf(stderr, "%d failures\n", failures);
     return 1;
