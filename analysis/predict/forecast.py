@@ -100,11 +100,13 @@ def _sweep(m, users: list[int]) -> list:
     return [solve_model(m, u) for u in users]
 
 
-def predict(result, steps: dict, tolerance: float | None = None, own_request_steps: bool = True) -> dict:
+def predict(result, steps: dict, tolerance: float | None = None, own_request_steps: bool = True,
+            fit_runs: tuple[str, ...] = ()) -> dict:
     """The prediction of every planned configuration (see the module doc); raises
-    demands.NoBaseline when the folder has no baseline to calibrate on."""
+    demands.NoBaseline when the folder has no baseline to calibrate on. fit_runs: ids of runs
+    whose steps the CPU fit uses besides the baseline's (demands.measure)."""
     tol = tolerance if tolerance is not None else result.settings.tolerance
-    d = dmod.measure(result, steps)
+    d = dmod.measure(result, steps, fit_runs=runs_named(result, fit_runs))
     cal = calibrate(d)
     base_cfg = Config()
     base_curve = sorted((s.users, s.throughput) for s in d.steps)
@@ -149,6 +151,16 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
             "demands": d.to_json(), "calibration": cal.to_json(),
             "usl": dict(zip(("lambda", "sigma", "kappa"), usl_params)) if usl_params else None,
             "configurations": configs, "not_predicted": skipped}
+
+
+def runs_named(result, ids: tuple[str, ...]) -> list:
+    """The runs of `result` with these ids; NoBaseline naming an id the folder does not have."""
+    runs = {r.id: r for r in result.runs}
+    unknown = [i for i in ids if i not in runs]
+    if unknown:
+        raise dmod.NoBaseline(f"{result.path}: no run {', '.join(unknown)} to fit the CPU on "
+                              f"(runs: {', '.join(runs)})")
+    return [runs[i] for i in ids]
 
 
 def _request_calibration(rd: dmod.Demands):
