@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
                  pool_size=(args.pool or 8) if mode == "pool" else None, think_time=args.think_time, cores=args.cores)
     request = None
     if mode == "request" or args.target:
-        request = _request_calibration(result, steps)
+        request = _request_calibration(result, steps, d.background)
         if mode == "request" and request is None:
             p.error("a client per request cannot be predicted from a singleton baseline (its per-call client build "
                     "never happens there): the folder needs a request run to take that cost from "
@@ -151,13 +151,13 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     return 0 if out.get("agree", True) else 1
 
 
-def _request_calibration(result, steps):
+def _request_calibration(result, steps, background: dict[str, float]):
     from analysis.predict.forecast import _request_calibration as rc, config_of
     runs = [r for r in result.runs if config_of(r.meta).client_mode == "request"]
     if not runs:
         return None
     try:
-        return rc(dmod.measure(result, steps, runs=runs, first_step_only=True))
+        return rc(dmod.measure(result, steps, runs=runs, first_step_only=True), background)
     except dmod.NoBaseline:
         return None
 
