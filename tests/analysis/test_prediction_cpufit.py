@@ -85,3 +85,18 @@ def test_the_simulation_agrees_with_the_model_with_a_background():
         m = model(cal, cfg)
         c = check_point(m, solve_model(m, users).to_json())
         assert c["agree"], c
+
+
+def test_fit_runs_add_their_steps_to_the_fit_and_an_unknown_run_is_named(data):
+    from analysis.folder import load
+    from analysis.predict import demands as dmod, forecast
+    from analysis.predict.runsteps import run_steps
+    result = load(data / "predict-handmade")
+    steps = run_steps(result)
+    d = dmod.measure(result, steps, fit_runs=forecast.runs_named(result, ("singleton-c2-a1",)))
+    assert d.fit_runs == ["singleton-c2-a1"] and d.cpu_fits["front"].steps == 6
+    # 100/s and 140/s: still too close together; the baseline's U / X stays, said so
+    assert d.background == {} and "span only 1.40x" in d.missing[-1]
+    assert d.cpu["front"].mean == pytest.approx(0.003)
+    with pytest.raises(dmod.NoBaseline, match="no run pool-c9"):
+        forecast.runs_named(result, ("pool-c9",))
