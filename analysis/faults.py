@@ -59,7 +59,8 @@ def summarize(run_id: str, records: list[dict], history: History) -> list[dict]:
                     "from_s": None if start is None or t0 is None else round(start - t0, 1),
                     "to_s": None if end is None or t0 is None else round(end - t0, 1),
                     "in_flight": f.get("in_flight"), "ejected_after_s": f.get("ejected_after_s"),
-                    "back_after_s": f.get("back_after_s"), "requests_in_window": req,
+                    "back_after_s": f.get("back_after_s"), "rescheduled_after_s": f.get("rescheduled_after_s"),
+                    "replicas": f.get("replicas"), "requests_in_window": req,
                     "failures_in_window": fail, "error": f.get("error")})
     return out
 

@@ -125,11 +125,13 @@ def bottleneck_table(s: dict) -> str:
     for r in s["runs"]:
         b = r["bottleneck"]
         util = ", ".join(f"{t} {u:.0%}" for t, u in sorted(b["utilisation"].items()))
+        if b.get("nodes"):
+            util += "; nodes: " + ", ".join(f"{n} {u:.0%}" for n, u in sorted(b["nodes"].items()))
         dumps = "<br>".join(esc(f"{d['tier']}-{d['replica']}: {d['sentence']}") for d in b["threaddumps"])
         rows.append([esc(r["id"]), esc(b["kind"]), esc(b["text"]), pct(b["host_utilisation"]),
                      esc(util), dumps])
     return table("bottleneck", ["run", "kind", "hint", "host CPU (of capacity)",
-                                "tier CPU (of capacity) at the max step", "thread dumps"], rows)
+                                "tier (node) CPU (of capacity) at the max step", "thread dumps"], rows)
 
 
 def excluded_table(s: dict) -> str:

@@ -15,7 +15,7 @@ from analysis import html as h
 from analysis.findings import Finding
 from analysis.findings import html_block as findings_block
 from analysis import faults as faultmod
-from analysis import maxima, plots, sidebyside, steps
+from analysis import maxima, nodes, plots, sidebyside, steps
 from analysis.folder import load
 from analysis.summary import Analysis, analyse
 
@@ -163,10 +163,12 @@ def _faults_table(s: dict) -> str:
     rows = [[h.esc(f["run_id"]), h.esc(f"{f['action']} {f['target']}"), h.esc(f.get("server") or ""),
              "#" + h.num(f["from_s"]), "#" + h.num(f["to_s"]), "#" + h.num(f["in_flight"]),
              "#" + h.num(f["ejected_after_s"]), "#" + h.num(f["back_after_s"]),
+             "#" + h.num(f.get("rescheduled_after_s")),
              "#" + h.num(f["requests_in_window"]), "#" + h.num(f["failures_in_window"]), h.esc(f.get("error") or "")]
             for f in s["faults"]]
     return h.table("faults", ["run", "fault", "HAProxy server", "from (s)", "to (s)", "in flight at start",
-                              "out of rotation after (s)", "back after restart (s)", "requests in window",
+                              "out of rotation after (s)", "back after restart (s)",
+                              "running elsewhere after (s)", "requests in window",
                               "failed in window", "error"], rows) + (
         f"<p>Window: from the fault's start to {faultmod.GRACE_S:g} s after its end; times from the "
         "run's first stats row.</p>")
@@ -204,6 +206,8 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
     if s.get("faults"):
         body += ["<h2>Faults injected</h2>", _faults_table(s)]
         body += [h.image(pngs[k], k) for k in pngs if k.startswith("timeline-")]
+    if s.get("nodes"):
+        body += ["<h2>CPU per node</h2>", nodes.html_table(s["nodes"])]
     body += ["<h2>Bottleneck hints</h2>", h.bottleneck_table(s),
              "<h2>Excluded steps</h2>", h.excluded_table(s), "<h2>CPU beside throughput</h2>"]
     body += [h.image(pngs[f"cpu-{r.id}"], f"CPU per tier, {r.id}") for r in a.result.runs]

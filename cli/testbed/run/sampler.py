@@ -27,9 +27,9 @@ INTERVAL_S = 1.0
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
-def cgroup_cpu_file(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> str | None:
-    """The CPU accounting file of the cgroup a process is in (v1 cpuacct.usage, v2 cpu.stat),
-    or None when it cannot be read from here (another host, no permission, no such pid)."""
+def cgroup_dir(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> Path | None:
+    """The directory of the cgroup a process is in, in the hierarchy that accounts CPU (v1
+    cpuacct, v2 unified), or None when it cannot be read from here."""
     try:
         lines = (proc / str(pid) / "cgroup").read_text().splitlines()
     except OSError:
@@ -38,14 +38,56 @@ def cgroup_cpu_file(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_RO
         _, controllers, path = line.split(":", 2)
         if "cpuacct" in controllers.split(","):
             for mount in ("cpu,cpuacct", "cpuacct,cpu", "cpuacct"):
-                f = root / mount / path.lstrip("/") / "cpuacct.usage"
-                if f.exists():
-                    return str(f)
+                d = root / mount / path.lstrip("/")
+                if (d / "cpuacct.usage").exists():
+                    return d
     for line in lines:
         if line.startswith("0::"):
-            f = root / line[3:].lstrip("/") / "cpu.stat"
-            if f.exists():
-                return str(f)
+            d = root / line[3:].lstrip("/")
+            if (d / "cpu.stat").exists():
+                return d
+    return None
+
+
+def _cpu_file(d: Path) -> str | None:
+    for name in ("cpuacct.usage", "cpu.stat"):
+        if (d / name).exists():
+            return str(d / name)
+    return None
+
+
+def cgroup_cpu_file(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> str | None:
+    """The CPU accounting file of the cgroup a process is in (v1 cpuacct.usage, v2 cpu.stat),
+    or None when it cannot be read from here (another host, no permission, no such pid)."""
+    d = cgroup_dir(pid, proc, root)
+    return _cpu_file(d) if d else None
+
+
+def node_cgroup_dir(node_pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> Path | None:
+    """The cgroup of a whole Docker-in-Docker node (testbed.cluster): its main process's, or on
+    cgroup v2 the parent of the `init` leaf the node moves its own processes into."""
+    d = cgroup_dir(node_pid, proc, root)
+    if d is not None and d.name == "init" and (d.parent / "cpu.stat").exists():
+        return d.parent
+    return d
+
+
+def nested_cgroup_cpu_file(node_dir: Path, container_id: str, depth: int = 3) -> str | None:
+    """The CPU accounting file of a container that a node's own engine runs: a cgroup below the
+    node's, named by the container's id (cgroupfs driver: docker/<id>; systemd: docker-<id>.scope)."""
+    level = [node_dir]
+    for _ in range(depth):
+        nxt = []
+        for d in level:
+            try:
+                children = [c for c in d.iterdir() if c.is_dir()]
+            except OSError:
+                continue
+            for c in children:
+                if c.name == container_id or c.name == f"docker-{container_id}.scope":
+                    return _cpu_file(c)
+            nxt.extend(children)
+        level = nxt
     return None
 
 
