@@ -69,18 +69,22 @@ def test_the_cli_placement_flag_reads_lists_and_refuses_what_is_not_a_placement(
             placement.parse_spec(bad)
 
 
+HEAD = """
+    name = "placed"
+    kind = "clones"
+    [load]
+    users = [1]
+    """
+
+
 def _experiment(tmp_path, body: str):
     path = tmp_path / "e.toml"
-    path.write_text(textwrap.dedent(body))
+    path.write_text(textwrap.dedent(HEAD) + textwrap.dedent(body))
     return definition.load(str(path))
 
 
 def test_placement_and_spread_are_experiment_keys_carried_as_knobs(tmp_path):
     exp = _experiment(tmp_path, """
-        name = "placed"
-        kind = "clones"
-        [load]
-        users = [1]
         [defaults]
         placement = { front = "node-2" }
         [[runs]]
@@ -99,10 +103,6 @@ def test_placement_and_spread_are_experiment_keys_carried_as_knobs(tmp_path):
 
 def test_a_run_without_placement_in_a_placed_file_is_told_to_run_anywhere(tmp_path):
     exp = _experiment(tmp_path, """
-        name = "placed"
-        kind = "clones"
-        [load]
-        users = [1]
         [[runs]]
         id = "a"
         spread = "tier-per-node"
@@ -121,10 +121,6 @@ def test_a_run_without_placement_in_a_placed_file_is_told_to_run_anywhere(tmp_pa
 def test_a_bad_placement_in_an_experiment_is_an_error_naming_the_key(tmp_path, bad, why):
     with pytest.raises(DefinitionError, match=why):
         _experiment(tmp_path, f"""
-            name = "placed"
-            kind = "clones"
-            [load]
-            users = [1]
             [[runs]]
             id = "a"
             {bad}

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "cli"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from check_stack import CheckFailed, Stack, get, log, until  # noqa: E402
+from check_stack import CheckFailed, Stack, log  # noqa: E402
 from testbed.config import StackConfig  # noqa: E402
 
 
@@ -129,13 +129,7 @@ def main(argv=None) -> int:
         figures["swarm_up_seconds"] = round(time.monotonic() - t0, 1)
         check_placement(figures)
         for backend in ("axis", "gsoap"):
-            path = f"/seg/5?backend={backend}&op=sendInts&n=100"
-            status, page = until(f"{path} through HAProxy on 127.0.0.1",
-                                 lambda: (lambda r: r if r[0] == 200 else None)(get(stack.url("WEB_PORT", path))),
-                                 300, 5)
-            if "segments: 1,2,3,4,5" not in page or "soap-result:" not in page:
-                raise CheckFailed(f"{path}: not a /seg/5 page:\n{page[:800]}")
-            log(f"  {path}: 200 on 127.0.0.1:{stack.ports['WEB_PORT']}")
+            stack.seg5(backend, f"HAProxy on 127.0.0.1:{stack.ports['WEB_PORT']}", 300)
         check_experiment(args.experiment, out, figures)
     except (AssertionError, subprocess.TimeoutExpired) as e:
         log(f"FAILED: {e}")
