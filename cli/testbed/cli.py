@@ -213,7 +213,9 @@ def cmd_fault(args) -> int:
         return 1
     inj = faults.Injector(stack, say=lambda text: print(text, flush=True))
     print(f"fault: {fault.describe()} on the {stack.mode} stack" + ("" if fault.duration or fault.action != "kill"
-          else "; it stays down (./testbed scale TIER=N, or --for D, brings it back)"), flush=True)
+          else "; it stays down (" + ("docker start its container, named by ./testbed cluster status, or --for D, brings it "
+                                       "back)" if fault.node
+                                      else "./testbed scale TIER=N, or --for D, brings it back)")), flush=True)
     inj.start([fault])
     try:
         inj.wait()
@@ -224,8 +226,9 @@ def cmd_fault(args) -> int:
     if rec.get("error"):
         print(f"testbed: fault: {rec['error']}", file=sys.stderr)
         return 1
-    print("fault: done: " + json.dumps({k: rec.get(k) for k in ("server", "in_flight", "ejected_after_s",
-                                                                 "back_after_s")}))
+    keys = ("server", "in_flight", "ejected_after_s", "back_after_s") + (
+        ("replicas", "rescheduled_after_s", "restarted_after_s") if fault.node else ())
+    print("fault: done: " + json.dumps({k: rec.get(k) for k in keys}))
     return 0
 
 

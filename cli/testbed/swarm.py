@@ -237,6 +237,8 @@ class SwarmStack(SwarmNodes, ComposeStack):
                  cluster=self.cluster_summary(),
                  spread=knobs.get("SPREAD") or None,
                  loadgen={**d["loadgen"], "target": self.entry_url("web"),
+                          "where": "master on this host, workers on the cluster's load-generator node (Swarm service "
+                                   f"{self.name}_loadgen)" if self.cluster else d["loadgen"]["where"],
                           "why": "the runner's own Locust master on this host; HAProxy publishes its entry points "
                                  "in host mode on its node" + (" (the cluster's entry node, reached at its address "
                                                                "on the cluster's network)" if self.cluster else "")})
