@@ -4,13 +4,12 @@ max-throughput step, every node's CPU — its whole cgroup, every process on it 
 
 Method: the node's CPU is the mean of its samples over the step's measurement window, like a
 tier's; utilisation = CPU / (100 × the node's quota in cores, or this host's cores without one).
-The node rows are empty off a cluster.
+The node rows are empty off a cluster; the report's "CPU per node" section
+(templates/experiment.html.j2, block nodes) shows them.
 """
 from __future__ import annotations
 
 import re
-
-from analysis import html as h
 
 
 def placement(run_meta: dict) -> dict[str, list[str]]:
@@ -40,18 +39,6 @@ def rows(runs, steps_by_run: dict, maxima: dict, experiment: dict) -> list[dict]
                         "cpus": cpus, "replicas": placed.get(node, []), "cpu_percent": cpu,
                         "utilisation": cpu / (100 * float(cpus or host)), "step": at.index, "users": at.users})
     return out
-
-
-def html_table(node_rows: list[dict]) -> str:
-    return h.table("nodes", ["run", "node", "role", "CPU quota (cores)", "replicas on it",
-                             "CPU at the max step (% of a core)", "of its capacity"], [
-        [h.esc(r["run_id"]), h.esc(r["node"]), h.esc(r.get("role") or ""),
-         "#" + h.num(r["cpus"]) if r["cpus"] else "none", h.esc(", ".join(r["replicas"]) or "—"),
-         "#" + h.num(r["cpu_percent"], 3), h.pct(r["utilisation"])] for r in node_rows],
-        "no node samples (not a cluster)") + (
-        "<p>A node's CPU is its whole cgroup (the tiers on it, its engine, the registry on the manager, "
-        "Locust's workers on the load-generator node), over the max-throughput step's window; capacity "
-        "is its CPU quota, or this host's cores without one.</p>")
 
 
 def _natural(name: str):

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from testbed import cluster, faults, placement, stack, swarmtasks
+from testbed import cgroup, cluster, faults, placement, stack, swarmtasks
 from testbed.config import StackConfig
 from testbed.nodes import Cluster, Node
 from testbed.run import definition
 from testbed.run.plan import DefinitionError
-from testbed.run.sampler import nested_cgroup_cpu_file, node_cgroup_dir
 from testbed.swarm import SwarmStack
 
 DATA = Path(__file__).parent / "docker" / "data"
@@ -206,9 +205,9 @@ def test_a_node_containers_cgroup_is_found_below_the_nodes_own_on_cgroup_v1(tmp_
     _tree(proc, "77", {"cgroup": "2:cpuacct:/docker/NODE\n1:cpu:/docker/NODE\n0::/docker/NODE\n"})
     node = _tree(sys_root, "cpuacct/docker/NODE", {"cpuacct.usage": "5", "cgroup.procs": "77\n"})
     inner = _tree(sys_root, "cpuacct/docker/NODE/docker/abc123", {"cpuacct.usage": "9", "cgroup.procs": "91\n"})
-    assert node_cgroup_dir(77, proc, sys_root) == node
-    assert nested_cgroup_cpu_file(node, "abc123") == str(inner / "cpuacct.usage")
-    assert nested_cgroup_cpu_file(node, "nope") is None
+    assert cgroup.node_dir(77, proc, sys_root) == node
+    assert cgroup.nested_cpu_file(node, "abc123") == str(inner / "cpuacct.usage")
+    assert cgroup.nested_cpu_file(node, "nope") is None
 
 
 def test_on_cgroup_v2_the_node_is_the_parent_of_its_init_leaf_and_systemd_scopes_are_found(tmp_path):
@@ -218,8 +217,8 @@ def test_on_cgroup_v2_the_node_is_the_parent_of_its_init_leaf_and_systemd_scopes
     _tree(sys_root, "system.slice/docker-NODE.scope/init", {"cpu.stat": "usage_usec 1\n"})
     inner = _tree(sys_root, "system.slice/docker-NODE.scope/system.slice/docker-abc.scope",
                   {"cpu.stat": "usage_usec 3\n"})
-    assert node_cgroup_dir(77, proc, sys_root) == node
-    assert nested_cgroup_cpu_file(node, "abc") == str(inner / "cpu.stat")
+    assert cgroup.node_dir(77, proc, sys_root) == node
+    assert cgroup.nested_cpu_file(node, "abc") == str(inner / "cpu.stat")
 
 
 # --------------------------------------------------------------------------- cluster down

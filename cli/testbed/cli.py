@@ -25,9 +25,10 @@ def _stack(docker: bool | None = None):
     """The stack to act on: the one that runs (local or containers), else a local one
     (docker=True: a containerized one). Exits naming the fix when that cannot be."""
     from testbed.config import ConfigError, StackConfig
-    from testbed.stack import StackError, select
+    from testbed.stack import StackError
+    from testbed.stacks import open_stack
     try:
-        return select(StackConfig.load(), docker)
+        return open_stack(StackConfig.load(), docker)
     except (ConfigError, StackError) as e:
         raise SystemExit(f"testbed: {e}")
 
@@ -111,7 +112,8 @@ def _print_entry_points(entry_points: dict[str, str], tiers_up: set[str]) -> Non
 
 
 def cmd_down(args) -> int:
-    from testbed.stack import StackError, detect
+    from testbed.stack import StackError
+    from testbed.stacks import detect
     stack = detect()
     if stack is None:
         print("down: stopped nothing (no stack was running)")
@@ -128,7 +130,7 @@ def cmd_down(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from testbed.stack import detect
+    from testbed.stacks import detect
     stack = detect()
     st = stack.status() if stack else {"mode": None, "up": False, "entry_points": {}, "haproxy": None,
                                        "locust": [], "replicas": []}
@@ -166,7 +168,8 @@ def cmd_status(args) -> int:
 def cmd_scale(args) -> int:
     from testbed import tiers
     from testbed.procs import ProcError
-    from testbed.stack import StackError, detect
+    from testbed.stack import StackError
+    from testbed.stacks import detect
     stack = detect()
     if stack is None:
         print("testbed: scale: the stack is not up; start it with ./testbed up", file=sys.stderr)
@@ -201,7 +204,7 @@ def cmd_logs(args) -> int:
 
 def cmd_fault(args) -> int:
     from testbed import faults
-    from testbed.stack import detect
+    from testbed.stacks import detect
     try:
         fault = faults.parse(args.action, args.target, args.at, args.duration, args.speed)
     except faults.FaultError as e:

@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from testbed import placement, tiers
+from testbed import cgroup, placement, tiers
 from testbed.dockercli import DockerError, extract_dump
 from testbed.haproxy import DOCKER_TIER_PORT
 from testbed.nodes import ENTRY_LABEL, LOADGEN_LABEL, host_pid
@@ -127,18 +127,16 @@ class SwarmNodes:
         return [parse_task(t, self.name, names, services) for t in raw]
 
     def _node_dir(self, node: str) -> Path | None:
-        from testbed.run.sampler import node_cgroup_dir
         cache = self.__dict__.setdefault("_node_dirs", {})
         if node not in cache:
             n = self.cluster.node(node) if self.cluster else None
             pid = host_pid(n.container) if n else None
-            cache[node] = node_cgroup_dir(pid) if pid else None
+            cache[node] = cgroup.node_dir(pid) if pid else None
         return cache[node]
 
     def _task_containers(self, tasks: list[Task]) -> dict[str, dict]:
         """container id -> its node's inspect, with "cgroup" (its CPU accounting file on this
         host) and "host_pid", for the tasks whose node's engine can be reached."""
-        from testbed.run.sampler import cgroup_cpu_file, nested_cgroup_cpu_file
         by_node: dict[str, list[str]] = {}
         for t in tasks:
             if t.container_id and self._engine(t.node) is not None:
@@ -156,10 +154,10 @@ class SwarmNodes:
                 c = parse_container(line)
                 if self.cluster:
                     d = self._node_dir(node)
-                    c["cgroup"] = nested_cgroup_cpu_file(d, c["id"]) if d else None
+                    c["cgroup"] = cgroup.nested_cpu_file(d, c["id"]) if d else None
                     c["host_pid"] = _first_pid(c["cgroup"])
                 else:
-                    c["cgroup"] = cgroup_cpu_file(c["pid"]) if c["pid"] else None
+                    c["cgroup"] = cgroup.cpu_file(c["pid"]) if c["pid"] else None
                     c["host_pid"] = c["pid"] or None
                 out[c["id"]] = c
         return out

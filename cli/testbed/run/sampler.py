@@ -9,8 +9,8 @@ local) and of the idle web UI if one runs (ui-master, ui-worker-N), and the host
 
 A container (docker mode) is sampled from its cgroup's CPU accounting, which counts every
 process in it (cgroup v1 cpuacct.usage in ns, v2 cpu.stat usage_usec); `pid` is then the
-container's main process as the host sees it. Where the cgroup cannot be read from this host,
-the main process and its children are sampled instead.
+container's main process as the host sees it (reading the accounting: testbed/cgroup.py). Where
+the cgroup cannot be read from this host, the main process and its children are sampled instead.
 """
 from __future__ import annotations
 
@@ -20,85 +20,11 @@ from pathlib import Path
 
 import psutil
 
+from testbed.cgroup import cpu_seconds
 from testbed.stack import CpuTarget as Target  # noqa: F401  (what a sampler is given)
 
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
 INTERVAL_S = 1.0
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-
-
-def cgroup_dir(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> Path | None:
-    """The directory of the cgroup a process is in, in the hierarchy that accounts CPU (v1
-    cpuacct, v2 unified), or None when it cannot be read from here."""
-    try:
-        lines = (proc / str(pid) / "cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "cpuacct" in controllers.split(","):
-            for mount in ("cpu,cpuacct", "cpuacct,cpu", "cpuacct"):
-                d = root / mount / path.lstrip("/")
-                if (d / "cpuacct.usage").exists():
-                    return d
-    for line in lines:
-        if line.startswith("0::"):
-            d = root / line[3:].lstrip("/")
-            if (d / "cpu.stat").exists():
-                return d
-    return None
-
-
-def _cpu_file(d: Path) -> str | None:
-    for name in ("cpuacct.usage", "cpu.stat"):
-        if (d / name).exists():
-            return str(d / name)
-    return None
-
-
-def cgroup_cpu_file(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> str | None:
-    """The CPU accounting file of the cgroup a process is in (v1 cpuacct.usage, v2 cpu.stat),
-    or None when it cannot be read from here (another host, no permission, no such pid)."""
-    d = cgroup_dir(pid, proc, root)
-    return _cpu_file(d) if d else None
-
-
-def node_cgroup_dir(node_pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> Path | None:
-    """The cgroup of a whole Docker-in-Docker node (testbed.cluster): its main process's, or on
-    cgroup v2 the parent of the `init` leaf the node moves its own processes into."""
-    d = cgroup_dir(node_pid, proc, root)
-    if d is not None and d.name == "init" and (d.parent / "cpu.stat").exists():
-        return d.parent
-    return d
-
-
-def nested_cgroup_cpu_file(node_dir: Path, container_id: str, depth: int = 3) -> str | None:
-    """The CPU accounting file of a container that a node's own engine runs: a cgroup below the
-    node's, named by the container's id (cgroupfs driver: docker/<id>; systemd: docker-<id>.scope)."""
-    level = [node_dir]
-    for _ in range(depth):
-        nxt = []
-        for d in level:
-            try:
-                children = [c for c in d.iterdir() if c.is_dir()]
-            except OSError:
-                continue
-            for c in children:
-                if c.name == container_id or c.name == f"docker-{container_id}.scope":
-                    return _cpu_file(c)
-            nxt.extend(children)
-        level = nxt
-    return None
-
-
-def cgroup_cpu_seconds(path: str) -> float:
-    text = Path(path).read_text()
-    if path.endswith("cpuacct.usage"):
-        return int(text) / 1e9
-    for line in text.splitlines():
-        if line.startswith("usage_usec "):
-            return int(line.split()[1]) / 1e6
-    raise ValueError(f"{path}: no usage_usec line")
 
 
 class _CgroupMeter:
@@ -106,11 +32,11 @@ class _CgroupMeter:
 
     def __init__(self, path: str):
         self.path = path
-        self.last = (time.monotonic(), cgroup_cpu_seconds(path))
+        self.last = (time.monotonic(), cpu_seconds(path))
 
     def read(self) -> float | None:
         try:
-            now = (time.monotonic(), cgroup_cpu_seconds(self.path))
+            now = (time.monotonic(), cpu_seconds(self.path))
         except (OSError, ValueError) as e:
             raise psutil.NoSuchProcess(0, msg=str(e)) from None   # the container is gone
         (t0, c0), (t1, c1) = self.last, now
