@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-POLL_S = 0.5
+POLL_S = 1.0   # each poll asks the manager and HAProxy (several docker calls)
 OUT = ("DOWN", "MAINT", "NOLB", "DRAIN")
 
 
