@@ -23,7 +23,8 @@ from pathlib import Path
 
 from testbed import ROOT, placement, procs
 from testbed.faults import Injector
-from testbed.run import reconfigure, results, threaddumps
+from testbed.run import clienttime, predicting, reconfigure, results, threaddumps
+from testbed.run.clienttime import ClientTimeSampler
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
 from testbed.run.progress import Progress, latest_history, line
@@ -35,6 +36,7 @@ FAULTS_FILE = "faults.jsonl"      # analysis/faults.py reads it
 LOCUST_START_S = 4.0       # rough cost of one Locust start + stop, for the time estimate
 JVM_START_S = 8.0          # rough cost of one JVM tier start on a busy 2-core machine
 OVERRUN_S = 90.0           # a Locust run longer than planned + this is stopped as failed
+SETTLE_S = 15.0           # before a run, the previous run's requests still in flight may finish (served_counts)
 
 
 class ExperimentError(RuntimeError):
@@ -113,6 +115,7 @@ class Runner:
             self._write_experiment()
             for i, spec in enumerate(exp.runs):
                 self._one_run(i, spec)
+                self._predict_after(i)
             status = "failed" if self.failed else "complete"
             if self.failed:
                 self.meta["error"] = "; ".join(self.failed)[:500]
@@ -140,6 +143,12 @@ class Runner:
         if interrupted:
             raise KeyboardInterrupt
         return self.folder
+
+    def _predict_after(self, i: int) -> None:
+        """After the last baseline run: the model's prediction of the runs to come (predicting.py)."""
+        if self.exp.kind in ("clones", "classic") and predicting.due([r.config() for r in self.exp.runs], i):
+            with deferred_sigint(self.progress, "writing the prediction"):
+                predicting.write(self.folder, self.progress.say)
 
     def estimate(self) -> float:
         """Seconds the experiment plans; with adaptive steps the longest it may take."""
@@ -291,6 +300,7 @@ class Runner:
             return stack_targets + [CpuTarget("loadgen", name, p.pid) for name, p in loc.processes()]
 
         sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
+        self._timers = ClientTimeSampler(run_dir / clienttime.FILE, lambda: replicas).start()
         faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)]
         inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None
         dumps: Future | None = None
@@ -298,7 +308,7 @@ class Runner:
         t0 = time.monotonic()
         deadline = t0 + spec.load.seconds(primed) + OVERRUN_S
         status, error = "complete", None
-        notes["served"] = {"before": served_counts(replicas)}   # nothing lost: checked in the report
+        notes["served"] = {"before": served_counts(replicas, settle_s=SETTLE_S)}   # nothing lost: checked in the report
         try:
             loc.start()
             notes["locust_pids"] = {name: p.pid for name, p in loc.processes()}
@@ -362,7 +372,10 @@ class Runner:
     def _end_run(self, run: results.RunFile, sampler: CpuSampler, pool: ThreadPoolExecutor,
                  dumps: Future | None, status: str, error: str | None, inj: Injector | None = None) -> None:
         sampler.stop()
+        self._timers.stop()
         notes = run.meta["notes"]
+        if self._timers.errors:
+            notes["client_time_errors"] = self._timers.errors
         if "served" in notes:
             notes["served"]["after"] = served_counts(self.stack.status()["replicas"])
         if inj:                      # a fault still going is ended (resumed, revived) with the run
@@ -425,9 +438,22 @@ class Runner:
             return str(p)
 
 
-def served_counts(replicas: list[dict]) -> dict[str, dict]:
+def served_counts(replicas: list[dict], settle_s: float = 0) -> dict[str, dict]:
     """GET /served of every replica (java-common Served, gSOAP served.cpp): tier-replica ->
-    its counters, or {"error": why} where it cannot be read (e.g. a Swarm task's address)."""
+    its counters, or {"error": why} where it cannot be read (e.g. a Swarm task's address).
+    With settle_s, first waits (at most that long) until no front has a request in flight: the
+    previous run's last requests, still queued when its Locust stopped, would otherwise be
+    counted in this run's front total but not in its Locust's."""
+    end = time.monotonic() + settle_s
+    while True:
+        out = _served_once(replicas)
+        busy = [k for k, v in out.items() if k.startswith("front-") and (v.get("in_flight") or 0) > 0]
+        if not busy or time.monotonic() >= end:
+            return out
+        time.sleep(0.2)
+
+
+def _served_once(replicas: list[dict]) -> dict[str, dict]:
     out = {}
     for r in replicas:
         key = f"{r['tier']}-{r['replica']}"

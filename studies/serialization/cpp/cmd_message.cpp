@@ -1,5 +1,6 @@
-// `message`: one request's sizes and gSOAP's (de)serialization times (options.cpp --help).
-//   xml_bytes    the SOAP envelope as gSOAP's generated serializer writes it
+// `message`: one request's sizes and gSOAP's (de)serialization times (options.cpp --help),
+// with the serializers --serializers names (generated or tuned) on every context.
+//   xml_bytes    the SOAP envelope as gSOAP's serializer writes it
 //   http_bytes   the whole HTTP request the generated proxy sends (headers + that envelope;
 //                gSOAP's default: a counting pass, then Content-Length), as a loopback
 //                sink received it
@@ -25,7 +26,8 @@ struct TimedProxy {
   SOAP_SOCKET (*gsoap_open)(struct soap *, const char *, const char *, int) = nullptr;
   Clock::time_point connected_at;
 
-  TimedProxy() {
+  explicit TimedProxy(Serializers serializers) {
+    use_serializers(proxy.soap, serializers);
     proxy.soap->user = this;
     proxy.soap->connect_timeout = 10;
     proxy.soap->send_timeout = proxy.soap->recv_timeout = 120;
@@ -50,9 +52,10 @@ struct TimedProxy {
 
 // A context that reads requests as the service does, its item limit as high as the
 // study's largest message (gSOAP's default, SOAP_MAXOCCURS, is 100 000 items).
-struct soap *new_reader() {
+struct soap *new_reader(Serializers serializers) {
   struct soap *soap = soap_new();
   soap->maxoccurs = 100000001;
+  use_serializers(soap, serializers);
   return soap;
 }
 
@@ -66,40 +69,40 @@ void write_file(const std::string &path, const std::string &bytes) {
 
 int run_message(const Options &o) {
   auto msg = make_message(o.op, o.n, o.seed);
-  JsonObject out;
-  out.str("impl", "gsoap").str("command", "message").str("op", o.op).num("n", o.n)
-      .unum("seed", o.seed).unum("raw_bytes", msg->raw_bytes());
+  Json out = {{"impl", "gsoap"}, {"serializers", serializers_name(o.serializers)}, {"command", "message"},
+              {"op", o.op}, {"n", o.n}, {"seed", o.seed}, {"raw_bytes", msg->raw_bytes()}};
 
   // the envelope, in memory
   struct soap *ser = soap_new1(SOAP_IO_BUFFER);
+  use_serializers(ser, o.serializers);
   MemoryIo ser_io;
   ser_io.sink(ser, true);
   soap_begin(ser);
   if (msg->write_envelope(ser)) throw std::runtime_error("serializing the envelope failed");
   soap_end(ser);
   const std::string xml = ser_io.out();
-  out.unum("xml_bytes", xml.size());
+  out["xml_bytes"] = xml.size();
 
   // the whole HTTP request, from the generated proxy to a loopback sink
   std::string http;
   {
     LoopbackSink sink(true);
-    TimedProxy tp;
+    TimedProxy tp(o.serializers);
     const std::string endpoint = "http://127.0.0.1:" + std::to_string(sink.port()) + "/gsoap";
     const uint64_t mark = sink.mark();
     if (tp.send_to(*msg, endpoint) < 0) throw std::runtime_error("the proxy's send failed");
-    out.unum("http_bytes", sink.wait_bytes(mark, kSinkTimeoutMs));
+    out["http_bytes"] = sink.wait_bytes(mark, kSinkTimeoutMs);
     http = sink.bytes();
   }
   const bool body_is_envelope =
       http.size() >= xml.size() && http.compare(http.size() - xml.size(), xml.size(), xml) == 0;
-  out.unum("http_header_bytes", http.size() - std::min(http.size(), xml.size()))
-      .boolean("http_body_is_envelope", body_is_envelope);
+  out["http_header_bytes"] = http.size() - std::min(http.size(), xml.size());
+  out["http_body_is_envelope"] = body_is_envelope;
   if (!o.dump.empty()) write_file(o.dump, xml);
   if (!o.dump_http.empty()) write_file(o.dump_http, http);
 
   // deserialized back: the same items?
-  struct soap *deser = new_reader();
+  struct soap *deser = new_reader(o.serializers);
   MemoryIo deser_io;
   deser_io.source(deser, xml);
   Digest got;
@@ -107,14 +110,16 @@ int run_message(const Options &o) {
   soap_destroy(deser);
   soap_end(deser);
   const bool valid = err == SOAP_OK && got == msg->expected() && body_is_envelope;
-  out.num("count", got.count).unum("checksum", got.checksum)
-      .num("expected_count", msg->expected().count).unum("expected_checksum", msg->expected().checksum)
-      .boolean("valid", valid);
+  out["count"] = got.count;
+  out["checksum"] = got.checksum;
+  out["expected_count"] = msg->expected().count;
+  out["expected_checksum"] = msg->expected().checksum;
+  out["valid"] = valid;
   if (!valid) {
-    out.str("invalid_reason", err ? "gSOAP could not read its own envelope (error " + std::to_string(err) + ")"
-                              : !body_is_envelope ? "the proxy's HTTP body differs from the envelope"
-                                                  : "the envelope read back has another count or checksum");
-    std::cout << out.text() << std::endl;
+    out["invalid_reason"] = err ? "gSOAP could not read its own envelope (error " + std::to_string(err) + ")"
+                            : !body_is_envelope ? "the proxy's HTTP body differs from the envelope"
+                                                : "the envelope read back has another count or checksum";
+    std::cout << out.dump() << std::endl;
     return 1;
   }
 
@@ -139,13 +144,14 @@ int run_message(const Options &o) {
         const auto t1 = Clock::now();
         return e || !(d == msg->expected()) ? int64_t{-1} : ns_between(t0, t1);
       }}, {"serialization", "deserialization"});
-  out.obj("ser_ns", mem[0].json()).obj("deser_ns", mem[1].json());
+  out["ser_ns"] = mem[0].json();
+  out["deser_ns"] = mem[1].json();
 
   if (o.socket) {  // the whole write to, and read from, a loopback socket, interleaved
     LoopbackSink sink(false);
-    TimedProxy tp;
+    TimedProxy tp(o.serializers);
     const std::string endpoint = "http://127.0.0.1:" + std::to_string(sink.port()) + "/gsoap";
-    struct soap *reader = new_reader();
+    struct soap *reader = new_reader(o.serializers);
     const std::vector<Samples> net = time_rounds(o.timing, {
         [&] {
           const uint64_t mark = sink.mark();
@@ -166,13 +172,15 @@ int run_message(const Options &o) {
           return e || !(d == msg->expected()) ? int64_t{-1} : ns_between(t0, t1);
         }}, {"the write to a loopback socket", "the read from a loopback socket"});
     soap_free(reader);
-    out.obj("write_ns", net[0].json()).obj("read_ns", net[1].json());
+    out["write_ns"] = net[0].json();
+    out["read_ns"] = net[1].json();
   } else {
-    out.null("write_ns").null("read_ns");
+    out["write_ns"] = nullptr;
+    out["read_ns"] = nullptr;
   }
   soap_free(ser);
   soap_free(deser);
-  std::cout << out.text() << std::endl;
+  std::cout << out.dump() << std::endl;
   return 0;
 }
 
