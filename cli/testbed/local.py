@@ -77,10 +77,13 @@ class LocalStack(Stack):
         started = []
         for i in indexes:
             port = tier.port(self.cfg.replica_port_base, i)
-            if not procs.port_free(port):
-                raise StackError(f"port {port} (for {tier.name}-{i}) is in use by another program; "
+            metrics = tier.metrics_port(port)
+            busy = [p for p in dict.fromkeys((port, metrics)) if not procs.port_free(p)]
+            if busy:
+                raise StackError(f"port {busy[0]} (for {tier.name}-{i}) is in use by another program; "
                                  f"free it or move all replica ports with TESTBED_REPLICA_PORT_BASE=<port>")
-            env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name))
+            env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name),
+                                    metrics_port=metrics)
             proc = procs.start(f"{tier.name}-{i}", tier.argv(), self.dir / "logs" / f"{tier.name}-{i}.log",
                                env=env, port=port, cwd=tiers.ROOT, cpus=self.cfg.stack_cpus)
             started.append({"index": i, "port": port, "proc": proc})

@@ -114,9 +114,10 @@ def test_every_variable_the_compose_files_use_has_its_one_home_in_env():
 @pytest.mark.parametrize("tier", sorted(tiers.TIERS))
 def test_each_tier_container_gets_the_environment_local_mode_gives_it(tier):
     image_env = runtime_env(dockerfile(tier))
+    image_env.pop("TESTBED_AGENTS_DIR", None)        # where the image keeps the JVM agents: no knob
     compose_env = {k: interpolate(str(v), KNOBS) for k, v in SERVICES[tier].get("environment", {}).items()}
     expected = tiers.process_env(tiers.TIERS[tier], haproxy.DOCKER_TIER_PORT, KNOBS, bind="0.0.0.0",
-                                 extra=WIRING.get(tier))
+                                 extra=WIRING.get(tier), metrics_port=tiers.DOCKER_METRICS_PORT)
     assert {**image_env, **compose_env} == expected
 
 
@@ -138,9 +139,15 @@ def test_swarm_publishes_everywhere_so_its_haproxy_wants_a_ui_password():
 
 
 @pytest.mark.parametrize("tier", sorted(n for n, t in tiers.TIERS.items() if t.java_jar))
-def test_java_images_run_the_jar_with_the_jvm_flags_of_local_mode(tier):
+def test_java_images_run_the_jar_with_the_launcher_of_local_mode(tier):
+    """One home for the JVM's flags and agents: java-common/bin/java-tier, here and in the image."""
     cmd = [json.loads(rest) for word, rest in instructions(dockerfile(tier)) if word == "CMD"][-1]
-    assert cmd == ["java", *tiers.JAVA_OPTS, "-jar", Path(tiers.TIERS[tier].java_jar).name]
+    local = tiers.TIERS[tier].argv()
+    assert local[0] == str(tiers.JAVA_LAUNCHER) and Path(local[1]).name == Path(tiers.TIERS[tier].java_jar).name
+    assert cmd == ["/app/bin/java-tier", Path(tiers.TIERS[tier].java_jar).name]
+    copies = [rest for word, rest in instructions(dockerfile(tier)) if word == "COPY"]
+    assert "java-common/bin/java-tier bin/" in copies and "--from=build /src/java-common/target/agents agents/" in copies
+    assert runtime_env(dockerfile(tier))["METRICS_PORT"] == str(tiers.DOCKER_METRICS_PORT)
 
 
 @pytest.mark.parametrize("tier", sorted(tiers.TIERS))
