@@ -12,8 +12,6 @@ tiers by SIGQUIT (`docker kill --signal QUIT`: the JVM prints a jstack-format du
 stdout, read back with `docker logs`; the images carry a JRE, which has no jcmd/jstack)."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import shutil
@@ -21,7 +19,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
 from testbed import haproxy, tiers
 from testbed.config import StackConfig
@@ -128,11 +125,9 @@ class ComposeStack(Stack):
     # ------------------------------------------------------------------ HAProxy
     def haproxy_servers(self, timeout: float = 3.0) -> list[dict[str, str]]:
         """Every server line of HAProxy's stats (CSV of the stats page), FRONTEND/BACKEND left out."""
-        url = f"http://{self.cfg.client_host}:{self.cfg.stats_port}/;csv;norefresh"
-        with urllib.request.urlopen(urllib.request.Request(url, headers=self.cfg.ui_headers()), timeout=timeout) as r:
-            text = r.read().decode().lstrip("# ")
-        return [row for row in csv.DictReader(io.StringIO(text))
-                if row.get("svname") not in ("FRONTEND", "BACKEND", None)]
+        rows = haproxy.stats_csv(f"http://{self.cfg.client_host}:{self.cfg.stats_port}/", self.cfg.ui_headers(),
+                                 timeout)
+        return [row for row in rows if row.get("svname") not in ("FRONTEND", "BACKEND", None)]
 
     def wait_servers(self, backend: str, n: int, timeout: float = SCALE_TIMEOUT) -> None:
         """Until HAProxy has exactly n servers of the backend (slots holding an address), all UP."""

@@ -235,6 +235,16 @@ class Runtime:
         path.write_text(self.command("show servers state"))
 
 
+def stats_csv(url: str, headers: dict[str, str] | None = None, timeout: float = 3.0) -> list[dict[str, str]]:
+    """Every row of HAProxy's stats page as CSV (url: the stats page, e.g. http://haproxy:8404/),
+    FRONTEND and BACKEND lines included; OSError when it does not answer."""
+    import urllib.request
+    req = urllib.request.Request(url.rstrip("/") + "/;csv;norefresh", headers=headers or {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        text = r.read().decode().lstrip("# ")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
 def idle(rows: dict[str, dict[str, str]], servers) -> bool:
     """No request running on, or queued for, any of these servers (rows: svname -> stats row)."""
     return all(int(rows[s]["scur"] or 0) == 0 and int(rows[s]["qcur"] or 0) == 0 for s in servers if s in rows)
