@@ -309,7 +309,7 @@ class ComposeStack(Stack):
 
     # ------------------------------------------------------------------ measurement
     def cpu_targets(self) -> list[CpuTarget]:
-        from testbed.run.sampler import cgroup_cpu_file
+        from testbed.cpu_clock import cgroup_cpu_file
         out = []
         for c in self._running_inspected():
             tier = "loadgen" if c["service"] in LOCUST else c["service"]
