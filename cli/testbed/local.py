@@ -81,7 +81,7 @@ class LocalStack(Stack):
         for i in indexes:
             port = tier.port(self.cfg.replica_port_base, i)
             metrics = tier.metrics_port(port)
-            busy = [p for p in dict.fromkeys((port, metrics)) if not procs.port_free(p)]
+            busy = [p for p in dict.fromkeys((port, metrics)) if not procs.wait_port_free(p, 10.0)]
             if busy:
                 raise StackError(f"port {busy[0]} (for {tier.name}-{i}) is in use by another program; "
                                  f"free it or move all replica ports with TESTBED_REPLICA_PORT_BASE=<port>")
@@ -212,6 +212,20 @@ class LocalStack(Stack):
                 self._stop_all(state)
                 raise
             return state
+
+    def set_monitoring(self, on: bool) -> None:
+        """Start (on) or stop Prometheus and the CPU exporter of the running stack."""
+        with self.locked():
+            state = self.load()
+            if on and not state.get("monitoring"):
+                state["monitoring"] = monitoring_mod.start(self.cfg, self._plan(state), self.dir / "logs")
+                self.save(state)
+                monitoring_mod.wait(state["monitoring"], self.cfg)
+            elif not on and state.get("monitoring"):
+                for p in monitoring_mod.all_procs(state["monitoring"]):
+                    procs.stop(p, timeout=5)
+                state["monitoring"] = None
+                self.save(state)
 
     def down(self) -> list[str]:
         with self.locked():
