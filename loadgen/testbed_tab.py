@@ -24,7 +24,8 @@ import os
 from locust import events
 
 TAB = "testbed"
-COLUMNS = [("name", "Replica"), ("state", "HAProxy"), ("cpu", "CPU (of a core)"), ("quota", "CPU of its quota"),
+# not "name": Locust's table sorts its rows by a "name" field; without one they keep this order
+COLUMNS = [("replica", "Replica"), ("state", "HAProxy"), ("cpu", "CPU (of a core)"), ("quota", "CPU of its quota"),
            ("rate", "Requests/s (HAProxy)"), ("rtime", "Avg response (HAProxy, last 1024)"),
            ("sessions", "Sessions"), ("queue", "Queue"), ("note", "Note")]
 
@@ -56,16 +57,16 @@ def _pct(value) -> str:
 
 def table_rows(view: dict) -> list[dict]:
     """The tab's rows, as text: the hint first, then every replica, then host and load generator."""
-    rows = [{"name": "bottleneck", "state": view["hint"]["kind"], "note": view["hint"]["text"]}]
+    rows = [{"replica": "bottleneck", "state": view["hint"]["kind"], "note": view["hint"]["text"]}]
     if view.get("error"):
-        rows.append({"name": "(stack)", "state": "?", "note": view["error"]})
+        rows.append({"replica": "(stack)", "state": "?", "note": view["error"]})
     for r in view["rows"]:
         waits = r.get("waits")
         note = ""
         if waits and waits.get("waiting"):
             note = (f"{waits['waiting']} threads BLOCKED on SingletonSoapClient" if waits["mode"] == "singleton"
                     else f"{waits['waiting']} calls waiting for a pooled client")
-        rows.append({"name": f"{r['tier']}-{r['replica']}", "state": r["haproxy"], "cpu": _pct(r["cpu"]),
+        rows.append({"replica": f"{r['tier']}-{r['replica']}", "state": r["haproxy"], "cpu": _pct(r["cpu"]),
                      "quota": f"{r['cpu'] / r['quota']:.0f} % of {r['quota']:g} core"
                               if r["quota"] and r["cpu"] is not None else "",
                      "rate": "" if r["req_s"] is None else f"{r['req_s']:.1f}",
@@ -73,10 +74,10 @@ def table_rows(view: dict) -> list[dict]:
                      "sessions": "" if r["sessions"] is None else str(r["sessions"]),
                      "queue": "" if r["queue"] is None else str(r["queue"]), "note": note})
     host, lg = view["host"], view["loadgen"]
-    rows.append({"name": "host", "cpu": _pct(host["cpu"]),
+    rows.append({"replica": "host", "cpu": _pct(host["cpu"]),
                  "quota": "" if host["cpu"] is None else f"{host['cpu'] / host['cores']:.0f} % of {host['cores']} cores",
                  "note": "the whole machine: 100 % = one core"})
-    rows.append({"name": "loadgen", "cpu": _pct(lg["cpu"]), "rate": "" if lg["rps"] is None else f"{lg['rps']:.1f}",
+    rows.append({"replica": "loadgen", "cpu": _pct(lg["cpu"]), "rate": "" if lg["rps"] is None else f"{lg['rps']:.1f}",
                  "note": f"Locust, master + workers: {lg['users']} users"})
     return rows
 

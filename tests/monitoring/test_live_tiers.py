@@ -94,7 +94,7 @@ def test_under_load_rows_show_rate_cpu_and_the_hint_judges_them(load):
     assert "utilisation" in view["hint"] and "clone" in view["hint"]["utilisation"]
     # the rows the page's table gets, with Locust's own statistics
     stats = get_json(load.ui + "stats/requests")
-    table = {r["name"]: r for r in next(e["data"] for e in stats["extended_stats"] if e["key"] == "testbed")}
+    table = {r["replica"]: r for r in next(e["data"] for e in stats["extended_stats"] if e["key"] == "testbed")}
     assert table["bottleneck"]["note"] and {"clone-1", "front-1", "axis-1", "host", "loadgen"} <= set(table)
 
 
