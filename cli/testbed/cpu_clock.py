@@ -13,10 +13,12 @@ time of an exited child stays counted. The host is psutil's machine-wide CPU tim
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psutil
 
-from testbed.stack import CpuTarget
+if TYPE_CHECKING:                       # what the clock is given (stack.py imports no clock)
+    from testbed.stack import CpuTarget
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 

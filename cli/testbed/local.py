@@ -213,20 +213,6 @@ class LocalStack(Stack):
                 raise
             return state
 
-    def set_monitoring(self, on: bool) -> None:
-        """Start (on) or stop Prometheus and the CPU exporter of the running stack."""
-        with self.locked():
-            state = self.load()
-            if on and not state.get("monitoring"):
-                state["monitoring"] = monitoring_mod.start(self.cfg, self._plan(state), self.dir / "logs")
-                self.save(state)
-                monitoring_mod.wait(state["monitoring"], self.cfg)
-            elif not on and state.get("monitoring"):
-                for p in monitoring_mod.all_procs(state["monitoring"]):
-                    procs.stop(p, timeout=5)
-                state["monitoring"] = None
-                self.save(state)
-
     def down(self) -> list[str]:
         with self.locked():
             state = self.load()

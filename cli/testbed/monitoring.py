@@ -177,3 +177,18 @@ def to_dict(mon: dict | None) -> dict | None:
 
 def from_dict(d: dict | None) -> dict | None:
     return {k: procs.Proc.from_dict(p) for k, p in d.items()} if d else None
+
+
+def switch(stack, on: bool) -> None:
+    """Start (on) or stop Prometheus and the CPU exporter of a running local stack (LocalStack)."""
+    with stack.locked():
+        state = stack.load()
+        if on and not state.get("monitoring"):
+            state["monitoring"] = start(stack.cfg, stack._plan(state), stack.dir / "logs")
+            stack.save(state)
+            wait(state["monitoring"], stack.cfg)
+        elif not on and state.get("monitoring"):
+            for p in all_procs(state["monitoring"]):
+                procs.stop(p, timeout=5)
+            state["monitoring"] = None
+            stack.save(state)

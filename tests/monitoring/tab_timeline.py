@@ -42,7 +42,7 @@ def post(url: str, form: dict) -> dict:
         return json.loads(r.read() or b"{}")
 
 
-def screenshot(url: str, path: Path, width: int = 1400, height: int = 760) -> None:
+def screenshot(url: str, path: Path, width: int = 1400, height: int = 980) -> None:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
         raise SystemExit("tab_timeline: chromium not found (apt-get install -y chromium)")

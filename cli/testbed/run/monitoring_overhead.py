@@ -27,7 +27,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from testbed import locust_ui, procs, tiers
+from testbed import locust_ui, monitoring, procs, tiers
 from testbed.bench import warm_up, wrk
 from testbed.run import results
 
@@ -113,7 +113,7 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
             order = CONDITIONS if rnd % 2 == 0 else CONDITIONS[::-1]
             for cond in order:
                 cold |= _agents(stack, cond != "no-agent", say)
-                stack.set_monitoring(cond == "watched")
+                monitoring.switch(stack, cond == "watched")
                 if cold:          # fresh JVMs: load them until they stop speeding up (bench.py's rule)
                     warm_up([("stack", "web", "seg5", url, None, None)], connections, warmup, say)
                     cold = False
@@ -127,7 +127,7 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
                 say(f"monitoring-overhead: round {rnd + 1}/{rounds} {cond:9s} {res['rps']:8.1f} req/s"
                     + (f" ({tab.reads} tab reads)" if tab else ""))
                 _write(folder, rows, startup, rounds, duration, connections, started, stack.cfg)
-        stack.set_monitoring(False)
+        monitoring.switch(stack, False)
         _agents(stack, True, say)
         for rnd in range(rounds):
             for agent in ((True, False) if rnd % 2 == 0 else (False, True)):
