@@ -66,7 +66,8 @@ def table_rows(view: dict) -> list[dict]:
         if waits and waits.get("waiting"):
             note = (f"{waits['waiting']} threads BLOCKED on SingletonSoapClient" if waits["mode"] == "singleton"
                     else f"{waits['waiting']} calls waiting for a pooled client")
-        rows.append({"replica": f"{r['tier']}-{r['replica']}", "state": r["haproxy"], "cpu": _pct(r["cpu"]),
+        name = r["replica"] if r["tier"] == "monitoring" else f"{r['tier']}-{r['replica']}"
+        rows.append({"replica": name, "state": r["haproxy"], "cpu": _pct(r["cpu"]),
                      "quota": f"{r['cpu'] / r['quota']:.0f} % of {r['quota']:g} core"
                               if r["quota"] and r["cpu"] is not None else "",
                      "rate": "" if r["req_s"] is None else f"{r['req_s']:.1f}",

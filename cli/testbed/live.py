@@ -81,6 +81,9 @@ class LocalSource:
                                    CpuTarget(tier, str(r["index"]), r["proc"].pid)))
         out += [Replica(t.tier, t.replica, None, None, t) for t in self.stack.cpu_targets()
                 if t.tier in ("haproxy", "loadgen")]
+        from testbed.monitoring import all_procs
+        out += [Replica("monitoring", p.name, None, None, CpuTarget("monitoring", p.name, p.pid))
+                for p in all_procs(state.get("monitoring")) if p.alive()]
         return out
 
 
@@ -104,6 +107,9 @@ class ContainerSource:
             elif c.service == "haproxy" or c.service.startswith("locust-"):
                 t = c.target()
                 out.append(Replica(t.tier, t.replica, None, None, t))
+            elif c.service in ("prometheus", "cpu-exporter"):        # what watching costs
+                out.append(Replica("monitoring", c.service, None, None,
+                                   CpuTarget("monitoring", c.service, 0, cgroup=c.cpu_file)))
         return out
 
 
@@ -177,7 +183,8 @@ class LiveView:
             quota = (quota_cores(rep.target.cgroup) if rep.target and rep.target.cgroup
                      else quota_cores(pid=rep.target.pid) if rep.target else None)
             out_rows.append({"tier": rep.tier, "replica": rep.replica, "server": rep.server,
-                             "haproxy": row.get("status") or ("-" if rep.tier in TIERS else "balancer"),
+                             "haproxy": row.get("status") or ("-" if rep.tier in TIERS else
+                                                              "balancer" if rep.tier == "haproxy" else ""),
                              "cpu": cpu_pct.get((rep.tier, rep.replica)), "quota": quota,
                              "req_s": rate, "rtime_ms": _int(row.get("rtime")), "sessions": _int(row.get("scur")),
                              "queue": _int(row.get("qcur")), "waits": self._waits(rep)})

@@ -77,7 +77,8 @@ def test_the_tab_is_offered_on_locusts_page_and_lists_every_replica_up(live):
     assert re.search(r'"extended_tables":\s*\[\{"key":\s*"testbed"', page)
     view = get_json(live.ui + "testbed/tiers")
     got = {f"{r['tier']}-{r['replica']}": r["haproxy"] for r in view["rows"]}
-    assert got == {"axis-1": "UP", "clone-1": "UP", "front-1": "UP", "gsoap-1": "UP", "haproxy-1": "balancer"}
+    assert got == {"axis-1": "UP", "clone-1": "UP", "front-1": "UP", "gsoap-1": "UP", "haproxy-1": "balancer",
+                   "monitoring-prometheus": "", "monitoring-cpu-exporter": ""}   # what watching costs, too
     assert view["hint"]["kind"] == "idle" and view["host"]["cores"] >= 1
 
 
@@ -85,12 +86,13 @@ def test_under_load_rows_show_rate_cpu_and_the_hint_judges_them(load):
     def busy():
         view = get_json(load.ui + "testbed/tiers")
         clone = next((r for r in view["rows"] if r["tier"] == "clone"), {})
-        return view if (clone.get("req_s") or 0) > 0 and clone.get("cpu") is not None \
-            and view["hint"]["kind"] in ("software", "cpu") else None
-    view = until("clone-1 serving, with CPU, and a verdict", busy)
+        # every figure of a reading (a /status slower than 1 s on a busy host leaves its lock out)
+        return view if (clone.get("req_s") or 0) > 0 and clone.get("cpu") is not None and clone.get("waits") \
+            and view["loadgen"]["users"] == USERS and view["hint"]["kind"] in ("software", "cpu") else None
+    view = until("clone-1 serving, with CPU, its lock, all users and a verdict", busy)
     clone = next(r for r in view["rows"] if r["tier"] == "clone")
-    assert clone["sessions"] is not None and clone["queue"] == 0 and clone["waits"]["mode"] == "singleton"
-    assert view["loadgen"]["users"] == USERS and view["loadgen"]["rps"] > 0
+    assert clone["sessions"] is not None and clone["queue"] is not None and clone["waits"]["mode"] == "singleton"
+    assert view["loadgen"]["rps"] > 0
     assert "utilisation" in view["hint"] and "clone" in view["hint"]["utilisation"]
     # the rows the page's table gets, with Locust's own statistics
     stats = get_json(load.ui + "stats/requests")
