@@ -17,7 +17,7 @@ public interface ClientLockMXBean {
     /** Calls that gave up waiting (pool: no client free within SOAP_TIMEOUT_MS). */
     long getTimeouts();
 
-    /** Seconds all calls spent waiting, summed. */
+    /** Seconds the calls that got the client spent waiting for it, summed. */
     double getWaitSeconds();
 
     /** Seconds the lock (or pooled clients) were held, summed: busy time of the lock. */

@@ -34,9 +34,9 @@ final class LockTimer implements ClientLockMXBean {
         return now;
     }
 
-    /** The call stopped waiting without the lock. */
+    /** The call stopped waiting without the client (its wait is not summed: waits are those of
+     *  the calls that got it, as their holds are). */
     void gaveUp(long arrivedAt) {
-        waitNanos.add(System.nanoTime() - arrivedAt);
         waiting.decrementAndGet();
         timeouts.increment();
     }

@@ -55,13 +55,14 @@ public final class SingletonSoapClient {
     /** The monitor itself; {@code arrivedAt}: when the caller began to wait for it ({@link #lock}). */
     private synchronized Object invoke(SoapCall call, long deadlineNanos, long arrivedAt)
             throws Failure, RemoteException, ClientFactory.BuildFailed {
+        long late = System.nanoTime() - deadlineNanos;
+        if (late > 0) {
+            lock.gaveUp(arrivedAt);
+            throw Failure.queued("waited more than SOAP_TIMEOUT_MS=" + timeoutMs + " for the singleton "
+                    + backend.label() + " client (" + TimeUnit.NANOSECONDS.toMillis(late) + " ms late)");
+        }
         long acquiredAt = lock.acquired(arrivedAt);
         try {
-            long late = System.nanoTime() - deadlineNanos;
-            if (late > 0) {
-                throw Failure.queued("waited more than SOAP_TIMEOUT_MS=" + timeoutMs + " for the singleton "
-                        + backend.label() + " client (" + TimeUnit.NANOSECONDS.toMillis(late) + " ms late)");
-            }
             if (client == null) {
                 client = factory.build(backend, transport, false);
             }
