@@ -51,6 +51,7 @@ def cmd_build(args) -> int:
 
 def cmd_up(args) -> int:
     from testbed import tiers
+    from testbed.monitoring import MonitoringError
     from testbed.procs import ProcError
     from testbed.stack import StackError
     counts = {name: getattr(args, name) for name in TIER_FLAGS}
@@ -78,8 +79,9 @@ def cmd_up(args) -> int:
         print("up: starting HAProxy and " + ", ".join(f"{n} ×{c}" for n, c in counts.items() if c))
     t0 = time.monotonic()
     try:
-        stack.up({n: c for n, c in counts.items() if c > 0}, overrides, locust=not args.no_locust)
-    except (StackError, ProcError) as e:
+        stack.up({n: c for n, c in counts.items() if c > 0}, overrides, locust=not args.no_locust,
+                 monitoring=args.monitoring)
+    except (StackError, ProcError, MonitoringError) as e:
         print(f"testbed: {e}" + ("\n  see: docker compose ps; docker compose logs" if stack.mode == "docker" else ""),
               file=sys.stderr)
         return 1
@@ -94,10 +96,11 @@ ENTRY_TIER = {"web": "front", "clones": "clone", "axis": "axis", "gsoap": "gsoap
 
 def _print_entry_points(entry_points: dict[str, str], tiers_up: set[str]) -> None:
     """One line per entry point; one whose tier has no replica says how to add one."""
+    width = max([8] + [len(n) + 1 for n in entry_points])
     for name, url in entry_points.items():
         tier = ENTRY_TIER.get(name)
         note = f"   (no {tier} replica: ./testbed scale {tier}=1)" if tier and tier not in tiers_up else ""
-        print(f"  {name:8s} {url}{note}")
+        print(f"  {name:{width}s} {url}{note}")
 
 
 def cmd_down(args) -> int:
@@ -285,6 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="clients per clone in --client-mode pool (default: CLIENT_POOL_SIZE in .env)")
     s.add_argument("--no-locust", action="store_true",
                    help="do not start the Locust web UI (master + LOCUST_WORKERS workers)")
+    s.add_argument("--monitoring", action="store_true",
+                   help="also start Prometheus (every replica's metrics, recording rules for each tier's "
+                        "utilisation and demand; docs/monitoring.md) and the CPU exporter; with --docker: "
+                        "compose's monitoring profile")
     s.add_argument("--docker", action="store_true",
                    help="start the stack as containers (docker compose; docs/docker.md) instead of "
                         "local processes; status/scale/logs/down then act on the containers")

@@ -59,8 +59,9 @@ def local_servers(tier: str, replicas: list[tuple[int, int]], knobs: dict[str, s
 # publishes them on the host), and each tier is a server-template whose slots are filled
 # by Docker's DNS with the address of every running replica, so scaling needs no reload.
 DOCKER_PORTS = {"web_port": 8080, "clones_port": 8081, "soap_port": 8082, "stats_port": 8404,
-                "bound_port": 8088, "locust_port": 8089}
+                "bound_port": 8088, "locust_port": 8089, "prometheus_port": 8090}
 DOCKER_LOCUST_PORT = 8089           # the locust-master container's web UI
+DOCKER_PROMETHEUS_PORT = 9090       # the prometheus container's (monitoring profile)
 DOCKER_TIER_PORT = 8080             # every tier's PORT inside its container
 DOCKER_STATE_DIR = Path("/run/haproxy")   # stats socket, server-state file, the rendered config
 DOCKER_RESOLVERS = """\
@@ -116,6 +117,8 @@ def render_docker(knobs: dict[str, str]) -> str:
                   resolvers=DOCKER_RESOLVERS + DOCKER_GATE,
                   locust_server=f"    server locust locust-master:{DOCKER_LOCUST_PORT} resolvers docker "
                                 "resolve-prefer ipv4 init-addr none",
+                  prometheus_server=f"    server prometheus prometheus:{DOCKER_PROMETHEUS_PORT} resolvers docker "
+                                    "resolve-prefer ipv4 init-addr none",
                   published_on=knobs.get("PUBLISHED_ON") or "0.0.0.0")
 
 
@@ -161,7 +164,8 @@ def queue_timeout(knobs: dict[str, str]) -> int:
 
 
 def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
-           resolvers: str = "", locust_server: str = "", published_on: str | None = None) -> str:
+           resolvers: str = "", locust_server: str = "", published_on: str | None = None,
+           prometheus_server: str = "") -> str:
     """published_on: where the entry points are reachable when that is not cfg.bind (a
     container listens on 0.0.0.0 and is published on the host's BIND_ADDRESS, or everywhere)."""
     userlist, auth = ui_auth(cfg.knobs, published_on or cfg.bind)
@@ -173,6 +177,7 @@ def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
         "GSOAP_OPTIONS": gsoap_options(cfg.knobs), "RESOLVERS": resolvers,
         "LOCUST_PORT": cfg.locust_port, "USERLIST": userlist, "UI_AUTH": auth,
         "LOCUST_SERVER": locust_server, "QUEUE_TIMEOUT": queue_timeout(cfg.knobs),
+        "PROMETHEUS_PORT": cfg.prometheus_port, "PROMETHEUS_SERVER": prometheus_server,
     }
     for b in BACKENDS:
         values[f"SERVERS_{b}"] = servers.get(b, "")
@@ -233,6 +238,16 @@ class Runtime:
 
     def save_state(self, path: Path) -> None:
         path.write_text(self.command("show servers state"))
+
+
+def stats_csv(url: str, headers: dict[str, str] | None = None, timeout: float = 3.0) -> list[dict[str, str]]:
+    """Every row of HAProxy's stats page as CSV (url: the stats page, e.g. http://haproxy:8404/),
+    FRONTEND and BACKEND lines included; OSError when it does not answer."""
+    import urllib.request
+    req = urllib.request.Request(url.rstrip("/") + "/;csv;norefresh", headers=headers or {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        text = r.read().decode().lstrip("# ")
+    return list(csv.DictReader(io.StringIO(text)))
 
 
 def idle(rows: dict[str, dict[str, str]], servers) -> bool:

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 
 from testbed import haproxy, locust_ui, procs, tiers
+from testbed import monitoring as monitoring_mod
 from testbed.config import StackConfig
 from testbed.stack import CpuTarget, Stack, StackError  # noqa: F401  (StackError: callers' import)
 
@@ -45,10 +46,11 @@ class LocalStack(Stack):
 
     def load(self) -> dict:
         if not self.state_file.exists():
-            return {"haproxy": None, "replicas": {}, "overrides": {}, "locust": None}
+            return {"haproxy": None, "replicas": {}, "overrides": {}, "locust": None, "monitoring": None}
         state = json.loads(self.state_file.read_text())
         state.setdefault("overrides", {})
         state["locust"] = locust_ui.from_dict(state.get("locust"))
+        state["monitoring"] = monitoring_mod.from_dict(state.get("monitoring"))
         self.cfg.knobs.update(state["overrides"])
         state["haproxy"] = procs.Proc.from_dict(state["haproxy"]) if state.get("haproxy") else None
         for name, reps in state.get("replicas", {}).items():
@@ -61,6 +63,7 @@ class LocalStack(Stack):
                "overrides": state.get("overrides", {}),
                "haproxy": state["haproxy"].to_dict() if state.get("haproxy") else None,
                "locust": locust_ui.to_dict(state.get("locust")),
+               "monitoring": monitoring_mod.to_dict(state.get("monitoring")),
                "replicas": {n: [{**r, "proc": r["proc"].to_dict()} for r in reps]
                             for n, reps in state["replicas"].items() if reps}}
         tmp = self.state_file.with_suffix(".tmp")
@@ -77,10 +80,13 @@ class LocalStack(Stack):
         started = []
         for i in indexes:
             port = tier.port(self.cfg.replica_port_base, i)
-            if not procs.port_free(port):
-                raise StackError(f"port {port} (for {tier.name}-{i}) is in use by another program; "
+            metrics = tier.metrics_port(port)
+            busy = [p for p in dict.fromkeys((port, metrics)) if not procs.wait_port_free(p, 10.0)]
+            if busy:
+                raise StackError(f"port {busy[0]} (for {tier.name}-{i}) is in use by another program; "
                                  f"free it or move all replica ports with TESTBED_REPLICA_PORT_BASE=<port>")
-            env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name))
+            env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name),
+                                    metrics_port=metrics)
             proc = procs.start(f"{tier.name}-{i}", tier.argv(), self.dir / "logs" / f"{tier.name}-{i}.log",
                                env=env, port=port, cwd=tiers.ROOT, cpus=self.cfg.stack_cpus)
             started.append({"index": i, "port": port, "proc": proc})
@@ -112,7 +118,9 @@ class LocalStack(Stack):
         path = self.dir / "haproxy.cfg"
         tmp = self.dir / "haproxy.cfg.new"
         tmp.write_text(haproxy.render(self.cfg, servers, locust_server=f"    server locust "
-                                      f"127.0.0.1:{self.cfg.locust_web_port}  # Locust's own web UI"))
+                                      f"127.0.0.1:{self.cfg.locust_web_port}  # Locust's own web UI",
+                                      prometheus_server=f"    server prometheus 127.0.0.1:"
+                                      f"{monitoring_mod.prometheus_port(self.cfg)}  # up --monitoring"))
         haproxy.check(tmp)
         os.replace(tmp, path)
         return path
@@ -141,6 +149,8 @@ class LocalStack(Stack):
 
     def _reload_haproxy(self, state: dict) -> None:
         plan = self._plan(state)
+        if state.get("monitoring"):           # Prometheus reads its file_sd files again by itself
+            monitoring_mod.write_targets(self.cfg, plan)
         self.runtime.save_state(self.dir / "haproxy.state")
         self._render(plan)
         os.kill(state["haproxy"].pid, signal.SIGUSR2)
@@ -161,17 +171,19 @@ class LocalStack(Stack):
 
     # ---------------------------------------------------------------- verbs
     def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
-           locust: bool = False) -> dict:
+           locust: bool = False, monitoring: bool = False) -> dict:
         """Start HAProxy with every planned replica, then the tiers callees first, each
         healthy and UP in HAProxy before its callers start (a singleton client fetches its
-        WSDL through HAProxy at start-up); then, with locust=True, the Locust web UI."""
+        WSDL through HAProxy at start-up); then, with locust=True, the Locust web UI, and with
+        monitoring=True Prometheus and the CPU exporter (monitoring.py)."""
         with self.locked():
             state = self.load()
             if state["haproxy"] and state["haproxy"].alive() or any(
                     r["proc"].alive() for reps in state["replicas"].values() for r in reps):
                 raise StackError("the stack is already up (./testbed status); change replica counts with "
                                  "./testbed scale TIER=N, or ./testbed down first")
-            state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {}), "locust": None}
+            state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {}), "locust": None,
+                     "monitoring": None}
             self.cfg.knobs.update(state["overrides"])
             order = [n for n in tiers.START_ORDER if counts.get(n, 0) > 0]
             plan = {n: [(i, tiers.TIERS[n].port(self.cfg.replica_port_base, i))
@@ -191,6 +203,10 @@ class LocalStack(Stack):
                     state["locust"] = locust_ui.start(self.cfg, self.dir / "logs")
                     self.save(state)
                     locust_ui.wait(state["locust"], self.cfg)
+                if monitoring:
+                    state["monitoring"] = monitoring_mod.start(self.cfg, self._plan(state), self.dir / "logs")
+                    self.save(state)
+                    monitoring_mod.wait(state["monitoring"], self.cfg)
             except BaseException:
                 self.log("  start failed; stopping what was started")
                 self._stop_all(state)
@@ -204,7 +220,8 @@ class LocalStack(Stack):
             return stopped
 
     def _stop_all(self, state: dict) -> list[str]:
-        stopped = [p.name for p in locust_ui.all_procs(state.get("locust")) if procs.stop(p, timeout=5)]
+        stopped = [p.name for p in locust_ui.all_procs(state.get("locust")) + monitoring_mod.all_procs(
+            state.get("monitoring")) if procs.stop(p, timeout=5)]
         if state.get("haproxy") and procs.stop(state["haproxy"], sig=signal.SIGUSR1, timeout=5):
             stopped.append("haproxy")
         reps = [r for rs in state["replicas"].values() for r in rs]
@@ -393,13 +410,16 @@ class LocalStack(Stack):
                 "gsoap": f"http://{h}:{self.cfg.soap_port}/gsoap",
                 "stats": f"http://{h}:{self.cfg.stats_port}/",
                 "metrics": f"http://{h}:{self.cfg.stats_port}/metrics",
-                "bound": f"http://{h}:{self.cfg.bound_port}/"}
+                "bound": f"http://{h}:{self.cfg.bound_port}/",
+                "prometheus": f"http://{h}:{self.cfg.prometheus_port}/"}
 
     def entry_points(self, state: dict | None = None) -> dict[str, str]:
-        """urls() without Locust when it is not running (state: as load() returns it)."""
+        """urls() without Locust or Prometheus when they are not running (state: as load() returns it)."""
         state = state or self.load()
-        running = any(p.alive() for p in locust_ui.all_procs(state.get("locust")))
-        return {n: u for n, u in self.urls().items() if n != "locust" or running}
+        off = {n for n, ps in (("locust", locust_ui.all_procs(state.get("locust"))),
+                               ("prometheus", monitoring_mod.all_procs(state.get("monitoring"))))
+               if not any(p.alive() for p in ps)}
+        return {n: u for n, u in self.urls().items() if n not in off}
 
     def logs(self, tier: str, lines: int = 40, follow: bool = False) -> int:
         paths = self.log_files(tier)

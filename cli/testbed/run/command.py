@@ -6,17 +6,19 @@ import sys
 from pathlib import Path
 
 EFFICIENCY = "loadgen-efficiency"
+OVERHEAD = "monitoring-overhead"
+BENCHMARKS = (EFFICIENCY, OVERHEAD)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("experiment", metavar="EXPERIMENT",
                    help="segments | clones | calibration | classic (loadgen/experiments/<name>.toml), a path to "
-                        f"an experiment .toml (e.g. your edited copy), or {EFFICIENCY} (benchmark)")
+                        f"an experiment .toml (e.g. your edited copy), or a benchmark: {EFFICIENCY}, {OVERHEAD}")
     p.add_argument("--quick", action="store_true",
                    help="the whole experiment in <= 2 minutes at lower resolution (its [quick] table)")
     p.add_argument("--repeat", type=int, default=None, metavar="K",
                    help="run every configuration K times (medians and spread in the report); "
-                        f"default 1 ({EFFICIENCY}: 3 rounds)")
+                        f"default 1 (benchmarks: 3 rounds)")
     p.add_argument("--workers", type=int, default=None, metavar="W",
                    help="Locust worker processes (0 = one local process); default: the file's "
                         "[load] workers, \"auto\" = one per core of LOADGEN_CPUS (else every core)")
@@ -55,12 +57,12 @@ def main(args) -> int:
     from testbed.run.runner import RESULTS_DIR, Runner
 
     results_dir = Path(args.results) if args.results else RESULTS_DIR
-    if args.experiment != EFFICIENCY:
+    if args.experiment not in BENCHMARKS:
         study = _study(args)
         if study is not None:
             return study
     if args.repeat is None:
-        args.repeat = 3 if args.experiment == EFFICIENCY else 1
+        args.repeat = 3 if args.experiment in BENCHMARKS else 1
     if args.repeat < 1:
         print("testbed: run: --repeat must be >= 1", file=sys.stderr)
         return 2
@@ -83,6 +85,9 @@ def main(args) -> int:
         from testbed.run import efficiency
         return efficiency.main(stack, results_dir, quick=args.quick, rounds=args.repeat,
                                keep_stack=args.keep_stack)
+    if args.experiment == OVERHEAD:
+        from testbed.run import monitoring_overhead
+        return monitoring_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
     try:
         exp = definition.load(args.experiment, quick=args.quick, repeat=args.repeat)
     except (definition.DefinitionError, FaultError) as e:      # FaultError: a bad [[faults]] entry

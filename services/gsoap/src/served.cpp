@@ -4,14 +4,20 @@
 #include <atomic>
 #include <cstdio>
 
+#include "metrics.hpp"
+
 namespace tb {
 namespace {
 std::atomic<long> started{0}, ok_count{0}, errors{0}, in_flight{0};
 }  // namespace
 
-void served_begin() { in_flight.fetch_add(1); }
+void served_begin() {
+  in_flight.fetch_add(1);
+  metrics_request_begin();
+}
 
 void served_end(bool counted, bool ok) {
+  metrics_request_end(counted, ok);
   in_flight.fetch_sub(1);
   if (!counted) return;
   started.fetch_add(1);
@@ -23,6 +29,10 @@ std::string served_json() {
   std::snprintf(buf, sizeof buf, "{\"started\":%ld,\"ok\":%ld,\"errors\":%ld,\"in_flight\":%ld}\n",
                 started.load(), ok_count.load(), errors.load(), in_flight.load() - 1);  // minus this GET
   return buf;
+}
+
+ServedCounts served_counts() {
+  return {started.load(), ok_count.load(), errors.load(), in_flight.load()};
 }
 
 }  // namespace tb

@@ -1,0 +1,174 @@
+"""The monitoring profile checked on a real Docker engine, and measured:
+
+    .venv/bin/python tests/docker/check_monitoring.py [--port-base 38100] [--no-build] [--keep]
+
+`docker compose --profile monitoring up --wait` (the project's images, built unless --no-build),
+then: Prometheus' targets list every replica of every tier UP (front, clone, axis, gsoap by DNS,
+haproxy, the CPU exporter, itself); `docker compose up --scale clone=3` -- how long after each new
+container started Prometheus listed it, and had it UP (one scrape interval is the goal); every
+metrics endpoint we own (the Java tiers' JMX exporter agents, gSOAP's /metrics, the CPU
+exporter) through `promtool check metrics`: no lint; the CPU exporter naming every container of
+the project; the Locust UI's Testbed tab listing every replica from inside its container; then
+`docker compose down -v`. Traffic goes to 127.0.0.1 (published ports) and to the containers
+this run started (their addresses on the project's network); every wait is bounded.
+Figures: results/monitoring-check-<time>/figures.json. CI: .ci/run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_stack import PORT_KNOBS, CheckFailed, get, log, run, until  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "cli"))
+from testbed.config import read_env_file  # noqa: E402
+
+JOBS = {"front", "clone", "axis", "gsoap", "haproxy", "cpu", "prometheus"}
+OWN = {"front": 9404, "clone": 9404, "axis": 9404, "gsoap": 8080, "cpu-exporter": 9105}
+
+
+def compose(*args: str, timeout: float = 900, capture: bool = False) -> subprocess.CompletedProcess:
+    return run(["docker", "compose", "--profile", "monitoring", *args], timeout, capture=capture)
+
+
+def containers() -> list[dict]:
+    out = compose("ps", "--format", "json", capture=True, timeout=60).stdout.strip()
+    rows = json.loads(out) if out.startswith("[") else [json.loads(line) for line in out.splitlines() if line]
+    names = [r["Name"] for r in rows]
+    info = json.loads(run(["docker", "inspect", *names], 60, capture=True).stdout) if names else []
+    return [{"service": i["Config"]["Labels"]["com.docker.compose.service"], "name": i["Name"].lstrip("/"),
+             "ip": next(iter(i["NetworkSettings"]["Networks"].values()))["IPAddress"],
+             "started": _utc(i["State"]["StartedAt"])} for i in info]
+
+
+def _utc(stamp: str) -> float | None:
+    """Docker's RFC 3339 UTC time (nanoseconds, Z) as epoch seconds; None: never started."""
+    if stamp.startswith("0001"):
+        return None
+    return datetime.fromisoformat(stamp[:26].rstrip("Z")).replace(tzinfo=timezone.utc).timestamp()
+
+
+def targets(prom: str) -> list[dict]:
+    status, body = get(prom + "/api/v1/targets", 10)
+    return json.loads(body)["data"]["activeTargets"] if status == 200 else []
+
+
+def promtool(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=15) as r:
+        text = r.read().decode()
+    p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
+    return (p.stdout + p.stderr).strip() if p.returncode else ""
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--port-base", type=int, default=0, help="publish on 127.0.0.1:BASE.. instead of .env's ports")
+    p.add_argument("--no-build", action="store_true")
+    p.add_argument("--keep", action="store_true", help="leave the stack running")
+    p.add_argument("-o", "--output", default=None)
+    args = p.parse_args(argv)
+    env = read_env_file(ROOT / ".env")
+    if args.port_base:
+        for i, knob in enumerate(PORT_KNOBS):
+            os.environ[knob] = str(args.port_base + i)
+    ports = {k: int(os.environ.get(k) or env[k]) for k in PORT_KNOBS}
+    prom, ui = f"http://127.0.0.1:{ports['PROMETHEUS_PORT']}", f"http://127.0.0.1:{ports['LOCUST_PORT']}/"
+    interval = float((os.environ.get("MONITORING_SCRAPE_INTERVAL") or env["MONITORING_SCRAPE_INTERVAL"]).rstrip("s"))
+    figures: dict = {"ports": ports, "scrape_interval_s": interval}
+    out = Path(args.output or ROOT / "results" / time.strftime("monitoring-check-%Y%m%d-%H%M%S"))
+    if compose("ps", "-q", capture=True, timeout=60).stdout.strip():
+        raise SystemExit("check_monitoring: the compose project already has containers (docker compose down)")
+    ok = False
+    try:
+        if not args.no_build:
+            t0 = time.monotonic()
+            compose("build")
+            figures["build_seconds"] = round(time.monotonic() - t0, 1)
+        t0 = time.monotonic()
+        compose("up", "--detach", "--wait", "--wait-timeout", "600")
+        figures["up_wait_seconds"] = round(time.monotonic() - t0, 1)
+
+        def all_up():
+            ts = targets(prom)
+            jobs = {t["labels"]["job"] for t in ts if t["health"] == "up"}
+            return ts if jobs >= JOBS and all(t["health"] == "up" for t in ts) else None
+        ts = until("every target UP in Prometheus", all_up, 120, 1.0)
+        figures["targets_up"] = sorted(f"{t['labels']['job']} {t['labels']['instance']}" for t in ts)
+        log(f"every target UP: {len(ts)} ({', '.join(sorted(JOBS))})")
+
+        before = {c["name"] for c in containers()}
+        compose("up", "--detach", "--wait", "--no-recreate", "--scale", "clone=3", "clone", timeout=600)
+        new = [c for c in containers() if c["name"] not in before and c["service"] == "clone"]
+        if len(new) != 2:
+            raise CheckFailed(f"--scale clone=3 started {len(new)} new clone containers, not 2")
+        seen: dict[str, float] = {}
+        up: dict[str, float] = {}
+
+        def scaled():
+            now = time.time()
+            for t in targets(prom):
+                ip = t["labels"]["instance"].rpartition(":")[0]
+                for c in new:
+                    if t["labels"]["job"] == "clone" and ip == c["ip"]:
+                        seen.setdefault(c["name"], now)
+                        if t["health"] == "up":
+                            up.setdefault(c["name"], now)
+            return len(up) == len(new)
+        until("the new clones UP in Prometheus", scaled, 60, 0.25)
+        figures["scaled"] = {c["name"]: {"listed_after_start_s": round(seen[c["name"]] - c["started"], 2),
+                                         "up_after_start_s": round(up[c["name"]] - c["started"], 2)} for c in new}
+        log(f"scaled clones in Prometheus: {figures['scaled']}")
+
+        lints = {}
+        for c in containers():
+            if c["service"] in OWN:
+                lints[c["name"]] = promtool(f"http://{c['ip']}:{OWN[c['service']]}/metrics")
+        figures["promtool_lints"] = lints
+        bad = {k: v for k, v in lints.items() if v}
+        if bad:
+            raise CheckFailed(f"promtool check metrics found lints: {bad}")
+        log(f"promtool check metrics: no lint on {len(lints)} endpoints")
+
+        exporter = next(c for c in containers() if c["service"] == "cpu-exporter")
+        with urllib.request.urlopen(f"http://{exporter['ip']}:9105/metrics", timeout=15) as r:
+            text = r.read().decode()
+        named = {line.split('replica="')[1].split('"')[0] + "/" + line.split('tier="')[1].split('"')[0]
+                 for line in text.splitlines() if line.startswith("testbed_cpu_seconds_total{")}
+        figures["cpu_exporter_replicas"] = sorted(named)
+        for want in ("1/front", "3/clone", "1/axis", "1/gsoap", "1/haproxy"):
+            if want not in named:
+                raise CheckFailed(f"the CPU exporter does not name {want}: {sorted(named)}")
+
+        status, body = get(ui + "testbed/tiers", 15)
+        view = json.loads(body) if status == 200 else {}
+        rows = {f"{r['tier']}-{r['replica']}": r["haproxy"] for r in view.get("rows", [])}
+        figures["tab_rows"] = rows
+        want = {"front-1", "clone-1", "clone-2", "clone-3", "axis-1", "gsoap-1"}
+        if not want <= set(rows) or any(rows[r] != "UP" for r in want):
+            raise CheckFailed(f"the Testbed tab (in the locust-master container) shows {rows}")
+        log(f"Testbed tab from the locust-master container: {rows}")
+        ok = True
+    except (AssertionError, subprocess.TimeoutExpired) as e:
+        log(f"FAILED: {e}")
+    finally:
+        if not args.keep:
+            compose("down", "--volumes", "--remove-orphans", timeout=300)
+    figures["ok"] = ok
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
+    print(json.dumps(figures, indent=1))
+    log(f"{'ok' if ok else 'FAILED'}; figures in {out / 'figures.json'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
