@@ -54,6 +54,7 @@ def cmd_up(args) -> int:
     from testbed.monitoring import MonitoringError
     from testbed.procs import ProcError
     from testbed.stack import StackError
+    from testbed.tracing import TracingError
     counts = {name: getattr(args, name) for name in TIER_FLAGS}
     bad = [f"{TIER_FLAGS[n]} {c}" for n, c in counts.items() if not 0 <= c <= tiers.MAX_REPLICAS]
     if bad:
@@ -75,13 +76,13 @@ def cmd_up(args) -> int:
     if stack.mode == "local":
         from testbed import build, prereqs
         prereqs.ensure()
-        build.ensure([n for n, c in counts.items() if c > 0])
+        build.ensure([n for n, c in counts.items() if c > 0], tracing=args.tracing)
         print("up: starting HAProxy and " + ", ".join(f"{n} ×{c}" for n, c in counts.items() if c))
     t0 = time.monotonic()
     try:
         stack.up({n: c for n, c in counts.items() if c > 0}, overrides, locust=not args.no_locust,
-                 monitoring=args.monitoring)
-    except (StackError, ProcError, MonitoringError) as e:
+                 monitoring=args.monitoring, tracing=args.tracing)
+    except (StackError, ProcError, MonitoringError, TracingError) as e:
         print(f"testbed: {e}" + ("\n  see: docker compose ps; docker compose logs" if stack.mode == "docker" else ""),
               file=sys.stderr)
         return 1
@@ -292,6 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also start Prometheus (every replica's metrics, recording rules for each tier's "
                         "utilisation and demand; docs/monitoring.md) and the CPU exporter; with --docker: "
                         "compose's monitoring profile")
+    s.add_argument("--tracing", action="store_true",
+                   help="also start Zipkin and trace a sampled share of requests through every tier (Locust's "
+                        "--trace-sample, default 1 %%; docs/tracing.md); with --docker: compose's tracing profile")
     s.add_argument("--docker", action="store_true",
                    help="start the stack as containers (docker compose; docs/docker.md) instead of "
                         "local processes; status/scale/logs/down then act on the containers")

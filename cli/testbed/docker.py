@@ -100,7 +100,7 @@ class ComposeStack(Stack):
             return False
 
     def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
-           locust: bool = False, monitoring: bool = False) -> None:
+           locust: bool = False, monitoring: bool = False, tracing: bool = False) -> None:
         if self.running():
             raise StackError("the containerized stack is already up (./testbed status); change replica "
                              "counts with ./testbed scale TIER=N, or ./testbed down first")
@@ -109,7 +109,7 @@ class ComposeStack(Stack):
             scale += ["--scale", "locust-master=0", "--scale", "locust-worker=0"]
         overrides = dict(overrides or {})
         self._save_overrides(overrides)
-        profile = ["--profile", "monitoring"] if monitoring else []
+        profile = (["--profile", "monitoring"] if monitoring else []) + (["--profile", "tracing"] if tracing else [])
         self.log("up: docker compose " + " ".join(profile + ["up", "--wait", *scale]) +
                  " (images are built when missing: docker compose build rebuilds them)")
         self._compose([*profile, "up", "--detach", "--wait", "--wait-timeout", str(HEALTHY_TIMEOUT), *scale], overrides)
@@ -118,8 +118,9 @@ class ComposeStack(Stack):
 
     def down(self) -> list[str]:
         names = sorted({c["Service"] for c in self._containers()})
-        # the monitoring profile's containers too, whether or not it was asked for at up
-        self._compose(["--profile", "monitoring", "down", "--volumes", "--remove-orphans"], capture=True, timeout=300)
+        # the monitoring and tracing profiles' containers too, whether or not they were asked for at up
+        self._compose(["--profile", "monitoring", "--profile", "tracing", "down", "--volumes", "--remove-orphans"],
+                      capture=True, timeout=300)
         self._overrides_file.unlink(missing_ok=True)
         self._haproxy_ip = None
         return names
@@ -233,7 +234,8 @@ class ComposeStack(Stack):
                 "stats": f"http://{h}:{c.stats_port}/",
                 "metrics": f"http://{h}:{c.stats_port}/metrics",
                 "bound": f"http://{h}:{c.bound_port}/",
-                "prometheus": f"http://{h}:{c.prometheus_port}/"}
+                "prometheus": f"http://{h}:{c.prometheus_port}/",
+                "zipkin": f"http://{h}:{c.zipkin_port}/zipkin/"}
 
     def _service_runs(self, service: str) -> bool:
         try:
@@ -246,6 +248,10 @@ class ComposeStack(Stack):
 
     def monitoring_url(self) -> str | None:
         return self.urls()["prometheus"] if self._service_runs("prometheus") else None
+
+    def tracing_url(self) -> str | None:
+        """Zipkin through HAProxy's zipkin entry (the zipkin container is not published)."""
+        return f"http://{self.cfg.client_host}:{self.cfg.zipkin_port}" if self._service_runs("zipkin") else None
 
     def entry_url(self, entry: str) -> str:
         """At the haproxy container's own address when this host routes to the compose network

@@ -95,7 +95,10 @@ class SwarmStack(ComposeStack):
             raise DockerError(f"docker stack deploy failed: {(r.stderr or r.stdout).strip()[-800:]}")
 
     def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
-           locust: bool = False, monitoring: bool = False) -> None:
+           locust: bool = False, monitoring: bool = False, tracing: bool = False) -> None:
+        if tracing:
+            raise StackError("--tracing on Swarm: deploy docker-compose.tracing.yml beside the stack "
+                             "(docs/tracing.md); ./testbed up --swarm does not")
         if monitoring:
             raise StackError("--monitoring on Swarm: deploy docker-compose.monitoring.yml beside the stack "
                              "(docs/monitoring.md); ./testbed up --swarm does not")
