@@ -120,6 +120,12 @@ OperationTimer::OperationTimer(Operation op) {
 
 OperationTimer::~OperationTimer() { current.op_end = Clock::now(); }
 
+RequestPhases request_phases() { return {current.begin, current.op_begin, current.op_end, current.op}; }
+
+const char *operation_name(int op) {
+  return op >= 0 && static_cast<size_t>(op) < kOperations ? kOperationNames[op] : "none";
+}
+
 std::string metrics_text() {
   const ServedCounts served = served_counts();
   std::ostringstream out;

@@ -16,6 +16,7 @@
 // opens an OperationTimer (operations.cpp), http_get.cpp answers GET /metrics.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 namespace tb {
@@ -37,5 +38,14 @@ class OperationTimer {
 
 // The whole exposition (the request asking for it is not counted in flight).
 std::string metrics_text();
+
+// This thread's current request as the clock above saw it: begin, the operation's start and
+// end (op: an Operation, -1 when none ran). Tracing (tracing.cpp) turns them into spans.
+struct RequestPhases {
+  std::chrono::steady_clock::time_point begin, op_begin, op_end;
+  int op;
+};
+RequestPhases request_phases();
+const char *operation_name(int op);
 
 }  // namespace tb

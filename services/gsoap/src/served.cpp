@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "metrics.hpp"
+#include "tracing.hpp"
 
 namespace tb {
 namespace {
@@ -14,10 +15,12 @@ std::atomic<long> started{0}, ok_count{0}, errors{0}, in_flight{0};
 void served_begin() {
   in_flight.fetch_add(1);
   metrics_request_begin();
+  trace_request_begin();
 }
 
 void served_end(bool counted, bool ok) {
   metrics_request_end(counted, ok);
+  trace_request_end(counted, ok);
   in_flight.fetch_sub(1);
   if (!counted) return;
   started.fetch_add(1);
