@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, sidebyside, steps
+from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, sidebyside, steps, traces
 from analysis import faults as faultmod
 from analysis.capacity import capacity
 from analysis.folder import ResultFolder, load
@@ -226,6 +226,10 @@ def analyse(result: ResultFolder) -> Analysis:
         summary["side_by_side"] = sidebyside.rows(summary)
         summary["method"]["classic beside this run"] = sidebyside.__doc__.split("\n", 3)[3].strip()
     summary["faults"] = [f for run in result.runs for f in faultmod.summarize(run.id, run.faults, run.history)]
+    traced = traces.summarize(result, all_steps, summary)       # runs with spans (docs/tracing.md)
+    if traced:
+        summary["traces"] = traced
+        summary["method"]["traces"] = traces.__doc__.split("Method (also printed in the report):")[1].strip()
     summary["findings"] = [f.to_json() for f in classic.findings(summary)]
     return Analysis(result, all_steps, run_max, hints, summary)
 

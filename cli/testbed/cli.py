@@ -363,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_run)
 
     for verb, text in (("report", "regenerate steps.csv, summary.json, plots and report.html of a result folder"),
-                       ("analyze", "apply the segment or capacity laws to numbers you give")):
+                       ("analyze", "apply the segment or capacity laws to numbers you give"),
+                       ("traces", "where the time goes, from a traced run's spans (docs/tracing.md)")):
         s = sub.add_parser(verb, help=text, add_help=False, prefix_chars="\0",
                            description=f"./testbed {verb} --help for the options (the analysis package's CLI)")
         s.add_argument("args", nargs=argparse.REMAINDER)
