@@ -20,9 +20,11 @@ Method (also printed in the report):
                        session bean's minus the Invoker's, ⑤ = the Invoker's (its demand and the
                        call through the client tier to the service);
   per step             the mean over the step's traces (at most the runner's per-step limit);
-  beside the law       the span-derived time of segment k at low load (the first step whose host
-                       CPU is at most LOW_LOAD of the host; else the step with the fewest users,
-                       flagged) against the segment law's 1/T(k) of the same experiment.
+  beside the law       the span-derived time of segment k at low load against the segment law's
+                       1/T(k) of the same experiment. Low load: a step of 1 user (one request in
+                       flight: nothing queues in the stack), else the first step whose stack CPU
+                       (every tier, HAProxy and Locust; other programs on the host left out) is at
+                       most LOW_LOAD of the host's cores; else the step with the fewest users, flagged.
   Agreement rule: they agree when |span − 1/T(k)| ≤ AGREE × 1/T(k). They measure different
   things: 1/T(k) is the time segment k holds the bottleneck per request at saturation; a span
   is a latency at low load. A CPU-bound segment spreads over the cores at saturation
@@ -38,12 +40,13 @@ import statistics
 from pathlib import Path
 
 SPANS_FILE = "spans.json.gz"
-LOW_LOAD = 0.20      # host CPU of the step, as a share of the host, at most
+LOW_LOAD = 0.20      # the stack's CPU in the step, as a share of the host's cores, at most
 AGREE = 0.20         # relative difference within which span and 1/T(k) agree
 TIERS = ("front", "clone", "axis", "gsoap")
 HOPS = ("locust→front", "front→clone", "clone→service")
-SEGMENT_SPANS = {3: ("accessbean.", "segmentservicebean."), 4: ("segmentservicebean.", "invoker.invoke"),
-                 5: ("invoker.invoke", None)}
+SEGMENT_SPANS = {"3": ("accessbean.", "segmentservicebean."), "4": ("segmentservicebean.", "invoker.invoke"),
+                 "5": ("invoker.invoke", None)}           # keys as in summary.json (text)
+SEGMENT_NAMES = {"3": "③", "4": "④", "5": "⑤"}
 
 
 def load(run_dir: Path) -> dict | None:
@@ -146,18 +149,18 @@ def _mean(values: list[float]) -> float | None:
 
 def step_rows(run_id: str, data: dict, step_cpu: dict[int, float | None]) -> list[dict]:
     """Per step of one run: how many traces, and the mean of each part over them (ms).
-    step_cpu: step index -> the host's CPU as a share of the host (steps.py), for the low-load test."""
+    step_cpu: step index -> the stack's CPU as a share of the host's cores, for the low-load test."""
     rows = []
     for st in data.get("steps", []):
         parts = [d for d in (decompose(t) for t in st.get("traces", [])) if d]
         if not parts:
             rows.append({"run_id": run_id, "step": st.get("index"), "users": st.get("users"), "traces": 0,
-                         "host_share": step_cpu.get(st.get("index"))})
+                         "stack_share": step_cpu.get(st.get("index"))})
             continue
         keys = lambda field: sorted({k for p in parts for k in p[field]}, key=str)  # noqa: E731
         rows.append({
             "run_id": run_id, "step": st.get("index"), "users": st.get("users"), "traces": len(parts),
-            "host_share": step_cpu.get(st.get("index")),
+            "stack_share": step_cpu.get(st.get("index")),
             "service": next((p["service"] for p in parts if p["service"]), None),
             "total": _mean([p["total"] for p in parts]),
             "tiers": {k: _mean([p["tiers"][k] for p in parts if k in p["tiers"]]) for k in keys("tiers")},
@@ -171,7 +174,7 @@ def step_rows(run_id: str, data: dict, step_cpu: dict[int, float | None]) -> lis
 def low_load(rows: list[dict]) -> tuple[dict | None, bool]:
     """(the step used for the comparison, whether it is at low load by the rule)."""
     traced = sorted((r for r in rows if r.get("traces")), key=lambda r: (r["users"] or 0, r["step"] or 0))
-    low = [r for r in traced if r.get("host_share") is not None and r["host_share"] <= LOW_LOAD]
+    low = [r for r in traced if r["users"] == 1 or (r.get("stack_share") is not None and r["stack_share"] <= LOW_LOAD)]
     if low:
         return low[0], True
     return (traced[0], False) if traced else (None, False)
@@ -195,7 +198,7 @@ def agreement(segment_rows: list[dict], runs: list[dict], cores: float | None) -
         ratio = span_ms / law_ms if span_ms is not None and law_ms else None
         out.append({"series": g.get("series"), "segment": k, "run_id": run["run_id"],
                     "step_users": (row or {}).get("users"), "low_load": is_low,
-                    "host_share": (row or {}).get("host_share"), "traces": (row or {}).get("traces"),
+                    "stack_share": (row or {}).get("stack_share"), "traces": (row or {}).get("traces"),
                     "span_ms": span_ms, "law_ms": law_ms, "within_noise": g.get("throughput") is None,
                     "ratio": ratio, "agree": None if ratio is None else abs(ratio - 1.0) <= AGREE,
                     "cores": cores, "why": why(ratio, cores, g.get("throughput") is None)})
@@ -228,7 +231,7 @@ def summarize(result, all_steps: dict, summary: dict) -> dict | None:
         data = load(run.dir)
         if data is None:
             continue
-        share = {s.index: (s.host_cpu / (100.0 * cores) if s.host_cpu is not None and cores else None)
+        share = {s.index: (sum(s.cpu.values()) / (100.0 * cores) if s.cpu and cores else None)
                  for s in all_steps.get(run.id, [])}
         series = " ".join(f"{'n=' if k == 'n' else ''}{run.meta[k]}" for k in ("backend", "op", "n")
                           if run.meta.get(k) not in (None, ""))
@@ -256,12 +259,12 @@ def text(t: dict) -> str:
                                                           if r["haproxy"].get(h) is not None else "")
                              for h in HOPS if r["hops"].get(h) is not None)
             segs = ", ".join(f"{SEGMENT_NAMES[k]} {v:.2f}" for k, v in sorted(r["segments"].items()))
-            host = f", host CPU {r['host_share']:.0%}" if r.get("host_share") is not None else ""
+            host = f", stack CPU {r['stack_share']:.0%} of the host" if r.get("stack_share") is not None else ""
             lines.append(f"  step {r['step']} ({r['users']} users{host}): {r['traces']} traces, whole "
                          f"{r['total']:.2f} ms; own: {tiers}; hops: {hops}" + (f"; segments: {segs}" if segs else ""))
     if t.get("agreement"):
         lines.append(f"beside the segment law (agree: within ±{t['rule']['agree']:.0%} of 1/T(k); "
-                     f"low load: host CPU ≤ {t['rule']['low_load']:.0%}):")
+                     f"low load: 1 user, or the stack's CPU ≤ {t['rule']['low_load']:.0%} of the host):")
         for a in t["agreement"]:
             sp = "—" if a["span_ms"] is None else f"{a['span_ms']:.3f} ms"
             law = "—" if a["law_ms"] is None else f"{a['law_ms']:.3f} ms"

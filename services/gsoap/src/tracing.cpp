@@ -2,6 +2,7 @@
 #include "tracing.hpp"
 
 #include <netdb.h>
+#include <strings.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -9,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cctype>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +23,6 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics.hpp"
-#include "stdsoap2.h"
 
 namespace tb {
 namespace {
@@ -249,7 +250,7 @@ void trace_request_begin() {
 }
 
 void trace_header(const char *key, const char *val) {
-  if (!tracing_on() || soap_tag_cmp(key, "traceparent") != 0) return;
+  if (!tracing_on() || strcasecmp(key, "traceparent") != 0) return;  // HTTP names: any case
   current.sampled = parse_traceparent(val, current.trace_id, current.parent_id);
 }
 
