@@ -163,6 +163,7 @@ def _options(parser):
     parser.add_argument("--backend", choices=["axis", "gsoap"], default="", include_in_web_ui=False,
                         help="the backend of the Seg5 class run (a check: the class decides; the runner "
                              "passes both)")
+    trace_context.add_options(parser)
 
 
 class PathUser(FastHttpUser):

@@ -45,8 +45,8 @@ def share(text: str) -> float:
     return value
 
 
-@events.init_command_line_parser.add_listener
-def _options(parser):
+def add_options(parser):
+    """Its options, where locustfile.py's own are declared (the web UI lists them in that order)."""
     parser.add_argument("--trace-sample", dest="trace_sample", type=float, default=0.01,
                         help="tracing on (./testbed up --tracing): share of requests traced through every "
                              "tier, 0..1 (1 = all); their traces are in Zipkin")

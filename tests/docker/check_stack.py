@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaledown import scale_down_round  # noqa: E402
 from swarm_experiment import run_on_swarm  # noqa: E402
 
-PORT_KNOBS = ("WEB_PORT", "CLONES_PORT", "SOAP_PORT", "BOUND_PORT", "STATS_PORT", "LOCUST_PORT", "PROMETHEUS_PORT")
+PORT_KNOBS = ("WEB_PORT", "CLONES_PORT", "SOAP_PORT", "BOUND_PORT", "STATS_PORT", "LOCUST_PORT", "PROMETHEUS_PORT",
+              "ZIPKIN_PORT")
 TIERS = ("front", "clone", "axis", "gsoap")
 SWARM_STACK = "testbed"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed import ROOT, haproxy, tiers
+from testbed import ROOT, haproxy, tiers, tracing
 from testbed.config import read_env_file
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install pyyaml); "
@@ -20,12 +20,15 @@ yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install 
 BASE = ROOT / "docker-compose.yml"
 OVERRIDE = ROOT / "docker-compose.override.yml"
 MONITORING = ROOT / "docker-compose.monitoring.yml"
+TRACING = ROOT / "docker-compose.tracing.yml"
 KNOBS = read_env_file(ROOT / ".env")
 BASE_IMAGE = "debian:bookworm-slim"
 SCALED = ("front", "clone", "axis", "gsoap", "locust-worker")
 # where each tier reaches the tiers it calls: HAProxy's entry points, by service name
+# ... and Zipkin, by its service's name: resolvable only while the tracing profile runs
 WIRING = {"front": {"CLONES_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['clones_port']}"},
           "clone": {"SOAP_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['soap_port']}"}}
+WIRING = {t: {**WIRING.get(t, {}), "ZIPKIN_URL": tracing.DOCKER_ZIPKIN_URL} for t in tiers.TIERS}
 
 
 class _Loader(yaml.SafeLoader):
@@ -63,10 +66,11 @@ def interpolate(value, env: dict[str, str]):
     return _VAR.sub(sub, value)
 
 
-BASE_DOC, OVERRIDE_DOC, MONITORING_DOC = load(BASE), load(OVERRIDE), load(MONITORING)
+BASE_DOC, OVERRIDE_DOC, MONITORING_DOC, TRACING_DOC = load(BASE), load(OVERRIDE), load(MONITORING), load(TRACING)
 SERVICES = BASE_DOC["services"]
 MONITORING_SERVICES = MONITORING_DOC["services"]
-ALL_SERVICES = {**SERVICES, **MONITORING_SERVICES}
+TRACING_SERVICES = TRACING_DOC["services"]
+ALL_SERVICES = {**SERVICES, **MONITORING_SERVICES, **TRACING_SERVICES}
 
 
 def dockerfile(service: str) -> Path:
@@ -179,7 +183,8 @@ def test_each_service_is_built_from_the_folder_of_its_code(service):
     folders = {"front": "services/front", "clone": "client-clones", "axis": "services/axis",
                "gsoap": "services/gsoap", "haproxy": "services/haproxy",
                "locust-master": "loadgen", "locust-worker": "loadgen",
-               "prometheus": "services/prometheus", "cpu-exporter": "services/prometheus"}
+               "prometheus": "services/prometheus", "cpu-exporter": "services/prometheus",
+               "zipkin": "services/zipkin"}
     assert dockerfile(service).parent == ROOT / folders[service]
 
 
@@ -206,16 +211,19 @@ def test_every_service_has_a_healthcheck_and_callers_wait_for_healthy_callees():
         assert spec.get("healthcheck", {}).get("test"), f"{name}: no healthcheck"
     deps = {n: s.get("depends_on", {}) for n, s in OVERRIDE_DOC["services"].items()}
     assert all(d["condition"] == "service_healthy" for ds in deps.values() for d in ds.values())
+    # zipkin first when the tracing profile runs, and waited for by nobody when it does not
+    assert all(ds["zipkin"].get("required") is False for n, ds in deps.items() if "zipkin" in ds)
+    assert {n for n, ds in deps.items() if "zipkin" in ds} == set(SERVICES)
     order = list(tiers.START_ORDER)
     calls = {"clone": {"axis", "gsoap"}, "front": {"clone"}}
     for tier in order:
         assert "haproxy" in deps[tier]
-        assert set(deps[tier]) - {"haproxy"} == calls.get(tier, set())
+        assert set(deps[tier]) - {"haproxy", "zipkin"} == calls.get(tier, set())
         assert all(order.index(callee) < order.index(tier) for callee in calls.get(tier, ()))
 
 
 def test_base_file_holds_only_what_docker_stack_deploy_accepts():
-    for doc in (BASE_DOC, MONITORING_DOC):
+    for doc in (BASE_DOC, MONITORING_DOC, TRACING_DOC):
         assert set(doc) <= {"services", "networks", "volumes", "configs", "secrets"} | {
             k for k in doc if k.startswith("x-")}
     for name, spec in ALL_SERVICES.items():
@@ -243,6 +251,20 @@ def test_monitoring_runs_under_compose_profile_and_is_the_swarm_file_s_services(
         assert spec["profiles"] == ["monitoring"]
         assert spec["extends"] == {"file": MONITORING.name, "service": name}
     assert not any("profiles" in OVERRIDE_DOC["services"][n] for n in SERVICES)
+
+
+def test_tracing_runs_under_compose_profile_and_every_service_knows_where_zipkin_would_be():
+    """`docker compose --profile tracing up` adds docker-compose.tracing.yml's zipkin (extended);
+    every service of the stack is told ZIPKIN_URL (it traces while that name resolves) and
+    TRACING, HAProxy publishes Zipkin's UI."""
+    assert set(TRACING_SERVICES) == {"zipkin"}
+    spec = OVERRIDE_DOC["services"]["zipkin"]
+    assert spec["profiles"] == ["tracing"] and spec["extends"] == {"file": TRACING.name, "service": "zipkin"}
+    for name, svc in SERVICES.items():
+        env = svc.get("environment", {})
+        assert env.get("TRACING") == "${TRACING}", name
+        assert name == "haproxy" or env.get("ZIPKIN_URL") == tracing.DOCKER_ZIPKIN_URL, name
+    assert "${BIND_ADDRESS}:${ZIPKIN_PORT}:8091" in OVERRIDE_DOC["services"]["haproxy"]["ports"]
 
 
 def _cgroup_mount(spec: dict) -> dict:

@@ -49,7 +49,7 @@ def test_a_stack_exposed_without_a_ui_password_is_refused_and_with_one_every_ui_
     cfg.knobs.update(UI_USER="ops", UI_PASSWORD="s3cret")
     text = haproxy.render(cfg, {})
     assert "user ops insecure-password s3cret" in text
-    for frontend in ("stats", "locust_ui", "prometheus_ui"):
+    for frontend in ("stats", "locust_ui", "prometheus_ui", "zipkin_ui"):
         section = text.split(f"frontend {frontend}\n")[1].split("\nbackend")[0].split("\nfrontend")[0]
         assert "http-request auth realm testbed unless { http_auth(ui_users) }" in section, frontend
     web = text.split("frontend web\n")[1].split("\nfrontend")[0]
