@@ -53,14 +53,22 @@ def locust_traced(st, user_class: str, seconds: int = 4) -> None:
     assert r.returncode == 0, r.stderr[-2000:]
 
 
+def complete(spans: list[dict], backend: str) -> bool:
+    """Every tier has exported its spans of this trace: each span's parent is in it (the root,
+    Locust's, has none) and every service of the path is there."""
+    ids = {s["id"] for s in spans}
+    services = {s.get("localEndpoint", {}).get("serviceName") for s in spans}
+    return ({"locust", "haproxy", "front", "clone", backend} <= services
+            and all(s.get("parentId") in ids for s in spans if s.get("parentId")))
+
+
 def traces_of(base: str, backend: str, wait_s: float = 30) -> list[list[dict]]:
-    """Complete traces of /seg/5 through `backend` (every tier has exported: each runs its
-    exporter every second)."""
+    """Complete traces of /seg/5 through `backend` (each tier exports every second, so a trace
+    completes within a few seconds of its request)."""
     deadline = time.monotonic() + wait_s
     while True:
         got = get_json(f"{base}/api/v2/traces?serviceName=locust&limit=50")
-        done = [t for t in got if any(s.get("localEndpoint", {}).get("serviceName") == backend for s in t)
-                and any(s.get("localEndpoint", {}).get("serviceName") == "locust" for s in t)]
+        done = [t for t in got if complete(t, backend)]
         if done or time.monotonic() > deadline:
             return done
         time.sleep(1)
