@@ -16,18 +16,18 @@ slow Zipkin never slows the load), and a failed post drops its batch with one lo
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
 import socket
 import time
-import urllib.request
 from collections import deque
 from urllib.parse import urlsplit
 
 import gevent
 from locust import events
+
+from testbed.tracing import post_spans       # the same sender as HAProxy's span relay
 
 BATCH, QUEUE_MAX, FLUSH_S = 200, 10_000, 1.0
 SERVICE = "locust"
@@ -100,11 +100,8 @@ class Tracer:
         batch = [self.queue.popleft() for _ in range(min(len(self.queue), 5 * BATCH))]
         if not batch:
             return
-        req = urllib.request.Request(self.endpoint, data=json.dumps(batch).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=5) as r:
-                r.read()
+            post_spans(self.endpoint, batch, timeout=5)
             self.counts["sent"] += len(batch)
         except OSError as e:
             self.counts["post_errors"] += 1

@@ -24,14 +24,14 @@ sends and forgets). A summary goes to stderr every minute something happened.
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import socket
 import sys
 import threading
 import time
-import urllib.request
 from collections import deque
+
+from testbed.tracing import post_spans
 
 FIELDS = ("tag", "trace", "parent", "span", "accept", "th", "ti", "tr_hdr", "tw", "tc", "tr", "ta", "status",
           "frontend", "backend", "server", "method", "uri")
@@ -115,11 +115,8 @@ class Relay:
             batch = [self.queue.popleft() for _ in range(min(len(self.queue), 5 * BATCH))]
         if not batch:
             return
-        req = urllib.request.Request(self.endpoint, data=json.dumps(batch).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=POST_TIMEOUT_S) as r:
-                r.read()
+            post_spans(self.endpoint, batch, POST_TIMEOUT_S)
             self.counts["sent"] += len(batch)
         except OSError as e:
             self.counts["post_errors"] += 1

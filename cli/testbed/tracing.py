@@ -171,6 +171,15 @@ def from_dict(d: dict | None) -> dict | None:
 # ---------------------------------------------------------------------------------------
 # Zipkin's API (what the runner and the tests read)
 # ---------------------------------------------------------------------------------------
+def post_spans(endpoint: str, spans: list[dict], timeout: float = 5.0) -> None:
+    """POST a batch of Zipkin v2 spans (JSON) to endpoint (…/api/v2/spans); OSError when it fails.
+    The span senders use it: Locust (loadgen/trace_context.py) and HAProxy's relay."""
+    req = urllib.request.Request(endpoint, data=json.dumps(spans, separators=(",", ":")).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        r.read()
+
+
 def get_json(url: str, timeout: float = 30.0, headers: dict[str, str] | None = None):
     req = urllib.request.Request(url, headers=headers or {})
     with urllib.request.urlopen(req, timeout=timeout) as r:
