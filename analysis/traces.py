@@ -21,7 +21,8 @@ Method (also printed in the report):
                        call through the client tier to the service);
   per step             the mean over the step's traces (at most the runner's per-step limit);
   beside the law       the span-derived time of segment k at low load against the segment law's
-                       1/T(k) of the same experiment. Low load: a step of 1 user (one request in
+                       1/T(k) of the same experiment; also, as the law itself differences paths,
+                       the front's span on path k minus its span on path k-1 (both at low load). Low load: a step of 1 user (one request in
                        flight: nothing queues in the stack), else the first step whose stack CPU
                        (every tier, HAProxy and Locust; other programs on the host left out) is at
                        most LOW_LOAD of the host's cores; else the step with the fewest users, flagged.
@@ -98,7 +99,7 @@ def decompose(spans: list[dict]) -> dict | None:
         return hp, server
 
     out = {"total": _ms(root), "tiers": {}, "hops": {}, "haproxy": {}, "segments": {}, "service": None,
-           "spans": len(spans)}
+           "front": None, "spans": len(spans)}
     client, hop_names = root, iter(HOPS)
     while client is not None:
         hop = next(hop_names, None)
@@ -115,6 +116,7 @@ def decompose(spans: list[dict]) -> dict | None:
             out["service"] = tier
         if tier == "front":
             out["segments"] = _segments(server, children)
+            out["front"] = _ms(server)
         client = nxt
     return out
 
@@ -163,6 +165,7 @@ def step_rows(run_id: str, data: dict, step_cpu: dict[int, float | None]) -> lis
             "stack_share": step_cpu.get(st.get("index")),
             "service": next((p["service"] for p in parts if p["service"]), None),
             "total": _mean([p["total"] for p in parts]),
+            "front": _mean([p["front"] for p in parts if p["front"] is not None]),
             "tiers": {k: _mean([p["tiers"][k] for p in parts if k in p["tiers"]]) for k in keys("tiers")},
             "hops": {k: _mean([p["hops"][k] for p in parts if k in p["hops"]]) for k in keys("hops")},
             "haproxy": {k: _mean([p["haproxy"][k] for p in parts if k in p["haproxy"]]) for k in keys("haproxy")},
@@ -195,11 +198,17 @@ def agreement(segment_rows: list[dict], runs: list[dict], cores: float | None) -
             continue
         row, is_low = low_load(run["steps"])
         span_ms = (row or {}).get("segments", {}).get(k) if row else None
+        # the other span-derived figure: the front's span on path k minus on path k-1 (low load)
+        prev = next((r for r in runs if str(r["path"]) == str(int(k) - 1) and r["series"] == run["series"]), None)
+        prev_row = low_load(prev["steps"])[0] if prev else None
+        diff_ms = (row["front"] - prev_row["front"] if row and prev_row and row.get("front") is not None
+                   and prev_row.get("front") is not None else None)
         ratio = span_ms / law_ms if span_ms is not None and law_ms else None
         out.append({"series": g.get("series"), "segment": k, "run_id": run["run_id"],
                     "step_users": (row or {}).get("users"), "low_load": is_low,
                     "stack_share": (row or {}).get("stack_share"), "traces": (row or {}).get("traces"),
-                    "span_ms": span_ms, "law_ms": law_ms, "within_noise": g.get("throughput") is None,
+                    "span_ms": span_ms, "diff_ms": diff_ms, "law_ms": law_ms,
+                    "within_noise": g.get("throughput") is None,
                     "ratio": ratio, "agree": None if ratio is None else abs(ratio - 1.0) <= AGREE,
                     "cores": cores, "why": why(ratio, cores, g.get("throughput") is None)})
     return out
@@ -269,7 +278,9 @@ def text(t: dict) -> str:
             sp = "—" if a["span_ms"] is None else f"{a['span_ms']:.3f} ms"
             law = "—" if a["law_ms"] is None else f"{a['law_ms']:.3f} ms"
             ratio = "—" if a["ratio"] is None else f"{a['ratio']:.2f}"
-            lines.append(f"  {a['series']} segment {a['segment']}: spans {sp} at {a['step_users']} users"
+            diff = "—" if a.get("diff_ms") is None else f"{a['diff_ms']:.3f} ms"
+            lines.append(f"  {a['series']} segment {a['segment']}: spans {sp} (front path k − k−1: {diff}) "
+                         f"at {a['step_users']} users"
                          f"{'' if a['low_load'] else ' (not low load)'}, 1/T(k) {law}, ratio {ratio}, "
                          f"{'agree' if a['agree'] else 'differ' if a['agree'] is False else '—'}")
     return "\n".join(lines)
