@@ -140,6 +140,8 @@ def serve(listen: str, zipkin: str, stop: threading.Event | None = None) -> Rela
     host, _, port = listen.rpartition(":")
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    # an HAProxy reload starts the next relay while this one finishes: both hold the port a moment
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host or "127.0.0.1", int(port)))
     sock.settimeout(0.5)
     relay, stop = Relay(zipkin), stop or threading.Event()
@@ -161,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--zipkin", required=True, help="Zipkin's base URL, e.g. http://127.0.0.1:9411")
     a = p.parse_args(argv)
     stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGUSR1):      # HAProxy's master stopping: send what is queued
+    # SIGUSR1: HAProxy's master reloads (a new relay starts) or stops; SIGTERM: it is stopped
+    for sig in (signal.SIGTERM, signal.SIGUSR1):      # either way: send what is queued, exit
         signal.signal(sig, lambda *_: stop.set())
     try:
         serve(a.listen, a.zipkin, stop)

@@ -98,14 +98,14 @@ def haproxy_frontend_lines(relay_port: int) -> str:
 
 def haproxy_relay_program(relay_port: int, zipkin_url: str, python: str = "python3",
                           env: dict[str, str] | None = None) -> str:
-    """The relay as a `program` of HAProxy's master: it starts and stops with HAProxy, and a
-    reload (scaling) leaves it running (no option start-on-reload)."""
+    """The relay as a `program` of HAProxy's master: it starts and stops with HAProxy. A reload
+    (scaling) starts a new one and sends the old one SIGUSR1, as it does on a stop: the old one
+    sends what it has and exits, the new one shares the UDP port meanwhile (SO_REUSEPORT)."""
     prefix = "env " + " ".join(f"{k}={v}" for k, v in (env or {}).items()) + " " if env else ""
     return (f"\n# the span relay (docs/tracing.md): HAProxy's log lines of sampled requests -> spans in Zipkin\n"
             f"program trace-relay\n"
             f"    command {prefix}{python} -m testbed.haproxy_spans --listen 127.0.0.1:{relay_port} "
-            f"--zipkin {zipkin_url}\n"
-            f"    no option start-on-reload\n")
+            f"--zipkin {zipkin_url}\n")
 
 
 # ---------------------------------------------------------------------------------------
