@@ -123,22 +123,44 @@ def test_an_unsampled_request_leaves_no_span(traced):
     assert tracing.trace(traced.tracing_url(), trace_id) == []
 
 
-def test_down_stops_zipkin_and_the_relay_too(traced):
+def relays(st) -> list[int]:
+    """HAProxy's span relays of this stack (processes listening on its relay port)."""
     import psutil
-    zipkin = traced.load()["tracing"]["zipkin"]
-    relay = f"--listen 127.0.0.1:{tracing.relay_port(traced.cfg)}"
+    relay = f"--listen 127.0.0.1:{tracing.relay_port(st.cfg)}"
+    return [p.pid for p in psutil.process_iter(["cmdline"]) if relay in " ".join(p.info["cmdline"] or [])]
 
-    def relays():
-        out = []
-        for p in psutil.process_iter(["cmdline"]):
-            if relay in " ".join(p.info["cmdline"] or []):
-                out.append(p.pid)
-        return out
-    assert zipkin.alive() and relays(), "Zipkin and HAProxy's span relay run while the stack is up"
+
+def test_scaling_reloads_haproxy_and_keeps_one_relay_sending_its_spans(traced):
+    traced.scale("gsoap", 2)          # a seamless reload: HAProxy starts a new relay, the old one leaves
+    try:
+        deadline = time.monotonic() + 10
+        while len(relays(traced)) != 1 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(relays(traced)) == 1
+        trace_id = "5bf92f3577b34da6a3ce929d0e0e4737"
+        req = urllib.request.Request(traced.web_url() + "/seg/5?backend=gsoap&op=ping&n=0",
+                                     headers={"traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            spans = tracing.trace(traced.tracing_url(), trace_id)
+            if sum(s["localEndpoint"]["serviceName"] == "haproxy" for s in spans) == 3:
+                break
+            time.sleep(1)
+        assert sorted(s["name"].split(" ")[0] for s in spans if s["localEndpoint"]["serviceName"] == "haproxy") == [
+            "clones", "soap", "web"]
+    finally:
+        traced.scale("gsoap", 1)
+
+
+def test_down_stops_zipkin_and_the_relay_too(traced):
+    zipkin = traced.load()["tracing"]["zipkin"]
+    assert zipkin.alive() and relays(traced), "Zipkin and HAProxy's span relay run while the stack is up"
     traced.down()
     deadline = time.monotonic() + 10
-    while relays() and time.monotonic() < deadline:
+    while relays(traced) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not zipkin.alive()
-    assert not relays(), "the span relay outlived HAProxy"
+    assert not relays(traced), "the span relay outlived HAProxy"
     assert traced.tracing_url() is None
