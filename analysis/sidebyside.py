@@ -185,21 +185,3 @@ def text_lines(side: list[dict]) -> list[str]:
         out.append(f"  {r['figure']:48s} {pub:>12s} {value_text(r['measured'], r['interval']):>30s}   {norm}"
                    + (f"  ({r['note']})" if r["note"] and r["note"] != "reference" else ""))
     return out
-
-
-def html_table(side: list[dict]) -> str:
-    """The report's table (id "side-by-side")."""
-    from analysis import html as h
-
-    def cell(x, iv=None):
-        return "#" + (h.esc(value_text(x, iv)) if x is not None else '<span class="na">—</span>')
-    body = []
-    for r in side:
-        pub = h.esc(r["published_text"]) if r["published_text"] else h.esc(value_text(r["published"]))
-        body.append([h.esc(r["figure"]), "#" + pub, cell(r["measured"], r["interval"]),
-                     h.esc(r["reference"] or "—"),
-                     cell(r["published_normalized"]), cell(r["normalized"], r["normalized_interval"]),
-                     h.esc(r["note"])])
-    return h.table("side-by-side", ["figure", "published", "this run [95 % interval]", "normalized by",
-                                    "published, normalized", "this run, normalized [95 % interval]", "note"],
-                   body)

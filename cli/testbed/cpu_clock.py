@@ -17,44 +17,13 @@ from typing import TYPE_CHECKING
 
 import psutil
 
+from testbed.cgroup import cpu_seconds as cgroup_cpu_seconds
+
 if TYPE_CHECKING:                       # what the clock is given (stack.py imports no clock)
     from testbed.stack import CpuTarget
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 _BUSY_EXCLUDED = ("idle", "iowait", "guest", "guest_nice")   # guest time is in user time already
-
-
-def cgroup_cpu_file(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> str | None:
-    """The CPU accounting file of the cgroup a process is in (v1 cpuacct.usage, v2 cpu.stat),
-    or None when it cannot be read from here (another host, no permission, no such pid)."""
-    try:
-        lines = (proc / str(pid) / "cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "cpuacct" in controllers.split(","):
-            for mount in ("cpu,cpuacct", "cpuacct,cpu", "cpuacct"):
-                f = root / mount / path.lstrip("/") / "cpuacct.usage"
-                if f.exists():
-                    return str(f)
-    for line in lines:
-        if line.startswith("0::"):
-            f = root / line[3:].lstrip("/") / "cpu.stat"
-            if f.exists():
-                return str(f)
-    return None
-
-
-def cgroup_cpu_seconds(path: str) -> float:
-    text = Path(path).read_text()
-    if path.endswith("cpuacct.usage"):
-        return int(text) / 1e9
-    for line in text.splitlines():
-        if line.startswith("usage_usec "):
-            return int(line.split()[1]) / 1e6
-    raise ValueError(f"{path}: no usage_usec line")
 
 
 def host_cpu_seconds() -> tuple[float, float]:

@@ -11,8 +11,8 @@ local) and of the idle web UI if one runs (ui-master, ui-worker-N), and the host
 
 A container (docker mode) is sampled from its cgroup's CPU accounting, which counts every
 process in it (cgroup v1 cpuacct.usage in ns, v2 cpu.stat usage_usec); `pid` is then the
-container's main process as the host sees it. Where the cgroup cannot be read from this host,
-the main process and its children are sampled instead.
+container's main process as the host sees it (reading the accounting: testbed/cgroup.py). Where
+the cgroup cannot be read from this host, the main process and its children are sampled instead.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import psutil
 
-from testbed.cpu_clock import CGROUP_ROOT, CpuClock, cgroup_cpu_file, cgroup_cpu_seconds  # noqa: F401
+from testbed.cpu_clock import CpuClock
 from testbed.stack import CpuTarget as Target  # noqa: F401  (what a sampler is given)
 
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
