@@ -175,8 +175,9 @@ def part_settings(result: ResultFolder, part: str | None) -> Settings:
     return Settings.from_json({**base, **sub})
 
 
-def analyse(result: ResultFolder) -> Analysis:
-    """Steps, maxima, hints and the summary dict of a loaded result folder."""
+def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
+    """Steps, maxima, hints and the summary dict of a loaded result folder; simulate=False
+    leaves out the simulation's check of the prediction (seconds a point)."""
     caps = bottleneck.Capacities.from_experiment(result.experiment)
     all_steps, run_max, hints, entries = {}, {}, {}, []
     excluded, notes, lost = [], [], [{"run_id": None, "what": w} for w in result.lost]
@@ -225,6 +226,9 @@ def analyse(result: ResultFolder) -> Analysis:
         summary.update(_clones_section([e for e in entries if part[e["id"]] == "clones"]))
         summary["side_by_side"] = sidebyside.rows(summary)
         summary["method"]["classic beside this run"] = sidebyside.__doc__.split("\n", 3)[3].strip()
+    if result.kind in ("clones", "classic"):
+        from analysis.predict import section as prediction
+        summary["prediction"] = prediction.build(result, all_steps, simulate=simulate)
     summary["faults"] = [f for run in result.runs for f in faultmod.summarize(run.id, run.faults, run.history)]
     traced = traces.summarize(result, all_steps, summary)       # runs with spans (docs/tracing.md)
     if traced:

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 
 import psutil
 
-from testbed.cgroup import ROOT as CGROUP_ROOT, cpu_file as cgroup_cpu_file, cpu_seconds as cgroup_cpu_seconds  # noqa: F401
+from testbed.cgroup import cpu_seconds as cgroup_cpu_seconds
 
 if TYPE_CHECKING:                       # what the clock is given (stack.py imports no clock)
     from testbed.stack import CpuTarget
+
 
 _BUSY_EXCLUDED = ("idle", "iowait", "guest", "guest_nice")   # guest time is in user time already
 

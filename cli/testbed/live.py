@@ -5,7 +5,7 @@ Per replica: its state in HAProxy, its CPU (% of one core, and of its quota wher
 cpu_clock.py, the readings cpu.csv and the CPU exporter use), the requests/s HAProxy sent it (the
 increase of its `stot` between two readings), HAProxy's average response time over its last
 1024 requests (`rtime`: HAProxy gives averages, no percentiles), its sessions and queue, and for
-the client tier the calls waiting for its client lock (GET /status "lock"). Beside them the
+the client tier the calls waiting for a client (GET /status: client_time.waiting). Beside them the
 host's CPU and the load generator's, and the bottleneck hint: analysis/bottleneck.py's rule --
 its plateau test over the user counts seen while the replicas stayed the same, and its
 CPU-or-software judgement of the last readings, with the client lock's waiters where a thread
@@ -227,7 +227,8 @@ class LiveView:
                 status = json.load(r)
         except (OSError, ValueError):
             return None
-        waiting = sum(int((b.get("lock") or {}).get("waiting", 0)) for b in (status.get("backends") or {}).values())
+        waiting = sum(int((b.get("client_time") or {}).get("waiting", 0))
+                      for b in (status.get("backends") or {}).values())
         return {"mode": status.get("mode"), "waiting": waiting}
 
     # ------------------------------------------------------------------ the hint

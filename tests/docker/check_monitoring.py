@@ -106,27 +106,34 @@ def main(argv=None) -> int:
         log(f"every target UP: {len(ts)} ({', '.join(sorted(JOBS))})")
 
         before = {c["name"] for c in containers()}
-        compose("up", "--detach", "--wait", "--no-recreate", "--scale", "clone=3", "clone", timeout=600)
-        new = [c for c in containers() if c["name"] not in before and c["service"] == "clone"]
-        if len(new) != 2:
-            raise CheckFailed(f"--scale clone=3 started {len(new)} new clone containers, not 2")
-        seen: dict[str, float] = {}
+        # watch Prometheus' targets while compose scales (its --wait returns only once the new
+        # replicas are healthy, long after Prometheus may have found them)
+        log("$ docker compose --profile monitoring up --detach --wait --no-recreate --scale clone=3 clone")
+        scale = subprocess.Popen(["docker", "compose", "--profile", "monitoring", "up", "--detach", "--wait",
+                                  "--no-recreate", "--scale", "clone=3", "clone"], cwd=ROOT,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        listed: dict[str, float] = {}        # target address -> first seen listed / UP
         up: dict[str, float] = {}
-
-        def scaled():
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
             now = time.time()
             for t in targets(prom):
-                ip = t["labels"]["instance"].rpartition(":")[0]
-                for c in new:
-                    if t["labels"]["job"] == "clone" and ip == c["ip"]:
-                        seen.setdefault(c["name"], now)
-                        if t["health"] == "up":
-                            up.setdefault(c["name"], now)
-            return len(up) == len(new)
-        until("the new clones UP in Prometheus", scaled, 60, 0.25)
-        figures["scaled"] = {c["name"]: {"listed_after_start_s": round(seen[c["name"]] - c["started"], 2),
-                                         "up_after_start_s": round(up[c["name"]] - c["started"], 2)} for c in new}
-        log(f"scaled clones in Prometheus: {figures['scaled']}")
+                if t["labels"]["job"] == "clone":
+                    ip = t["labels"]["instance"].rpartition(":")[0]
+                    listed.setdefault(ip, now)
+                    if t["health"] == "up":
+                        up.setdefault(ip, now)
+            if scale.poll() is not None and len(up) >= 3:
+                break
+            time.sleep(0.25)
+        if scale.wait(timeout=60) != 0:
+            raise CheckFailed("docker compose up --scale clone=3 failed")
+        new = [c for c in containers() if c["name"] not in before and c["service"] == "clone"]
+        if len(new) != 2 or any(c["ip"] not in up for c in new):
+            raise CheckFailed(f"--scale clone=3: new clones {[c['name'] for c in new]}, UP in Prometheus {sorted(up)}")
+        figures["scaled"] = {c["name"]: {"listed_after_start_s": round(listed[c["ip"]] - c["started"], 2),
+                                         "up_after_start_s": round(up[c["ip"]] - c["started"], 2)} for c in new}
+        log(f"scaled clones in Prometheus (seconds after their container started): {figures['scaled']}")
 
         lints = {}
         for c in containers():

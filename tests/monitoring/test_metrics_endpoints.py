@@ -84,20 +84,22 @@ def test_java_tier_agent_serves_lint_free_tomcat_and_jvm_metrics(loaded, tier):
     assert value(fams, "process_cpu_seconds_total") > 0
 
 
-def test_the_clone_exports_its_client_lock_as_the_status_json_times_it(loaded):
+def test_the_clone_exports_the_client_times_its_status_shows(loaded):
+    """One measurement (ClientTime), two readers: GET /status client_time and the JMX agent."""
     rep = replica(loaded, "clone")
     fams = families(scrape(f"http://127.0.0.1:{tiers.TIERS['clone'].metrics_port(rep['port'])}/metrics"))
-    assert_types(fams, {"clone_client_lock_waiting_threads": "gauge", "clone_client_lock_acquisitions": "counter",
-                        "clone_client_lock_timeouts": "counter", "clone_client_lock_wait_seconds": "counter",
-                        "clone_client_lock_held_seconds": "counter"})
+    assert_types(fams, {"clone_client_waiting_threads": "gauge", "clone_client_obtained": "counter",
+                        "clone_client_not_obtained": "counter", "clone_client_wait_seconds": "counter",
+                        "clone_client_hold_seconds": "counter", "clone_client_hold_cpu_seconds": "counter"})
     with urllib.request.urlopen(f"{rep['url']}/status", timeout=10) as r:
         status = json.load(r)
     for backend in ("axis", "gsoap"):
-        lock = status["backends"][backend]["lock"]
-        got = value(fams, "clone_client_lock_acquisitions_total", backend=backend, mode="singleton")
-        assert got >= CALLS and lock["acquisitions"] >= got      # /status read after the scrape
-        assert value(fams, "clone_client_lock_held_seconds_total", backend=backend) > 0
-    assert value(fams, "clone_client_lock_waiting_threads") == 0   # no load now
+        times = status["backends"][backend]["client_time"]
+        got = value(fams, "clone_client_obtained_total", backend=backend, mode="singleton")
+        assert got >= CALLS and times["calls"] >= got                # /status read after the scrape
+        held = value(fams, "clone_client_hold_seconds_total", backend=backend)
+        assert 0 < held <= times["hold_ns"] / 1e9
+    assert value(fams, "clone_client_waiting_threads") == 0           # no load now
 
 
 def test_gsoap_serves_lint_free_request_counts_and_time_histograms(loaded):

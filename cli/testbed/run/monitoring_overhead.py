@@ -6,11 +6,15 @@ keep-alive connections through HAProxy, CLIENT_MODE=pool so the host's CPU is th
 the singleton's lock an overhead in CPU would not show in throughput), side by side:
   off          the stack alone: the exporters are there (JMX agents, gSOAP's /metrics), nobody
                reads them, nobody looks at the Locust UI
-  watched      Prometheus scraping every replica, HAProxy and the CPU exporter every
-               MONITORING_SCRAPE_INTERVAL, and the Locust UI's Testbed tab read every 2 s as an
-               open browser tab does (GET /stats/requests)
+  tab          the Locust UI's Testbed tab read every 2 s as an open browser tab does
+               (GET /stats/requests), no Prometheus
+  prometheus   Prometheus scraping every replica, HAProxy and the CPU exporter every
+               MONITORING_SCRAPE_INTERVAL, nobody at the tab
+  watched      both
   no-agent     the Java tiers restarted with METRICS_AGENT=0 (no JMX exporter agent at all),
                nobody watching: against `off`, the agent's cost per request while unread
+Each run also records the CPU of the watchers themselves (Prometheus, the CPU exporter, the
+Locust master that reads the tab's data) and of HAProxy, from /proc: where an overhead goes.
 Conditions are interleaved per round (the order alternates), each measured after a 5 s run, and
 after a restart once the tiers stopped speeding up (bench.py's warm-up rule: the JIT); figures
 are medians over rounds, with the ratio to `off`.
@@ -28,10 +32,10 @@ import urllib.request
 from pathlib import Path
 
 from testbed import locust_ui, monitoring, procs, tiers
-from testbed.bench import warm_up, wrk
+from testbed.bench import cpu_seconds, warm_up, wrk
 from testbed.run import results
 
-CONDITIONS = ("off", "watched", "no-agent")
+CONDITIONS = ("off", "tab", "prometheus", "watched", "no-agent")
 TAB_POLL_S = 2.0                 # the Locust UI polls /stats/requests this often
 PATH = "/seg/5?backend=axis&op=ping&n=0"
 
@@ -70,6 +74,16 @@ def _agents(stack, on: bool, say) -> bool:
         say(f"monitoring-overhead: restarting {tier} with METRICS_AGENT={want}")
         stack.restart(tier, {"METRICS_AGENT": want})
     return True
+
+
+def _watchers(stack) -> dict[str, int]:
+    """name -> pid of what watches the stack (and of HAProxy, which answers the scrapes)."""
+    state = stack.load()
+    out = {p.name: p.pid for p in monitoring.all_procs(state.get("monitoring")) + locust_ui.all_procs(
+        state.get("locust"))[:1] if p.alive()}
+    if state.get("haproxy") and state["haproxy"].alive():
+        out["haproxy"] = state["haproxy"].pid
+    return out
 
 
 def _startup(stack, agent: bool, run_dir: Path) -> float:
@@ -113,19 +127,25 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
             order = CONDITIONS if rnd % 2 == 0 else CONDITIONS[::-1]
             for cond in order:
                 cold |= _agents(stack, cond != "no-agent", say)
-                monitoring.switch(stack, cond == "watched")
+                monitoring.switch(stack, cond in ("prometheus", "watched"))
                 if cold:          # fresh JVMs: load them until they stop speeding up (bench.py's rule)
                     warm_up([("stack", "web", "seg5", url, None, None)], connections, warmup, say)
                     cold = False
                 else:
                     wrk(url, connections, warmup, None)
-                tab = _TabReader(locust_ui.direct_url(stack.cfg)) if cond == "watched" else None
+                tab = _TabReader(locust_ui.direct_url(stack.cfg)) if cond in ("tab", "watched") else None
+                watchers = _watchers(stack)
+                before = {k: cpu_seconds(pid) for k, pid in watchers.items()}
                 with (tab or _Nothing()):
                     res = wrk(url, connections, duration, None)
+                cpu = {k: round((cpu_seconds(pid) - before[k]) / duration * 100, 2) for k, pid in watchers.items()
+                       if before[k] is not None and cpu_seconds(pid) is not None}
                 rows.append({"round": rnd, "condition": cond, "rps": res["rps"], "requests": res["requests"],
-                             "errors": res["non_2xx"] + res["socket_errors"], "tab_reads": tab.reads if tab else 0})
-                say(f"monitoring-overhead: round {rnd + 1}/{rounds} {cond:9s} {res['rps']:8.1f} req/s"
-                    + (f" ({tab.reads} tab reads)" if tab else ""))
+                             "errors": res["non_2xx"] + res["socket_errors"], "tab_reads": tab.reads if tab else 0,
+                             "watchers_cpu_pct": cpu})
+                say(f"monitoring-overhead: round {rnd + 1}/{rounds} {cond:10s} {res['rps']:8.1f} req/s"
+                    + (f" ({tab.reads} tab reads)" if tab else "") + "  CPU % "
+                    + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items()))
                 _write(folder, rows, startup, rounds, duration, connections, started, stack.cfg)
         monitoring.switch(stack, False)
         _agents(stack, True, say)
@@ -166,10 +186,15 @@ def _write(folder: Path, rows: list[dict], startup: list[dict], rounds: int, dur
         "path": PATH, "client_mode": "pool", "scrape_interval": cfg.knobs.get("MONITORING_SCRAPE_INTERVAL", "5s"),
         "tab_poll_s": TAB_POLL_S, "host": results.host(), "median_rps": med, "ratio_to_off": ratio,
         "startup_s": {"agent": start[True], "no_agent": start[False]}, "runs": rows, "startup_runs": startup})
-    lines = ["| condition | runs | median req/s | ratio to off |", "|---|---|---|---|"]
+    lines = ["| condition | runs | median req/s | ratio to off | watchers' CPU, % of a core (median) |",
+             "|---|---|---|---|---|"]
     for c in CONDITIONS:
-        n = sum(1 for r in rows if r["condition"] == c)
-        lines.append(f"| {c} | {n} | {med[c] or 0:.1f} | {ratio[c]:.3f} |" if ratio[c] else f"| {c} | {n} | - | - |")
+        runs = [r for r in rows if r["condition"] == c]
+        names = sorted({k for r in runs for k in r.get("watchers_cpu_pct", {})})
+        cpu = ", ".join(f"{k} {_med([r['watchers_cpu_pct'][k] for r in runs if k in r['watchers_cpu_pct']]):.1f}"
+                        for k in names)
+        lines.append(f"| {c} | {len(runs)} | {med[c] or 0:.1f} | {ratio[c]:.3f} | {cpu} |" if ratio[c]
+                     else f"| {c} | {len(runs)} | - | - | {cpu} |")
     if start[True] and start[False]:
         lines.append(f"\nclone start-up to /health (median of {sum(1 for s in startup if s['agent'])}): with the "
                      f"JMX agent {start[True]:.2f} s, without {start[False]:.2f} s "

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from testbed import ROOT, procs
 from testbed.faults import Injector
-from testbed.run import reconfigure, results, threaddumps, traces
+from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, traces
+from testbed.run.clienttime import ClientTimeSampler
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
 from testbed.run.progress import Progress, latest_history, line
@@ -110,6 +111,7 @@ class Runner:
             self._write_experiment()
             for i, spec in enumerate(exp.runs):
                 self._one_run(i, spec)
+                self._predict_after(i)
             status = "failed" if self.failed else "complete"
             if self.failed:
                 self.meta["error"] = "; ".join(self.failed)[:500]
@@ -137,6 +139,12 @@ class Runner:
         if interrupted:
             raise KeyboardInterrupt
         return self.folder
+
+    def _predict_after(self, i: int) -> None:
+        """After the last baseline run: the model's prediction of the runs to come (predicting.py)."""
+        if self.exp.kind in ("clones", "classic") and predicting.due([r.config() for r in self.exp.runs], i):
+            with deferred_sigint(self.progress, "writing the prediction"):
+                predicting.write(self.folder, self.progress.say)
 
     def estimate(self) -> float:
         """Seconds the experiment plans; with adaptive steps the longest it may take."""
@@ -284,6 +292,7 @@ class Runner:
             return stack_targets + [CpuTarget("loadgen", name, p.pid) for name, p in loc.processes()]
 
         sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
+        self._timers = ClientTimeSampler(run_dir / clienttime.FILE, lambda: replicas).start()
         faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)]
         inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None
         dumps: Future | None = None
@@ -353,7 +362,10 @@ class Runner:
     def _end_run(self, run: results.RunFile, sampler: CpuSampler, pool: ThreadPoolExecutor,
                  dumps: Future | None, status: str, error: str | None, inj: Injector | None = None) -> None:
         sampler.stop()
+        self._timers.stop()
         notes = run.meta["notes"]
+        if self._timers.errors:
+            notes["client_time_errors"] = self._timers.errors
         if "served" in notes:
             notes["served"]["after"] = served_counts(self.stack.status()["replicas"])
         if inj:                      # a fault still going is ended (resumed, revived) with the run

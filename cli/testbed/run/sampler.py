@@ -22,7 +22,7 @@ from pathlib import Path
 
 import psutil
 
-from testbed.cpu_clock import CGROUP_ROOT, CpuClock, cgroup_cpu_file, cgroup_cpu_seconds  # noqa: F401
+from testbed.cpu_clock import CpuClock
 from testbed.stack import CpuTarget as Target  # noqa: F401  (what a sampler is given)
 
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.soaptestbed.common.Json;
 import org.soaptestbed.contract.v1.WorkResponse;
 
 /**
@@ -71,7 +72,12 @@ final class InvokeServlet extends HttpServlet {
             SoapCall call = SoapCall.prepare(r);
             SoapCall.Result result;
             try {
-                result = call.check(lifecycle.call(r.backend(), call, deadline));
+                ClientTime.asking(stats, r.backend());
+                try {
+                    result = call.check(lifecycle.call(r.backend(), call, deadline));
+                } finally {
+                    ClientTime.done(stats, r.backend());
+                }
             } catch (Exception e) {
                 stats.called(r.backend(), false);
                 fail(resp, r, Failure.of(e, config.soapTimeoutMs()));

@@ -1,14 +1,10 @@
 package org.soaptestbed.clones;
 
 import java.rmi.RemoteException;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
-import javax.management.ObjectName;
-import org.soaptestbed.common.Jmx;
 
 /**
  * CLIENT_MODE=pool: per backend, a {@link BoundedPool} of CLIENT_POOL_SIZE clients built
@@ -23,8 +19,6 @@ final class PoolLifecycle implements ClientLifecycle {
     private final CloneConfig config;
     private final Map<Backend, BoundedPool<SoapClient, ClientFactory.BuildFailed>> pools = new EnumMap<>(Backend.class);
     private final Map<Backend, HttpTransport> transports = new EnumMap<>(Backend.class);
-    private final Map<Backend, LockTimer> locks = new EnumMap<>(Backend.class);
-    private final List<ObjectName> beans = new ArrayList<>();
 
     PoolLifecycle(CloneConfig config, ClientFactory factory) {
         this.config = config;
@@ -33,8 +27,6 @@ final class PoolLifecycle implements ClientLifecycle {
             HttpTransport t = new HttpTransport(config.poolSize() + 1, config.soapTimeoutMs(), true);
             transports.put(b, t);
             pools.put(b, new BoundedPool<>(config.poolSize(), () -> factory.build(b, t, false), SoapClient::close));
-            locks.put(b, new LockTimer());
-            beans.add(Jmx.register("ClientLock", ClientLockBeans.keys(b, "pool"), locks.get(b)));
         }
     }
 
@@ -42,29 +34,21 @@ final class PoolLifecycle implements ClientLifecycle {
     public Object call(Backend backend, SoapCall call, long deadlineNanos)
             throws Failure, RemoteException, ClientFactory.BuildFailed {
         BoundedPool<SoapClient, ClientFactory.BuildFailed> pool = pools.get(backend);
-        LockTimer lock = locks.get(backend);
         SoapClient client;
-        long arrivedAt = lock.arrive();
         try {
             client = pool.borrow(config.soapTimeoutMs());
         } catch (BoundedPool.Exhausted e) {
-            lock.gaveUp(arrivedAt);
             throw Failure.busy("no pooled " + backend.label() + " client free within SOAP_TIMEOUT_MS="
                     + config.soapTimeoutMs() + " (CLIENT_POOL_SIZE=" + config.poolSize() + "): " + e.getMessage());
         } catch (InterruptedException e) {
-            lock.gaveUp(arrivedAt);
             Thread.currentThread().interrupt();
             throw Failure.busy("interrupted while waiting for a pooled " + backend.label() + " client");
-        } catch (ClientFactory.BuildFailed | RuntimeException e) {
-            lock.gaveUp(arrivedAt);
-            throw e;
         }
-        long acquiredAt = lock.acquired(arrivedAt);
+        ClientTime.obtained();
         try {
             return client.send(call);
         } finally {
             pool.giveBack(client);   // a fault or transport error leaves the stub usable
-            lock.released(acquiredAt);
         }
     }
 
@@ -95,13 +79,11 @@ final class PoolLifecycle implements ClientLifecycle {
         m.put("pool_idle", pool.idle());
         m.put("pool_in_use", pool.inUse());
         m.put("connections", transports.get(backend).openConnections());
-        m.put("lock", locks.get(backend).describe());
         return m;
     }
 
     @Override
     public void close() {
-        beans.forEach(Jmx::unregister);
         pools.values().forEach(BoundedPool::close);
         transports.values().forEach(HttpTransport::close);
     }

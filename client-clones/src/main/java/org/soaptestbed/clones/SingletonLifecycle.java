@@ -1,14 +1,10 @@
 package org.soaptestbed.clones;
 
 import java.rmi.RemoteException;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
-import javax.management.ObjectName;
-import org.soaptestbed.common.Jmx;
 
 /**
  * CLIENT_MODE=singleton: one {@link SingletonSoapClient} per backend, built from the WSDL at
@@ -21,16 +17,13 @@ final class SingletonLifecycle implements ClientLifecycle {
 
     private final Map<Backend, SingletonSoapClient> clients = new EnumMap<>(Backend.class);
     private final Map<Backend, HttpTransport> transports = new EnumMap<>(Backend.class);
-    private final List<ObjectName> beans = new ArrayList<>();
 
     SingletonLifecycle(CloneConfig config, ClientFactory factory) {
         for (Backend b : Backend.values()) {
             // one call at a time, plus the WSDL fetch of a lazy build: two connections at most
             HttpTransport t = new HttpTransport(2, config.soapTimeoutMs(), true);
             transports.put(b, t);
-            SingletonSoapClient client = new SingletonSoapClient(b, factory, t, config.soapTimeoutMs());
-            clients.put(b, client);
-            beans.add(Jmx.register("ClientLock", ClientLockBeans.keys(b, "singleton"), client.lock()));
+            clients.put(b, new SingletonSoapClient(b, factory, t, config.soapTimeoutMs()));
         }
     }
 
@@ -60,13 +53,11 @@ final class SingletonLifecycle implements ClientLifecycle {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("client_built", clients.get(backend).built());
         m.put("connections", transports.get(backend).openConnections());
-        m.put("lock", clients.get(backend).lock().describe());
         return m;
     }
 
     @Override
     public void close() {
-        beans.forEach(Jmx::unregister);
         clients.values().forEach(SingletonSoapClient::close);
         transports.values().forEach(HttpTransport::close);
     }

@@ -24,7 +24,6 @@ public final class SingletonSoapClient {
     private final HttpTransport transport;
     private final int timeoutMs;
     private volatile SoapClient client;   // written under this monitor; read freely by /status
-    private final LockTimer lock = new LockTimer();
 
     SingletonSoapClient(Backend backend, ClientFactory factory, HttpTransport transport, int timeoutMs) {
         this.backend = backend;
@@ -41,40 +40,23 @@ public final class SingletonSoapClient {
     }
 
     /**
-     * The one way to the service: one caller at a time (the {@code synchronized} method below,
-     * timed by {@link #lock()}: the thread dump shows its waiters BLOCKED on this class). A caller whose /invoke deadline
+     * The one way to the service: one caller at a time. A caller whose /invoke deadline
      * passed while it waited for this monitor is answered without calling (504), so the
      * queue in front of the lock drains when the service is slow, as a timed-out caller
      * would have given up.
      */
-    public Object invoke(SoapCall call, long deadlineNanos)
-            throws Failure, RemoteException, ClientFactory.BuildFailed {
-        return invoke(call, deadlineNanos, lock.arrive());
-    }
-
-    /** The monitor itself; {@code arrivedAt}: when the caller began to wait for it ({@link #lock}). */
-    private synchronized Object invoke(SoapCall call, long deadlineNanos, long arrivedAt)
+    public synchronized Object invoke(SoapCall call, long deadlineNanos)
             throws Failure, RemoteException, ClientFactory.BuildFailed {
         long late = System.nanoTime() - deadlineNanos;
         if (late > 0) {
-            lock.gaveUp(arrivedAt);
             throw Failure.queued("waited more than SOAP_TIMEOUT_MS=" + timeoutMs + " for the singleton "
                     + backend.label() + " client (" + TimeUnit.NANOSECONDS.toMillis(late) + " ms late)");
         }
-        long acquiredAt = lock.acquired(arrivedAt);
-        try {
-            if (client == null) {
-                client = factory.build(backend, transport, false);
-            }
-            return client.send(call);
-        } finally {
-            lock.released(acquiredAt);
+        ClientTime.obtained();               // the monitor is held from here (docs/predict.md)
+        if (client == null) {
+            client = factory.build(backend, transport, false);
         }
-    }
-
-    /** The wait for, and the holding of, this client's monitor. */
-    LockTimer lock() {
-        return lock;
+        return client.send(call);
     }
 
     /** Without the lock: /status must answer while calls queue. */

@@ -3,6 +3,7 @@ package org.soaptestbed.clones;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -20,6 +21,12 @@ public final class Stats {
         final LongAdder calls = new LongAdder();
         final LongAdder errors = new LongAdder();
         final AtomicLong clientsOpen = new AtomicLong();
+        final LongAdder timedCalls = new LongAdder();
+        final LongAdder waitNanos = new LongAdder();
+        final LongAdder holdNanos = new LongAdder();
+        final LongAdder holdCpuNanos = new LongAdder();
+        final AtomicInteger waiting = new AtomicInteger();     // calls waiting for a client now
+        final LongAdder notObtained = new LongAdder();
 
         public long wsdlLoads() {
             return wsdlLoads.sum();
@@ -66,6 +73,21 @@ public final class Stats {
         }
     }
 
+    /** A call waited {@code wait} ns for its client, held it {@code hold} ns, using {@code cpu} ns
+     *  of its thread's CPU meanwhile ({@link ClientTime}). */
+    void clientTime(Backend b, long wait, long hold, long cpu) {
+        PerBackend p = of(b);
+        p.timedCalls.increment();
+        p.waitNanos.add(wait);
+        p.holdNanos.add(hold);
+        p.holdCpuNanos.add(cpu);
+    }
+
+    /** A call never got a client ({@link ClientTime}). */
+    void notObtained(Backend b) {
+        of(b).notObtained.increment();
+    }
+
     void badRequest() {
         badRequests.increment();
     }
@@ -109,6 +131,14 @@ public final class Stats {
         m.put("calls", p.calls.sum());
         m.put("errors", p.errors.sum());
         m.put("clients_open", p.clientsOpen.get());
+        Map<String, Object> t = new LinkedHashMap<>();    // cumulative: rates come from differences
+        t.put("calls", p.timedCalls.sum());
+        t.put("wait_ns", p.waitNanos.sum());
+        t.put("hold_ns", p.holdNanos.sum());
+        t.put("hold_cpu_ns", p.holdCpuNanos.sum());
+        t.put("waiting", p.waiting.get());                 // now, not a sum
+        t.put("not_obtained", p.notObtained.sum());
+        m.put("client_time", t);
         return m;
     }
 }
