@@ -78,7 +78,10 @@ def accounting(run) -> dict | None:
     front_ok = sum(after[k]["ok"] - before[k]["ok"] for k in fronts)
     locust_ok = int(run.stats["requests"] - (run.stats.get("failures") or 0))
     steps = run.meta.get("steps") or []
-    allowance = max((s.get("users") or 0 for s in steps), default=0)
+    # in flight when Locust stopped (at most one per user), and at the front when the run began
+    # (the previous run's last requests, if they had not settled: runner.served_counts)
+    allowance = max((s.get("users") or 0 for s in steps), default=0) + \
+        sum(int(before[k].get("in_flight") or 0) for k in fronts)
     return {"locust_ok": locust_ok, "front_ok": front_ok, "difference": front_ok - locust_ok,
             "allowance": allowance, "within": abs(front_ok - locust_ok) <= allowance,
             "tiers": {k: after[k]["ok"] - before[k]["ok"] for k in sorted(after)

@@ -17,7 +17,6 @@ PROVIDES = {
     "rpcsvc-proto": ["bin/rpcgen"], "libtirpc-dev": ["usr/include/tirpc/rpc/rpc.h"],
     "nlohmann-json3-dev": ["usr/include/nlohmann/json.hpp"],
     "prometheus": ["bin/prometheus", "bin/promtool"],
-    "nlohmann-json3-dev": ["usr/include/nlohmann/json.hpp"],
 }
 
 APT_GET = """#!{python}

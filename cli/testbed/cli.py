@@ -395,6 +395,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ops", default="ping,sendInts:1000",
                    help="operations and item counts, e.g. ping,sendInts:1000,sendDoubles:100000 "
                         "(default ping,sendInts:1000)")
+    s.add_argument("--serializers", default="generated,tuned",
+                   help="gSOAP's array serializers to measure side by side: the stack's gSOAP runs its "
+                        "GSOAP_SERIALIZERS, bench starts one more gSOAP process for each other one "
+                        "(local mode, direct route) (default generated,tuned)")
     s.add_argument("-o", "--output", default=None, help="result folder (default results/bench-<time>)")
     s.set_defaults(func=cmd_bench)
 

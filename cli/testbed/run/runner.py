@@ -36,6 +36,7 @@ FAULTS_FILE = "faults.jsonl"      # analysis/faults.py reads it
 LOCUST_START_S = 4.0       # rough cost of one Locust start + stop, for the time estimate
 JVM_START_S = 8.0          # rough cost of one JVM tier start on a busy 2-core machine
 OVERRUN_S = 90.0           # a Locust run longer than planned + this is stopped as failed
+SETTLE_S = 15.0           # before a run, the previous run's requests still in flight may finish (served_counts)
 
 
 class ExperimentError(RuntimeError):
@@ -300,7 +301,7 @@ class Runner:
         t0 = time.monotonic()
         deadline = t0 + spec.load.seconds(primed) + OVERRUN_S
         status, error = "complete", None
-        notes["served"] = {"before": served_counts(replicas)}   # nothing lost: checked in the report
+        notes["served"] = {"before": served_counts(replicas, settle_s=SETTLE_S)}   # nothing lost: checked in the report
         try:
             loc.start()
             notes["locust_pids"] = {name: p.pid for name, p in loc.processes()}
@@ -437,9 +438,22 @@ class Runner:
             return str(p)
 
 
-def served_counts(replicas: list[dict]) -> dict[str, dict]:
+def served_counts(replicas: list[dict], settle_s: float = 0) -> dict[str, dict]:
     """GET /served of every replica (java-common Served, gSOAP served.cpp): tier-replica ->
-    its counters, or {"error": why} where it cannot be read (e.g. a Swarm task's address)."""
+    its counters, or {"error": why} where it cannot be read (e.g. a Swarm task's address).
+    With settle_s, first waits (at most that long) until no front has a request in flight: the
+    previous run's last requests, still queued when its Locust stopped, would otherwise be
+    counted in this run's front total but not in its Locust's."""
+    end = time.monotonic() + settle_s
+    while True:
+        out = _served_once(replicas)
+        busy = [k for k, v in out.items() if k.startswith("front-") and (v.get("in_flight") or 0) > 0]
+        if not busy or time.monotonic() >= end:
+            return out
+        time.sleep(0.2)
+
+
+def _served_once(replicas: list[dict]) -> dict[str, dict]:
     out = {}
     for r in replicas:
         key = f"{r['tier']}-{r['replica']}"
