@@ -40,6 +40,11 @@ def traced():
     except Exception as e:
         st.down()
         pytest.fail(f"stack with tracing did not start: {e}")
+    # one untraced request through each backend first: a just-started JVM's first call (class
+    # loading, the agent's instrumentation) can outlast Locust's few seconds on a busy host
+    for backend in ("axis", "gsoap"):
+        with urllib.request.urlopen(f"{st.web_url()}/seg/5?backend={backend}", timeout=120) as r:
+            r.read()
     yield st
     st.down()
 
@@ -62,7 +67,7 @@ def complete(spans: list[dict], backend: str) -> bool:
             and all(s.get("parentId") in ids for s in spans if s.get("parentId")))
 
 
-def traces_of(base: str, backend: str, wait_s: float = 30) -> list[list[dict]]:
+def traces_of(base: str, backend: str, wait_s: float = 60) -> list[list[dict]]:
     """Complete traces of /seg/5 through `backend` (each tier exports every second, so a trace
     completes within a few seconds of its request)."""
     deadline = time.monotonic() + wait_s
