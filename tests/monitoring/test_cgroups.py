@@ -97,3 +97,18 @@ def test_a_process_trees_counter_never_falls_when_a_child_exits():
     finally:
         parent.kill()
         parent.wait()
+
+
+def test_the_testbed_tab_loads_with_the_locust_images_packages_only():
+    """The Locust image has Locust (and psutil) but not numpy or scipy, which the analysis'
+    statistics use: the tab's code (loadgen/testbed_tab.py -> testbed.live -> analysis.bottleneck,
+    analysis.steps) must load without them (docs/docker.md).
+    Checked failing with analysis/steps.py importing analysis.stats at the top."""
+    from testbed import ROOT
+    code = ("import sys; sys.modules['numpy'] = sys.modules['scipy'] = None\n"
+            "import testbed.live, testbed_tab\n"
+            "from analysis.steps import StepSample\n"
+            "print(StepSample.__name__)")
+    env = {"PYTHONPATH": f"{ROOT / 'cli'}:{ROOT}:{ROOT / 'loadgen'}", "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "StepSample", r.stderr[-2000:]
