@@ -15,7 +15,6 @@ Figures: results/monitoring-check-<time>/figures.json. CI: .ci/run.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -27,10 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_stack import PORT_KNOBS, CheckFailed, get, log, run, until  # noqa: E402
+from check_stack import (CheckFailed, build_and_up, get, log, profile_options, run, until,  # noqa: E402
+                         write_figures)
 
-sys.path.insert(0, str(ROOT / "cli"))
-from testbed.config import read_env_file  # noqa: E402
 
 JOBS = {"front", "clone", "axis", "gsoap", "haproxy", "cpu", "prometheus"}
 OWN = {"front": 9404, "clone": 9404, "axis": 9404, "gsoap": 8080, "cpu-exporter": 9105}
@@ -70,17 +68,7 @@ def promtool(url: str) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--port-base", type=int, default=0, help="publish on 127.0.0.1:BASE.. instead of .env's ports")
-    p.add_argument("--no-build", action="store_true")
-    p.add_argument("--keep", action="store_true", help="leave the stack running")
-    p.add_argument("-o", "--output", default=None)
-    args = p.parse_args(argv)
-    env = read_env_file(ROOT / ".env")
-    if args.port_base:
-        for i, knob in enumerate(PORT_KNOBS):
-            os.environ[knob] = str(args.port_base + i)
-    ports = {k: int(os.environ.get(k) or env[k]) for k in PORT_KNOBS}
+    args, env, ports = profile_options(__doc__, argv)
     prom, ui = f"http://127.0.0.1:{ports['PROMETHEUS_PORT']}", f"http://127.0.0.1:{ports['LOCUST_PORT']}/"
     interval = float((os.environ.get("MONITORING_SCRAPE_INTERVAL") or env["MONITORING_SCRAPE_INTERVAL"]).rstrip("s"))
     figures: dict = {"ports": ports, "scrape_interval_s": interval}
@@ -89,13 +77,7 @@ def main(argv=None) -> int:
         raise SystemExit("check_monitoring: the compose project already has containers (docker compose down)")
     ok = False
     try:
-        if not args.no_build:
-            t0 = time.monotonic()
-            compose("build")
-            figures["build_seconds"] = round(time.monotonic() - t0, 1)
-        t0 = time.monotonic()
-        compose("up", "--detach", "--wait", "--wait-timeout", "600")
-        figures["up_wait_seconds"] = round(time.monotonic() - t0, 1)
+        build_and_up(compose, figures, args.no_build, 600)
 
         def all_up():
             ts = targets(prom)
@@ -169,12 +151,7 @@ def main(argv=None) -> int:
     finally:
         if not args.keep:
             compose("down", "--volumes", "--remove-orphans", timeout=300)
-    figures["ok"] = ok
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
-    print(json.dumps(figures, indent=1))
-    log(f"{'ok' if ok else 'FAILED'}; figures in {out / 'figures.json'}")
-    return 0 if ok else 1
+    return write_figures(out, figures, ok)
 
 
 if __name__ == "__main__":

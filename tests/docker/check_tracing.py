@@ -15,9 +15,7 @@ bounded. Figures: results/tracing-check-<time>/figures.json. CI: .ci/run.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import secrets
 import subprocess
 import sys
@@ -27,10 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_stack import PORT_KNOBS, CheckFailed, get, log, run, until  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "cli"))
-from testbed.config import read_env_file  # noqa: E402
+from check_stack import (CheckFailed, build_and_up, get, log, profile_options, run, until,  # noqa: E402
+                         write_figures)
 
 SERVICES = {"haproxy", "front", "clone"}
 
@@ -61,17 +57,7 @@ def services_of(spans: list[dict]) -> set[str]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--port-base", type=int, default=0, help="publish on 127.0.0.1:BASE.. instead of .env's ports")
-    p.add_argument("--no-build", action="store_true")
-    p.add_argument("--keep", action="store_true", help="leave the stack running")
-    p.add_argument("-o", "--output", default=None)
-    args = p.parse_args(argv)
-    env = read_env_file(ROOT / ".env")
-    if args.port_base:
-        for i, knob in enumerate(PORT_KNOBS):
-            os.environ[knob] = str(args.port_base + i)
-    ports = {k: int(os.environ.get(k) or env[k]) for k in PORT_KNOBS}
+    args, _, ports = profile_options(__doc__, argv)
     web, zipkin = f"http://127.0.0.1:{ports['WEB_PORT']}", f"http://127.0.0.1:{ports['ZIPKIN_PORT']}"
     figures: dict = {"ports": ports, "traces": {}}
     out = Path(args.output or ROOT / "results" / time.strftime("tracing-check-%Y%m%d-%H%M%S"))
@@ -79,13 +65,7 @@ def main(argv=None) -> int:
         raise SystemExit("check_tracing: the compose project already has containers (docker compose down)")
     ok = False
     try:
-        if not args.no_build:
-            t0 = time.monotonic()
-            compose("build")
-            figures["build_seconds"] = round(time.monotonic() - t0, 1)
-        t0 = time.monotonic()
-        compose("up", "--detach", "--wait", "--wait-timeout", "900")
-        figures["up_wait_seconds"] = round(time.monotonic() - t0, 1)
+        build_and_up(compose, figures, args.no_build, 900)
         for backend in ("axis", "gsoap"):
             ids = [traced_request(web, backend) for _ in range(3)]
 
@@ -120,12 +100,7 @@ def main(argv=None) -> int:
             left = compose("ps", "-aq", capture=True, timeout=60).stdout.strip()
             figures["left_behind"] = left.split() if left else []
             ok = ok and not left
-    figures["ok"] = ok
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in figures.items() if k != "traces"}, indent=1))
-    log(f"{'ok' if ok else 'FAILED'}; figures in {out / 'figures.json'}")
-    return 0 if ok else 1
+    return write_figures(out, figures, ok, {k: v for k, v in figures.items() if k != "traces"})
 
 
 if __name__ == "__main__":
