@@ -5,12 +5,14 @@ Rule (stated in the report):
    at least one valid step with more users follows the knee (more users bought no throughput).
    Without a plateau there is no bottleneck to name: the load did not reach it.
 2. at the max-throughput step, utilisation = CPU / capacity, for the host (capacity = host cores),
-   for each tier (capacity = cpu quota × replicas when quotas are set, else the cores the stack
-   is pinned to, else host cores) and, when the stack is pinned, for the stack as a whole.
-3. plateau with host and every tier below utilisation_threshold (default 80 %) ⇒
-   "software/lock bottleneck (CPU idle)", naming the busiest tier; otherwise the most utilised
-   saturated tier is named (the host counts only when the stack is not pinned: pinned, the
-   stack's cores decide).
+   for each tier (capacity = cpu quota × replicas when quotas are set, else on a cluster the
+   CPU quotas of the nodes it runs on, else the cores the stack is pinned to, else host cores),
+   when the stack is pinned for the stack as a whole, and on a cluster for each node (its own
+   CPU quota, else host cores).
+3. plateau with host, every tier and every node below utilisation_threshold (default 80 %) ⇒
+   "software/lock bottleneck (CPU idle)"; otherwise the most utilised saturated tier is named,
+   with the node it runs on, or else the saturated node with the tiers on it (the host counts
+   only when the stack is not pinned: pinned, the stack's cores decide).
 A thread dump, when present, adds the count of BLOCKED threads and the monitor class they wait on.
 Steps 2-3 are judge(), which the Locust web UI's Testbed tab also applies to the running load
 (cli/testbed/live.py: its waits come from the client tier's lock gauge, not a thread dump).
@@ -38,12 +40,13 @@ class Hint:
     utilisation: dict[str, float] = field(default_factory=dict)   # tier -> fraction of capacity
     saturated: list[str] = field(default_factory=list)
     threaddumps: list[dict] = field(default_factory=list)
+    nodes: dict[str, float] = field(default_factory=dict)     # cluster node -> fraction of its capacity
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "text": self.text, "plateaued": self.plateaued,
                 "step": self.step, "host_utilisation": self.host_utilisation,
                 "utilisation": self.utilisation, "saturated": self.saturated,
-                "threaddumps": self.threaddumps}
+                "threaddumps": self.threaddumps, "nodes": self.nodes}
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,8 @@ class Capacities:
     stack_cores: float | None = None        # set when the stack is pinned (cpu_affinity.stack)
     loadgen_cores: float | None = None
     quotas: dict[str, float] = field(default_factory=dict)   # tier -> cores per replica
+    node_cpus: dict[str, float | None] = field(default_factory=dict)   # cluster node -> its CPU quota
+    tier_nodes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # tier -> nodes its replicas ran on
 
     @classmethod
     def from_experiment(cls, experiment: dict) -> "Capacities":
@@ -62,19 +67,37 @@ class Capacities:
         stack = float(len(cpu_list(str(aff["stack"])))) if aff.get("stack") else None
         loadgen = float(len(cpu_list(str(aff["loadgen"])))) if aff.get("loadgen") else None
         quotas = {k: float(v) for k, v in (experiment.get("cpu_quotas") or {}).items() if v}
-        return cls(host, stack, loadgen, quotas)
+        cluster = ((experiment.get("stack") or {}).get("cluster") or {}).get("nodes") or {}
+        return cls(host, stack, loadgen, quotas, {n: (v or {}).get("cpus") for n, v in cluster.items()})
 
     def for_run(self, run_meta: dict) -> "Capacities":
         """With the run's own quotas when it recorded them (docker mode records them per run:
-        an experiment's tiers_cpus may change them from run to run)."""
-        q = (run_meta.get("notes") or {}).get("cpu_quotas")
-        if "cpu_quotas" not in (run_meta.get("notes") or {}):
-            return self
-        return replace(self, quotas={k: float(v) for k, v in (q or {}).items() if v})
+        an experiment's tiers_cpus may change them from run to run), and on a cluster the nodes
+        each tier ran on (run.json notes.stack: replica -> node)."""
+        notes = run_meta.get("notes") or {}
+        out = self
+        if "cpu_quotas" in notes:
+            out = replace(out, quotas={k: float(v) for k, v in (notes.get("cpu_quotas") or {}).items() if v})
+        placed: dict[str, set[str]] = {}
+        for name, r in (notes.get("stack") or {}).items():
+            if isinstance(r, dict) and r.get("node"):
+                placed.setdefault(name.rsplit("-", 1)[0], set()).add(r["node"])
+        return replace(out, tier_nodes={t: tuple(sorted(n)) for t, n in placed.items()}) if placed else out
+
+    def node_cores(self, node: str) -> float:
+        return float(self.node_cpus.get(node) or self.host_cores)
+
+    def where(self, tier: str) -> str:
+        """' on node-3' (or ' on node-3, node-4'), '' off a cluster."""
+        nodes = self.tier_nodes.get(tier)
+        return f" on {', '.join(nodes)}" if nodes else ""
 
     def tier_cores(self, tier: str, replicas: int) -> float:
         if tier in self.quotas:
             return self.quotas[tier] * max(replicas, 1)
+        nodes = self.tier_nodes.get(tier)
+        if nodes and all(self.node_cpus.get(n) for n in nodes):
+            return sum(float(self.node_cpus[n]) for n in nodes)
         if tier == LOADGEN:
             return self.loadgen_cores or self.host_cores
         if tier in STACK_TIERS and self.stack_cores:
@@ -122,7 +145,8 @@ def judge(sample: StepSample, caps: Capacities, where: str, threshold: float = 0
     waits = list(waits or [])
     h = Hint(UNKNOWN, "", plateaued, sample.index, threaddumps=waits)
     h.host_utilisation, h.utilisation = utilisation(sample, caps)
-    if h.host_utilisation is None and not h.utilisation:
+    h.nodes = {n: v / (100 * caps.node_cores(n)) for n, v in sample.nodes.items()}
+    if h.host_utilisation is None and not h.utilisation and not h.nodes:
         h.text = f"{where}, but no CPU samples: cannot tell a CPU from a software bottleneck"
         return h
     h.saturated = sorted((t for t, u in h.utilisation.items() if u >= threshold and t != LOADGEN),
@@ -130,21 +154,27 @@ def judge(sample: StepSample, caps: Capacities, where: str, threshold: float = 0
     # with the stack pinned apart from the load generator, the stack's cores are what counts
     host_hot = (h.host_utilisation is not None and h.host_utilisation >= threshold
                 and not caps.stack_cores)
-    if not h.saturated and not host_hot:
+    hot_nodes = sorted((n for n, u in h.nodes.items() if u >= threshold), key=lambda n: -h.nodes[n])
+    if not h.saturated and not host_hot and not hot_nodes:
         h.kind = SOFTWARE
         host = f"host CPU {h.host_utilisation:.0%}" if h.host_utilisation is not None else "host CPU n/a"
         busy = max((t for t in h.utilisation if t in STACK_TIERS), key=lambda t: h.utilisation[t], default=None)
         busiest = (f" (busiest: {busy} ×{sample.replicas.get(busy, 1)} at {h.utilisation[busy]:.0%})"
                    if busy else "")
         h.text = (f"software/lock bottleneck (CPU idle): {where} while {host} of capacity and no "
-                  f"tier above {threshold:.0%}{busiest}")
+                  f"tier{' or node' if h.nodes else ''} above {threshold:.0%}{busiest}")
     else:
         h.kind = CPU
         if h.saturated:
             t = h.saturated[0]
             what = (f"the stack's {caps.stack_cores:g} pinned core(s) (all its tiers together)"
-                    if t == "stack" else f"tier {t}")
+                    if t == "stack" else f"tier {t}{caps.where(t)}")
             h.text = f"CPU-bound: {where}; {what} at {h.utilisation[t]:.0%} of capacity"
+        elif hot_nodes:
+            n = hot_nodes[0]
+            on = sorted(t for t, ns in caps.tier_nodes.items() if n in ns)
+            h.text = (f"CPU-bound: {where}; node {n} ({', '.join(on) or 'no tier'}) at {h.nodes[n]:.0%} of "
+                      f"its {caps.node_cores(n):g} CPU")
         else:
             h.text = (f"CPU-bound: {where}; host at {h.host_utilisation:.0%} of its cores, no "
                       "single tier above the threshold: the tiers and the load generator share "

@@ -300,7 +300,8 @@ class ComposeStack(Stack):
                 "haproxy": slot.get("status", "-"), "server": slot.get("svname"),
                 "sessions": int(slot.get("scur") or 0),
                 "url": f"http://{ip}:{haproxy.DOCKER_TIER_PORT}" if ip else None, "pid": info.get("pid"),
-                "port": haproxy.DOCKER_TIER_PORT, "container": c["Name"], "address": ip or None, "log": None})
+                "port": haproxy.DOCKER_TIER_PORT, "container": c["Name"], "address": ip or None, "log": None,
+                "node": None})
         return out
 
     def logs(self, tier: str, lines: int = 40, follow: bool = False) -> int:

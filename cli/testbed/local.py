@@ -366,7 +366,7 @@ class LocalStack(Stack):
                     "haproxy": row.get("status", "-") if row else "-", "server": f"{name}{r['index']}",
                     "sessions": int(row.get("scur") or 0) if row else 0,
                     "url": f"http://127.0.0.1:{r['port']}", "pid": r["proc"].pid, "port": r["port"],
-                    "container": None, "address": "127.0.0.1", "log": r["proc"].log})
+                    "container": None, "address": "127.0.0.1", "log": r["proc"].log, "node": None})
         return out
 
     def current(self) -> tuple[dict[str, int], dict[str, str]]:

@@ -11,7 +11,8 @@ they hold.
 
 status() is {"mode", "up", "state_dir", "entry_points", "haproxy": {"alive", "pid"} | None,
 "locust": [{"name", "pid", "alive"}], "replicas": [REPLICA_KEYS...]}; a key that has no
-meaning in a mode (a container's pid namespace, a local replica's container) is None.
+meaning in a mode (a container's pid namespace, a local replica's container, the Swarm node a
+replica runs on outside Swarm) is None. A Swarm stack adds "nodes": {node: [tier-replica ...]}.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
 REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "server", "sessions", "url", "pid",
-                "port", "container", "address", "log")
+                "port", "container", "address", "log", "node")
 
 
 class StackError(RuntimeError):
@@ -153,4 +154,18 @@ class Stack(ABC):
     @abstractmethod
     def describe(self) -> dict:
         """For experiment.json: mode, CPU quotas per tier, images (where they apply)."""
+
+    # ------------------------------------------------------------------ nodes (a multi-node Swarm)
+    def node_action(self, node: str, action: str) -> None:
+        """kill | pause | resume | start a whole node (faults.py): only a cluster has nodes."""
+        raise StackError(f"node faults need the Swarm stack on a cluster made by ./testbed cluster up "
+                         f"(this is the {self.mode} stack)")
+
+    def remote_workers(self, count: int) -> tuple[str, int] | None:
+        """Start `count` Locust workers on the stack's own load-generator node; (host, port) the
+        master must bind for them. None: the load comes from this host (every stack but a cluster)."""
+        return None
+
+    def stop_remote_workers(self) -> None:
+        """Remove what remote_workers() started."""
 

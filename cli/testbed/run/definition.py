@@ -16,7 +16,10 @@ The file's tables (docs/experiments.md has the long version):
                             path, ids <id>-path<k>), backend, op, n, tiers, client_mode,
                             pool_size, regime, demands, knobs, load = {..}, quick = {..};
                             classic: part = "segments" | "clones" (the run's kind, so the
-                            analysis of that part applies to it)
+                            analysis of that part applies to it); on a multi-node Swarm:
+                            placement = {front = "node-2", clone = ["node-3", "node-4"]} and
+                            spread = "tier-per-node" (cli/testbed/placement.py; a run without
+                            either, in a file where another run has one, runs its tiers anywhere)
 
 Precedence of load keys: [load] < run.load, and with --quick: [load] < run.load < [quick] <
 run.quick ([defaults] and [parts.<part>] load/quick tables sit before the run's).
@@ -29,7 +32,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from testbed import ROOT, faults
+from testbed import ROOT, faults, placement
 from testbed.run.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
 
 EXPERIMENTS_DIR = ROOT / "loadgen" / "experiments"
@@ -52,9 +55,9 @@ KNOB_DEFAULTS = {"CLIENT_MODE": "singleton", "CLIENT_POOL_SIZE": "8",
                  **{f"DEMAND_{p}_{k}": "0" for p in DEMAND_POINTS for k in ("CPU_US", "WAIT_US", "LOCKED")}}
 
 RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tiers_cpus", "client_mode",
-            "pool_size", "regime", "demands", "knobs", "load", "quick", "part")
+            "pool_size", "regime", "demands", "knobs", "load", "quick", "part", "placement", "spread")
 TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "parts", "settings", "runs", "faults")
-MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick")   # [parts.<part>] merges these over [defaults]
+MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick", "placement")   # [parts.<part>] merges these over [defaults]
 
 
 @dataclass(frozen=True)
@@ -224,6 +227,9 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
             raise DefinitionError(f"{where} [quick] runs: no run with id {', '.join(missing)} "
                                   f"(ids: {', '.join(ids)})")
         specs = [s for s in specs if s.entry in keep]
+    if any(k in sp.knobs for sp in specs for k in placement.KNOBS):    # said, not inherited
+        specs = [sp if placement.KNOBS[0] in sp.knobs else replace(sp, knobs={**sp.knobs, **placement.DEFAULTS})
+                 for sp in specs]
     _check_knob_defaults(specs, where)
     runs = [replace(s, id=f"{s.entry}-r{k}", repeat=k) for k in range(repeat) for s in specs]
     settings = dict(settings)
@@ -322,6 +328,14 @@ def _tiers_cpus(defaults: dict, entry: dict, where: str) -> dict[str, str]:
     return out
 
 
+def _placement(defaults: dict, entry: dict, where: str) -> dict[str, str]:
+    """placement and spread as the knobs PLACE_<TIER>, SPREAD (cli/testbed/placement.py)."""
+    try:
+        return placement.from_tables(defaults, entry, where)
+    except placement.PlacementError as e:
+        raise DefinitionError(str(e)) from None
+
+
 def _demands(value, where: str) -> dict[str, dict]:
     if not isinstance(value, dict):
         raise DefinitionError(f"{where}: demands must be a table like {{SEG2 = {{wait_us = 10000, locked = true}}}}")
@@ -347,6 +361,8 @@ def _knobs(value, where: str) -> dict[str, str]:
         raise DefinitionError(f"{where}: knobs must be a table like {{GSOAP_SERVER_MODEL = \"pool\"}}")
     out = {}
     for k, v in value.items():
+        if k in placement.KNOBS:
+            raise DefinitionError(f"{where}: knobs.{k}: set it with placement or spread instead")
         if k in KNOB_DEFAULTS or k.startswith("DEMAND_"):
             raise DefinitionError(f"{where}: knobs.{k}: set it with client_mode, pool_size or demands instead")
         if not re.match(r"^[A-Z][A-Z0-9_]*$", k) or isinstance(v, (dict, list)):
@@ -394,7 +410,8 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
     elif regime is not None:
         raise DefinitionError(f"{where}: regime is for calibration experiments only")
     demands = _demands(merged.get("demands", {}), where)
-    knobs = {**_knobs(merged.get("knobs", {}), where), **_tiers_cpus(defaults, entry, where)}
+    knobs = {**_knobs(merged.get("knobs", {}), where), **_tiers_cpus(defaults, entry, where),
+             **_placement(defaults, entry, where)}
     base_id = entry.get("id")
     if base_id is not None and (not isinstance(base_id, str) or not RUN_ID.match(base_id)):
         raise DefinitionError(f"{where}: id must be letters, digits, _ . - (got {base_id!r})")
