@@ -14,6 +14,8 @@ Rule (stated in the report):
    with the node it runs on, or else the saturated node with the tiers on it (the host counts
    only when the stack is not pinned: pinned, the stack's cores decide).
 A thread dump, when present, adds the count of BLOCKED threads and the monitor class they wait on.
+Steps 2-3 are judge(), which the Locust web UI's Testbed tab also applies to the running load
+(cli/testbed/live.py: its waits come from the client tier's lock gauge, not a thread dump).
 """
 from __future__ import annotations
 
@@ -113,37 +115,39 @@ def plateau(steps: list[StepSample], tolerance: float) -> tuple[bool, StepSample
     return any(s.users > knee.users for s in valid), knee
 
 
-def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
-         threshold: float = 0.8, dumps: dict[tuple[str, str], str] | None = None) -> Hint:
-    """Bottleneck hint for one run (see the module rule). dumps: (tier, replica) -> jstack text."""
-    dump_info = []
+def dump_waits(dumps: dict[tuple[str, str], str] | None) -> list[dict]:
+    """Thread dumps ((tier, replica) -> jstack text) as the waits judge() names."""
+    out = []
     for (tier, replica), text in sorted((dumps or {}).items()):
         d = threaddump.parse(text)
-        dump_info.append({"tier": tier, "replica": replica, **d.to_json(),
-                          "sentence": threaddump.summary_sentence(d)})
-    valid = [s for s in steps if s.valid]
-    if not valid:
-        return Hint(UNKNOWN, "no valid step: nothing to diagnose", threaddumps=dump_info)
-    plateaued, knee = plateau(steps, tolerance)
-    top = max(valid, key=lambda s: (s.throughput, -s.users))
-    h = Hint(UNKNOWN, "", plateaued, top.index, threaddumps=dump_info)
-    if top.host_cpu is not None:
-        h.host_utilisation = top.host_cpu / (100 * caps.host_cores)
-    for tier, value in top.cpu.items():
-        h.utilisation[tier] = value / (100 * caps.tier_cores(tier, top.replicas.get(tier, 1)))
+        out.append({"tier": tier, "replica": replica, **d.to_json(), "source": "thread dump",
+                    "sentence": threaddump.summary_sentence(d)})
+    return out
+
+
+def utilisation(sample: StepSample, caps: Capacities) -> tuple[float | None, dict[str, float]]:
+    """(host, tier -> utilisation) of one sample: CPU / capacity (the module rule, 2)."""
+    host = sample.host_cpu / (100 * caps.host_cores) if sample.host_cpu is not None else None
+    tiers = {tier: value / (100 * caps.tier_cores(tier, sample.replicas.get(tier, 1)))
+             for tier, value in sample.cpu.items()}
     if caps.stack_cores:
-        stack = [v for t, v in top.cpu.items() if t in STACK_TIERS]
+        stack = [v for t, v in sample.cpu.items() if t in STACK_TIERS]
         if stack:
-            h.utilisation["stack"] = sum(stack) / (100 * caps.stack_cores)
-    h.nodes = {n: v / (100 * caps.node_cores(n)) for n, v in top.nodes.items()}
-    if not plateaued:
-        h.kind = RISING
-        h.text = (f"no plateau: throughput still rising at {top.users} users (the last valid step"
-                  f" reaching {top.throughput:.4g}/s); add steps with more users")
-        return h
+            tiers["stack"] = sum(stack) / (100 * caps.stack_cores)
+    return host, tiers
+
+
+def judge(sample: StepSample, caps: Capacities, where: str, threshold: float = 0.8,
+          waits: list[dict] | None = None, plateaued: bool = True) -> Hint:
+    """CPU-bound or software/lock-bound at one sample (the module rule, 2-3). where: what the
+    text says of the throughput ("plateau at 42/s from 8 users"); waits: entries with tier,
+    replica, blocked (threads waiting) and sentence, from thread dumps or a lock gauge."""
+    waits = list(waits or [])
+    h = Hint(UNKNOWN, "", plateaued, sample.index, threaddumps=waits)
+    h.host_utilisation, h.utilisation = utilisation(sample, caps)
+    h.nodes = {n: v / (100 * caps.node_cores(n)) for n, v in sample.nodes.items()}
     if h.host_utilisation is None and not h.utilisation and not h.nodes:
-        h.text = (f"plateau at {top.throughput:.4g}/s from {knee.users} users, but no CPU samples: "
-                  "cannot tell a CPU from a software bottleneck")
+        h.text = f"{where}, but no CPU samples: cannot tell a CPU from a software bottleneck"
         return h
     h.saturated = sorted((t for t, u in h.utilisation.items() if u >= threshold and t != LOADGEN),
                          key=lambda t: -h.utilisation[t])
@@ -151,12 +155,14 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
     host_hot = (h.host_utilisation is not None and h.host_utilisation >= threshold
                 and not caps.stack_cores)
     hot_nodes = sorted((n for n, u in h.nodes.items() if u >= threshold), key=lambda n: -h.nodes[n])
-    where = f"plateau at {top.throughput:.4g}/s from {knee.users} users"
     if not h.saturated and not host_hot and not hot_nodes:
         h.kind = SOFTWARE
         host = f"host CPU {h.host_utilisation:.0%}" if h.host_utilisation is not None else "host CPU n/a"
+        busy = max((t for t in h.utilisation if t in STACK_TIERS), key=lambda t: h.utilisation[t], default=None)
+        busiest = (f" (busiest: {busy} ×{sample.replicas.get(busy, 1)} at {h.utilisation[busy]:.0%})"
+                   if busy else "")
         h.text = (f"software/lock bottleneck (CPU idle): {where} while {host} of capacity and no "
-                  f"tier{' or node' if h.nodes else ''} above {threshold:.0%}")
+                  f"tier{' or node' if h.nodes else ''} above {threshold:.0%}{busiest}")
     else:
         h.kind = CPU
         if h.saturated:
@@ -173,10 +179,30 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
             h.text = (f"CPU-bound: {where}; host at {h.host_utilisation:.0%} of its cores, no "
                       "single tier above the threshold: the tiers and the load generator share "
                       "the CPU (pin them apart to tell which)")
-    blocked = [d for d in dump_info if d["blocked"]]
+    blocked = [d for d in waits if d["blocked"]]
     if blocked:
-        h.text += "; thread dump " + "; ".join(f"{d['tier']}-{d['replica']}: {d['sentence']}"
-                                               for d in blocked)
+        h.text += "; " + "; ".join(f"{d.get('source', 'thread dump')} {d['tier']}-{d['replica']}: {d['sentence']}"
+                                   for d in blocked)
+    return h
+
+
+def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
+         threshold: float = 0.8, dumps: dict[tuple[str, str], str] | None = None,
+         waits: list[dict] | None = None) -> Hint:
+    """Bottleneck hint for one run (see the module rule). dumps: (tier, replica) -> jstack text;
+    waits: further entries for judge() (a lock gauge read live)."""
+    dump_info = dump_waits(dumps) + list(waits or [])
+    valid = [s for s in steps if s.valid]
+    if not valid:
+        return Hint(UNKNOWN, "no valid step: nothing to diagnose", threaddumps=dump_info)
+    plateaued, knee = plateau(steps, tolerance)
+    top = max(valid, key=lambda s: (s.throughput, -s.users))
+    h = judge(top, caps, f"plateau at {top.throughput:.4g}/s from {knee.users} users", threshold,
+              dump_info, plateaued)
+    if not plateaued:
+        h.kind, h.saturated = RISING, []
+        h.text = (f"no plateau: throughput still rising at {top.users} users (the last valid step"
+                  f" reaching {top.throughput:.4g}/s); add steps with more users")
     return h
 
 

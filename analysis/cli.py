@@ -7,6 +7,9 @@
                                      decompose path maxima into segment throughputs
   analyze capacity --throughput X --critical-users N --think-time Z
                                      users served with think time: N = N* + X·Z
+  traces FOLDER [--json]             where the time goes, from a traced run's spans: each tier's
+                                     own time and each hop per step, segments ③ ④ ⑤ beside the
+                                     segment law (docs/tracing.md)
   predict FOLDER [--clones C] [--axis A] [--client-mode M] [--pool P] [--users 4,16,64]
           [--target 100/s] [--json]  the queueing model calibrated on FOLDER's baseline
                                      (analysis/predict, docs/predict.md)
@@ -76,6 +79,9 @@ def parser(prog: str = "analysis") -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="regenerate the derived files of a result folder")
     r.add_argument("folder", help="a result folder results/<experiment>-<stamp>/")
     r.add_argument("-o", "--output", help="write derived files here instead of into FOLDER")
+    t = sub.add_parser("traces", help="each tier's own time and each hop, from a traced result folder")
+    t.add_argument("folder", help="a result folder of a run with tracing on (runs/*/spans.json.gz)")
+    t.add_argument("--json", action="store_true", help="summary.json's \"traces\" instead of text")
     a = sub.add_parser("analyze", help="apply the laws to numbers you give")
     asub = a.add_subparsers(dest="what", required=True, parser_class=_Parser)
     s = asub.add_parser("segments", help="decompose path maxima into per-segment throughputs")
@@ -132,6 +138,8 @@ def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
             p.error(f"cannot write the report: {e}")
         print(f"wrote {len(written)} files; open {written['report.html']}")
         return 0
+    if args.command == "traces":
+        return _traces(p, args.folder, args.json)
     if args.what == "segments":
         if (args.think_time is None) != (args.critical_users is None):
             p.error("--think-time and --critical-users go together (capacity needs both N* and Z)")
@@ -139,6 +147,23 @@ def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
                             args.think_time, args.critical_users))
         return 0
     print(capmod.capacity(args.throughput, args.critical_users, args.think_time).sentence())
+    return 0
+
+
+def _traces(p, folder: str, as_json: bool) -> int:
+    import json
+
+    from analysis import traces
+    from analysis.folder import load
+    from analysis.summary import analyse
+    try:
+        t = analyse(load(folder)).summary.get("traces")
+    except NotAResultFolder as e:
+        p.error(str(e))
+    if not t:
+        p.error(f"{folder}: no run has spans (runs/*/spans.json.gz): run the experiment with tracing on, "
+                "e.g. ./testbed run segments --tracing")
+    print(json.dumps(t, indent=1, default=str) if as_json else traces.text(t))
     return 0
 
 

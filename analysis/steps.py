@@ -33,7 +33,6 @@ from dataclasses import asdict, dataclass, field
 from analysis import cpu as cpumod
 from analysis.locust_csv import History, HistoryRow
 from analysis.settings import HISTORY_GAP_S, LOCUST_PERCENTILE_WINDOW_S, Settings
-from analysis.stats import mean_ci
 
 INCOMPLETE, HIGH_ERRORS, LOADGEN_SATURATED = "incomplete", "high_errors", "loadgen_saturated"
 SHORT_WINDOW, COUNTER_RESET = "short_window", "counter_reset"
@@ -179,7 +178,8 @@ def _history_sample(s: StepSample, rows: list[HistoryRow], start: float, end: fl
         if b.timestamp > a.timestamp:
             grew = b.total_requests - a.total_requests
             rates.append((grew if grew >= 0 else b.total_requests) / (b.timestamp - a.timestamp))
-    ci = mean_ci(rates)
+    from analysis.stats import mean_ci   # numpy and scipy only here: the Locust image's Testbed tab
+    ci = mean_ci(rates)                  # builds StepSamples (live.py) and has neither
     if ci is not None:
         s.throughput_ci95, s.ci_samples = ci[1], len(rates)
     fit = _slope([r.timestamp for r in inside], _monotone([r.total_requests for r in inside]))

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, sidebyside, steps
+from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, sidebyside, steps, traces
 from analysis import nodes as nodemod
 from analysis import faults as faultmod
 from analysis.capacity import capacity
@@ -235,6 +235,10 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         from analysis.predict import section as prediction
         summary["prediction"] = prediction.build(result, all_steps, simulate=simulate)
     summary["faults"] = [f for run in result.runs for f in faultmod.summarize(run.id, run.faults, run.history)]
+    traced = traces.summarize(result, all_steps, summary)       # runs with spans (docs/tracing.md)
+    if traced:
+        summary["traces"] = traced
+        summary["method"]["traces"] = traces.__doc__.split("Method (also printed in the report):")[1].strip()
     summary["nodes"] = nodemod.rows(result.runs, all_steps, run_max, e)
     summary["findings"] = [f.to_json() for f in classic.findings(summary)]
     return Analysis(result, all_steps, run_max, hints, summary)

@@ -20,6 +20,8 @@ earlier names, still accepted on the command line):
     --open-loop-max-outstanding  each user's requests in flight at most; the excess is counted
                                  as dropped [--max-outstanding]
     --backend                    command line only: must agree with the Seg5 class run
+    --trace-sample               with tracing on: share of requests traced through every tier
+                                 (loadgen/trace_context.py, docs/tracing.md)
 
 The web UI (`./testbed up`: --class-picker) lists the classes in this order with their
 descriptions and ticks only Seg5ViaClonesAxis, so START alone runs /seg/5 through the clone
@@ -48,6 +50,8 @@ import gevent.pool
 import locust.runners
 import locust.stats
 from locust import FastHttpUser, events, task
+
+import trace_context      # --trace-sample: W3C traceparent and Locust's client spans (docs/tracing.md)
 
 HISTORY_AT = 0.5                 # fraction of each second when a history row is written
 REPORT_AT = (0.4, 0.9)           # fractions of each second when a worker reports
@@ -159,6 +163,7 @@ def _options(parser):
     parser.add_argument("--backend", choices=["axis", "gsoap"], default="", include_in_web_ui=False,
                         help="the backend of the Seg5 class run (a check: the class decides; the runner "
                              "passes both)")
+    trace_context.add_options(parser)
 
 
 class PathUser(FastHttpUser):
@@ -178,7 +183,7 @@ class PathUser(FastHttpUser):
 
     def request(self) -> None:
         url, name = self.target()
-        self.client.get(url, name=name)
+        trace_context.get(self, url, name)
 
     @task
     def hit(self):

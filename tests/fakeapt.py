@@ -16,6 +16,7 @@ PROVIDES = {
     "zlib1g-dev": ["usr/include/zlib.h"], "haproxy": ["bin/haproxy"], "wrk": ["bin/wrk"],
     "rpcsvc-proto": ["bin/rpcgen"], "libtirpc-dev": ["usr/include/tirpc/rpc/rpc.h"],
     "nlohmann-json3-dev": ["usr/include/nlohmann/json.hpp"],
+    "prometheus": ["bin/prometheus", "bin/promtool"],
 }
 
 APT_GET = """#!{python}

@@ -70,9 +70,16 @@ def _ephemeral_low() -> int:
 
 
 def slot_ports(base: int) -> list[int]:
+    """Every port a stack on this base may listen on: replicas, their metrics (a Java tier's JMX
+    exporter agent), the Locust UI, local monitoring (Prometheus, the CPU exporter), local
+    tracing (Zipkin, the span relay)."""
+    from testbed import monitoring, tracing
     from testbed.config import StackConfig
-    return ([t.port(base, i) for t in tiers.TIERS.values() for i in range(1, tiers.MAX_REPLICAS + 1)]
-            + [StackConfig(replica_port_base=base).locust_web_port])
+    cfg = StackConfig(replica_port_base=base)
+    ports = {p for t in tiers.TIERS.values() for i in range(1, tiers.MAX_REPLICAS + 1)
+             for p in (t.port(base, i), t.metrics_port(t.port(base, i)))}
+    return sorted(ports | {cfg.locust_web_port, monitoring.prometheus_port(cfg), monitoring.exporter_port(cfg),
+                           tracing.zipkin_port(cfg), tracing.relay_port(cfg)})
 
 
 def _lock_slot(base: int):
@@ -121,5 +128,6 @@ def make_stack_config(name: str, knobs: dict[str, str] | None = None):
     return StackConfig(bind="127.0.0.1", web_port=procs.free_port(), clones_port=procs.free_port(),
                        soap_port=procs.free_port(), stats_port=procs.free_port(),
                        bound_port=procs.free_port(), locust_port=procs.free_port(),
+                       prometheus_port=procs.free_port(), zipkin_port=procs.free_port(),
                        locust_master_port=procs.free_port(), replica_port_base=base,
                        state_dir=RUN_DIR / name, knobs=merged)

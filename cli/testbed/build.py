@@ -13,11 +13,12 @@ from testbed import ROOT, tiers
 
 STATE = ROOT / ".testbed" / "build"
 JAVA_INPUTS = ["pom.xml", "java-common", "services/contract", "services/axis", "services/front",
-               "client-clones", "studies/servers", "studies/serialization"]
+               "client-clones", "studies/servers", "studies/serialization", "services/zipkin"]
 NATIVE_INPUTS = ["CMakeLists.txt", "services/gsoap", "services/contract/testbed.wsdl",
                  "studies/serialization"]
 STUDY_JARS = [ROOT / "studies" / "serialization" / "target" / "serialization-study.jar"]
-JAVA_OUTPUTS = [tiers.CONTRACT_JAR] + [t.artifact() for t in tiers.TIERS.values() if t.java_jar] + STUDY_JARS
+JAVA_OUTPUTS = ([tiers.CONTRACT_JAR, tiers.JMX_AGENT, tiers.OTEL_AGENT, tiers.ZIPKIN_JAR]
+                + [t.artifact() for t in tiers.TIERS.values() if t.java_jar] + STUDY_JARS)
 
 
 class BuildError(RuntimeError):
@@ -96,16 +97,16 @@ def all_(force: bool = False, run_tests: bool = False) -> None:
     java(force, run_tests)
 
 
-def ensure(names: list[str]) -> None:
-    """Build only if an artifact the named tiers need is missing."""
-    need = [n for n in names if not tiers.TIERS[n].built()]
+def ensure(names: list[str], tracing: bool = False) -> None:
+    """Build only if an artifact the named tiers need is missing (tracing: Zipkin's jar too)."""
+    need = [n for n in names if not tiers.TIERS[n].built()] + (["zipkin"] if tracing and not tiers.ZIPKIN_JAR.exists() else [])
     if not need:
         return
     print(f"build: {', '.join(need)} not built yet; building", flush=True)
     try:
-        if any(tiers.TIERS[n].native for n in need):
+        if any(n in tiers.TIERS and tiers.TIERS[n].native for n in need):
             native()
-        if any(tiers.TIERS[n].java_jar for n in need):
+        if any(n == "zipkin" or tiers.TIERS[n].java_jar for n in need):
             java()
     except BuildError as e:
         print(str(e), file=sys.stderr)

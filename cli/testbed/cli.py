@@ -51,8 +51,10 @@ def cmd_build(args) -> int:
 
 def cmd_up(args) -> int:
     from testbed import tiers
+    from testbed.monitoring import MonitoringError
     from testbed.procs import ProcError
     from testbed.stack import StackError
+    from testbed.tracing import TracingError
     counts = {name: getattr(args, name) for name in TIER_FLAGS}
     bad = [f"{TIER_FLAGS[n]} {c}" for n, c in counts.items() if not 0 <= c <= tiers.MAX_REPLICAS]
     if bad:
@@ -85,12 +87,13 @@ def cmd_up(args) -> int:
     if stack.mode == "local":
         from testbed import build, prereqs
         prereqs.ensure()
-        build.ensure([n for n, c in counts.items() if c > 0])
+        build.ensure([n for n, c in counts.items() if c > 0], tracing=args.tracing)
         print("up: starting HAProxy and " + ", ".join(f"{n} ×{c}" for n, c in counts.items() if c))
     t0 = time.monotonic()
     try:
-        stack.up({n: c for n, c in counts.items() if c > 0}, overrides, locust=not args.no_locust)
-    except (StackError, ProcError) as e:
+        stack.up({n: c for n, c in counts.items() if c > 0}, overrides, locust=not args.no_locust,
+                 monitoring=args.monitoring, tracing=args.tracing)
+    except (StackError, ProcError, MonitoringError, TracingError) as e:
         print(f"testbed: {e}" + ("\n  see: docker compose ps; docker compose logs" if stack.mode == "docker" else ""),
               file=sys.stderr)
         return 1
@@ -105,10 +108,11 @@ ENTRY_TIER = {"web": "front", "clones": "clone", "axis": "axis", "gsoap": "gsoap
 
 def _print_entry_points(entry_points: dict[str, str], tiers_up: set[str]) -> None:
     """One line per entry point; one whose tier has no replica says how to add one."""
+    width = max([8] + [len(n) + 1 for n in entry_points])
     for name, url in entry_points.items():
         tier = ENTRY_TIER.get(name)
         note = f"   (no {tier} replica: ./testbed scale {tier}=1)" if tier and tier not in tiers_up else ""
-        print(f"  {name:8s} {url}{note}")
+        print(f"  {name:{width}s} {url}{note}")
 
 
 def cmd_down(args) -> int:
@@ -349,6 +353,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="clients per clone in --client-mode pool (default: CLIENT_POOL_SIZE in .env)")
     s.add_argument("--no-locust", action="store_true",
                    help="do not start the Locust web UI (master + LOCUST_WORKERS workers)")
+    s.add_argument("--monitoring", action="store_true",
+                   help="also start Prometheus (every replica's metrics, recording rules for each tier's "
+                        "utilisation and demand; docs/monitoring.md) and the CPU exporter; with --docker: "
+                        "compose's monitoring profile")
+    s.add_argument("--tracing", action="store_true",
+                   help="also start Zipkin and trace a sampled share of requests through every tier (Locust's "
+                        "--trace-sample, default 1 %%; docs/tracing.md); with --docker: compose's tracing profile")
     s.add_argument("--docker", action="store_true",
                    help="start the stack as containers (docker compose; docs/docker.md) instead of "
                         "local processes; status/scale/logs/down then act on the containers")
@@ -449,6 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for verb, text in (("report", "regenerate steps.csv, summary.json, plots and report.html of a result folder"),
                        ("analyze", "apply the segment or capacity laws to numbers you give"),
+                       ("traces", "where the time goes, from a traced run's spans (docs/tracing.md)"),
                        ("predict", "predict another configuration from a result folder's baseline (docs/predict.md)")):
         s = sub.add_parser(verb, help=text, add_help=False, prefix_chars="\0",
                            description=f"./testbed {verb} --help for the options (the analysis package's CLI)")

@@ -47,7 +47,7 @@ def knobs() -> dict[str, str]:
 
 def _is_knob(key: str) -> bool:
     return key.startswith(("DEMAND_", "GSOAP_", "AXIS_", "FRONT_", "CLONE_", "CLIENT_",
-                           "TESTBED_")) or key.endswith("_PORT") or key == "BIND_ADDRESS"
+                           "TESTBED_", "ZIPKIN_")) or key == "TRACING" or key.endswith("_PORT") or key == "BIND_ADDRESS"
 
 
 def _int(values: dict[str, str], key: str, default: int, lo: int = 0, hi: int = 1 << 31) -> int:
@@ -78,6 +78,8 @@ class StackConfig:
     stats_port: int = 8404
     bound_port: int = 8088
     locust_port: int = 8089
+    prometheus_port: int = 9095         # HAProxy's entry to Prometheus (up --monitoring)
+    zipkin_port: int = 9411             # HAProxy's entry to Zipkin (up --tracing)
     locust_master_port: int = 5557
     locust_workers: int = 0             # 0: one per core
     stack_cpus: set[int] | None = None      # pin every tier + HAProxy to these CPUs
@@ -97,6 +99,8 @@ class StackConfig:
             stats_port=_int(k, "STATS_PORT", 8404, 1, 65535),
             bound_port=_int(k, "BOUND_PORT", 8088, 1, 65535),
             locust_port=_int(k, "LOCUST_PORT", 8089, 1, 65535),
+            prometheus_port=_int(k, "PROMETHEUS_PORT", 9095, 1, 65535),
+            zipkin_port=_int(k, "ZIPKIN_PORT", 9411, 1, 65535),
             locust_master_port=_int(k, "LOCUST_MASTER_PORT", 5557, 1, 65535),
             locust_workers=_int(k, "LOCUST_WORKERS", 0, 0, 64),
             stack_cpus=_cpus(k, "STACK_CPUS"),
@@ -110,7 +114,8 @@ class StackConfig:
         """The ports HAProxy listens on."""
         return {"WEB_PORT": self.web_port, "CLONES_PORT": self.clones_port,
                 "SOAP_PORT": self.soap_port, "STATS_PORT": self.stats_port,
-                "BOUND_PORT": self.bound_port, "LOCUST_PORT": self.locust_port}
+                "BOUND_PORT": self.bound_port, "LOCUST_PORT": self.locust_port,
+                "PROMETHEUS_PORT": self.prometheus_port, "ZIPKIN_PORT": self.zipkin_port}
 
     def ui_headers(self) -> dict[str, str]:
         """The Authorization header HAProxy's stats page and Locust UI want when UI_PASSWORD is set."""

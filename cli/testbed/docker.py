@@ -12,8 +12,6 @@ tiers by SIGQUIT (`docker kill --signal QUIT`: the JVM prints a jstack-format du
 stdout, read back with `docker logs`; the images carry a JRE, which has no jcmd/jstack)."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import shutil
@@ -21,7 +19,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
 from testbed import cgroup, haproxy, tiers
 from testbed.config import StackConfig
@@ -103,7 +100,7 @@ class ComposeStack(Stack):
             return False
 
     def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
-           locust: bool = False) -> None:
+           locust: bool = False, monitoring: bool = False, tracing: bool = False) -> None:
         if self.running():
             raise StackError("the containerized stack is already up (./testbed status); change replica "
                              "counts with ./testbed scale TIER=N, or ./testbed down first")
@@ -112,15 +109,18 @@ class ComposeStack(Stack):
             scale += ["--scale", "locust-master=0", "--scale", "locust-worker=0"]
         overrides = dict(overrides or {})
         self._save_overrides(overrides)
-        self.log("up: docker compose up --wait " + " ".join(scale) +
+        profile = (["--profile", "monitoring"] if monitoring else []) + (["--profile", "tracing"] if tracing else [])
+        self.log("up: docker compose " + " ".join(profile + ["up", "--wait", *scale]) +
                  " (images are built when missing: docker compose build rebuilds them)")
-        self._compose(["up", "--detach", "--wait", "--wait-timeout", str(HEALTHY_TIMEOUT), *scale], overrides)
+        self._compose([*profile, "up", "--detach", "--wait", "--wait-timeout", str(HEALTHY_TIMEOUT), *scale], overrides)
         for name in tiers.TIERS:
             self.wait_servers(name, counts.get(name, 0))
 
     def down(self) -> list[str]:
         names = sorted({c["Service"] for c in self._containers()})
-        self._compose(["down", "--volumes", "--remove-orphans"], capture=True, timeout=300)
+        # the monitoring and tracing profiles' containers too, whether or not they were asked for at up
+        self._compose(["--profile", "monitoring", "--profile", "tracing", "down", "--volumes", "--remove-orphans"],
+                      capture=True, timeout=300)
         self._overrides_file.unlink(missing_ok=True)
         self._haproxy_ip = None
         return names
@@ -128,11 +128,9 @@ class ComposeStack(Stack):
     # ------------------------------------------------------------------ HAProxy
     def haproxy_servers(self, timeout: float = 3.0) -> list[dict[str, str]]:
         """Every server line of HAProxy's stats (CSV of the stats page), FRONTEND/BACKEND left out."""
-        url = f"http://{self.cfg.client_host}:{self.cfg.stats_port}/;csv;norefresh"
-        with urllib.request.urlopen(urllib.request.Request(url, headers=self.cfg.ui_headers()), timeout=timeout) as r:
-            text = r.read().decode().lstrip("# ")
-        return [row for row in csv.DictReader(io.StringIO(text))
-                if row.get("svname") not in ("FRONTEND", "BACKEND", None)]
+        rows = haproxy.stats_csv(f"http://{self.cfg.client_host}:{self.cfg.stats_port}/", self.cfg.ui_headers(),
+                                 timeout)
+        return [row for row in rows if row.get("svname") not in ("FRONTEND", "BACKEND", None)]
 
     def wait_servers(self, backend: str, n: int, timeout: float = SCALE_TIMEOUT) -> None:
         """Until HAProxy has exactly n servers of the backend (slots holding an address), all UP."""
@@ -235,14 +233,25 @@ class ComposeStack(Stack):
                 "gsoap": f"http://{h}:{c.soap_port}/gsoap",
                 "stats": f"http://{h}:{c.stats_port}/",
                 "metrics": f"http://{h}:{c.stats_port}/metrics",
-                "bound": f"http://{h}:{c.bound_port}/"}
+                "bound": f"http://{h}:{c.bound_port}/",
+                "prometheus": f"http://{h}:{c.prometheus_port}/",
+                "zipkin": f"http://{h}:{c.zipkin_port}/zipkin/"}
+
+    def _service_runs(self, service: str) -> bool:
+        try:
+            return any(c["Service"] == service and c.get("State") == "running" for c in self._containers())
+        except DockerError:
+            return False
 
     def ui_url(self) -> str | None:
-        try:
-            up = any(c["Service"] == "locust-master" and c.get("State") == "running" for c in self._containers())
-        except DockerError:
-            return None
-        return self.urls()["locust"] if up else None
+        return self.urls()["locust"] if self._service_runs("locust-master") else None
+
+    def monitoring_url(self) -> str | None:
+        return self.urls()["prometheus"] if self._service_runs("prometheus") else None
+
+    def tracing_url(self) -> str | None:
+        """Zipkin through HAProxy's zipkin entry (the zipkin container is not published)."""
+        return f"http://{self.cfg.client_host}:{self.cfg.zipkin_port}" if self._service_runs("zipkin") else None
 
     def entry_url(self, entry: str) -> str:
         """At the haproxy container's own address when this host routes to the compose network

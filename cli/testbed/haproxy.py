@@ -59,8 +59,10 @@ def local_servers(tier: str, replicas: list[tuple[int, int]], knobs: dict[str, s
 # publishes them on the host), and each tier is a server-template whose slots are filled
 # by Docker's DNS with the address of every running replica, so scaling needs no reload.
 DOCKER_PORTS = {"web_port": 8080, "clones_port": 8081, "soap_port": 8082, "stats_port": 8404,
-                "bound_port": 8088, "locust_port": 8089}
+                "bound_port": 8088, "locust_port": 8089, "prometheus_port": 8090, "zipkin_port": 8091}
 DOCKER_LOCUST_PORT = 8089           # the locust-master container's web UI
+DOCKER_PROMETHEUS_PORT = 9090       # the prometheus container's (monitoring profile)
+DOCKER_ZIPKIN_PORT = 9411           # the zipkin container's (tracing profile)
 DOCKER_TIER_PORT = 8080             # every tier's PORT inside its container
 DOCKER_STATE_DIR = Path("/run/haproxy")   # stats socket, server-state file, the rendered config
 DOCKER_RESOLVERS = """\
@@ -106,9 +108,27 @@ def docker_servers(tier: str, knobs: dict[str, str]) -> str:
             f" resolvers docker resolve-prefer ipv4 init-addr none maxconn {server_maxconn(tier, knobs)}")
 
 
-def render_docker(knobs: dict[str, str]) -> str:
+def docker_tracing(knobs: dict[str, str]) -> bool:
+    """Tracing in the containers: on when the zipkin service runs (compose's profile "tracing":
+    its name resolves), unless TRACING=0 (testbed/tracing.py)."""
+    if knobs.get("TRACING", "auto") == "0":
+        return False
+    try:
+        socket.getaddrinfo("zipkin", None)
+    except OSError:
+        return False
+    return True
+
+
+def render_docker(knobs: dict[str, str], tracing: bool | None = None) -> str:
     """The config of the haproxy container, from its environment (the knobs compose hands
-    over from .env); rendered at container start by services/haproxy/entrypoint.py."""
+    over from .env); rendered at container start by services/haproxy/entrypoint.py.
+    tracing: None = docker_tracing(knobs)."""
+    from testbed import tracing as tr
+    if tracing is None:
+        tracing = docker_tracing(knobs)
+    trace = (tr.haproxy_frontend_lines(tr.RELAY_PORT_IN_CONTAINER),
+             tr.haproxy_relay_program(tr.RELAY_PORT_IN_CONTAINER, tr.DOCKER_ZIPKIN_URL)) if tracing else ("", "")
     # the published ports listen on the host's BIND_ADDRESS (compose) or everywhere (Swarm):
     # that, not the container's 0.0.0.0, decides whether the UIs need credentials
     cfg = StackConfig(bind="0.0.0.0", state_dir=DOCKER_STATE_DIR, knobs=dict(knobs), **DOCKER_PORTS)
@@ -116,7 +136,11 @@ def render_docker(knobs: dict[str, str]) -> str:
                   resolvers=DOCKER_RESOLVERS + DOCKER_GATE,
                   locust_server=f"    server locust locust-master:{DOCKER_LOCUST_PORT} resolvers docker "
                                 "resolve-prefer ipv4 init-addr none",
-                  published_on=knobs.get("PUBLISHED_ON") or "0.0.0.0")
+                  prometheus_server=f"    server prometheus prometheus:{DOCKER_PROMETHEUS_PORT} resolvers docker "
+                                    "resolve-prefer ipv4 init-addr none",
+                  zipkin_server=f"    server zipkin zipkin:{DOCKER_ZIPKIN_PORT} resolvers docker "
+                                "resolve-prefer ipv4 init-addr none",
+                  published_on=knobs.get("PUBLISHED_ON") or "0.0.0.0", trace=trace)
 
 
 def global_maxconn() -> int:
@@ -161,9 +185,12 @@ def queue_timeout(knobs: dict[str, str]) -> int:
 
 
 def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
-           resolvers: str = "", locust_server: str = "", published_on: str | None = None) -> str:
+           resolvers: str = "", locust_server: str = "", published_on: str | None = None,
+           prometheus_server: str = "", zipkin_server: str = "", trace: tuple[str, str] = ("", "")) -> str:
     """published_on: where the entry points are reachable when that is not cfg.bind (a
-    container listens on 0.0.0.0 and is published on the host's BIND_ADDRESS, or everywhere)."""
+    container listens on 0.0.0.0 and is published on the host's BIND_ADDRESS, or everywhere).
+    trace: with tracing on, (the entry frontends' lines, the span relay's program section)
+    (tracing.py); ("", "") renders the config without tracing."""
     userlist, auth = ui_auth(cfg.knobs, published_on or cfg.bind)
     values = {
         "MAXCONN": global_maxconn(),
@@ -173,6 +200,9 @@ def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
         "GSOAP_OPTIONS": gsoap_options(cfg.knobs), "RESOLVERS": resolvers,
         "LOCUST_PORT": cfg.locust_port, "USERLIST": userlist, "UI_AUTH": auth,
         "LOCUST_SERVER": locust_server, "QUEUE_TIMEOUT": queue_timeout(cfg.knobs),
+        "PROMETHEUS_PORT": cfg.prometheus_port, "PROMETHEUS_SERVER": prometheus_server,
+        "ZIPKIN_PORT": cfg.zipkin_port, "ZIPKIN_SERVER": zipkin_server,
+        "TRACE": trace[0].rstrip("\n"), "TRACE_PROGRAM": trace[1],
     }
     for b in BACKENDS:
         values[f"SERVERS_{b}"] = servers.get(b, "")
@@ -233,6 +263,16 @@ class Runtime:
 
     def save_state(self, path: Path) -> None:
         path.write_text(self.command("show servers state"))
+
+
+def stats_csv(url: str, headers: dict[str, str] | None = None, timeout: float = 3.0) -> list[dict[str, str]]:
+    """Every row of HAProxy's stats page as CSV (url: the stats page, e.g. http://haproxy:8404/),
+    FRONTEND and BACKEND lines included; OSError when it does not answer."""
+    import urllib.request
+    req = urllib.request.Request(url.rstrip("/") + "/;csv;norefresh", headers=headers or {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        text = r.read().decode().lstrip("# ")
+    return list(csv.DictReader(io.StringIO(text)))
 
 
 def idle(rows: dict[str, dict[str, str]], servers) -> bool:

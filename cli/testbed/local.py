@@ -16,6 +16,8 @@ import shutil
 import subprocess
 
 from testbed import haproxy, locust_ui, procs, tiers
+from testbed import monitoring as monitoring_mod
+from testbed import tracing as tracing_mod
 from testbed.config import StackConfig
 from testbed.stack import CpuTarget, Stack, StackError  # noqa: F401  (StackError: callers' import)
 
@@ -45,10 +47,13 @@ class LocalStack(Stack):
 
     def load(self) -> dict:
         if not self.state_file.exists():
-            return {"haproxy": None, "replicas": {}, "overrides": {}, "locust": None}
+            return {"haproxy": None, "replicas": {}, "overrides": {}, "locust": None, "monitoring": None,
+                    "tracing": None}
         state = json.loads(self.state_file.read_text())
         state.setdefault("overrides", {})
         state["locust"] = locust_ui.from_dict(state.get("locust"))
+        state["monitoring"] = monitoring_mod.from_dict(state.get("monitoring"))
+        state["tracing"] = tracing_mod.from_dict(state.get("tracing"))
         self.cfg.knobs.update(state["overrides"])
         state["haproxy"] = procs.Proc.from_dict(state["haproxy"]) if state.get("haproxy") else None
         for name, reps in state.get("replicas", {}).items():
@@ -61,6 +66,8 @@ class LocalStack(Stack):
                "overrides": state.get("overrides", {}),
                "haproxy": state["haproxy"].to_dict() if state.get("haproxy") else None,
                "locust": locust_ui.to_dict(state.get("locust")),
+               "monitoring": monitoring_mod.to_dict(state.get("monitoring")),
+               "tracing": tracing_mod.to_dict(state.get("tracing")),
                "replicas": {n: [{**r, "proc": r["proc"].to_dict()} for r in reps]
                             for n, reps in state["replicas"].items() if reps}}
         tmp = self.state_file.with_suffix(".tmp")
@@ -73,24 +80,31 @@ class LocalStack(Stack):
             r["proc"].alive() for reps in state["replicas"].values() for r in reps)
 
     # ---------------------------------------------------------------- replicas
-    def _start_replicas(self, tier: tiers.Tier, indexes: list[int]) -> list[dict]:
+    def _start_replicas(self, tier: tiers.Tier, indexes: list[int], state: dict) -> list[dict]:
         started = []
         for i in indexes:
             port = tier.port(self.cfg.replica_port_base, i)
-            if not procs.port_free(port):
-                raise StackError(f"port {port} (for {tier.name}-{i}) is in use by another program; "
+            metrics = tier.metrics_port(port)
+            busy = [p for p in dict.fromkeys((port, metrics)) if not procs.wait_port_free(p, 10.0)]
+            if busy:
+                raise StackError(f"port {busy[0]} (for {tier.name}-{i}) is in use by another program; "
                                  f"free it or move all replica ports with TESTBED_REPLICA_PORT_BASE=<port>")
-            env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name))
+            env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name, state),
+                                    metrics_port=metrics)
             proc = procs.start(f"{tier.name}-{i}", tier.argv(), self.dir / "logs" / f"{tier.name}-{i}.log",
                                env=env, port=port, cwd=tiers.ROOT, cpus=self.cfg.stack_cpus)
             started.append({"index": i, "port": port, "proc": proc})
         return started
 
-    def _wiring(self, tier: str) -> dict[str, str]:
-        """Where a tier finds the tiers it calls: through HAProxy, like in compose."""
+    def _wiring(self, tier: str, state: dict) -> dict[str, str]:
+        """Where a tier finds the tiers it calls: through HAProxy, like in compose; and, with
+        tracing on, Zipkin (directly: spans never pass through the HAProxy being measured)."""
         h = self.cfg.client_host
-        return {"CLONES_URL": f"http://{h}:{self.cfg.clones_port}",
-                "SOAP_URL": f"http://{h}:{self.cfg.soap_port}"}
+        out = {"CLONES_URL": f"http://{h}:{self.cfg.clones_port}",
+               "SOAP_URL": f"http://{h}:{self.cfg.soap_port}"}
+        if state.get("tracing"):
+            out["ZIPKIN_URL"] = tracing_mod.local_url(self.cfg)
+        return out
 
     def _wait_healthy(self, tier: tiers.Tier, reps: list[dict]) -> None:
         def one(r):
@@ -107,12 +121,16 @@ class LocalStack(Stack):
     def _plan(state: dict) -> dict[str, list[tuple[int, int]]]:
         return {name: [(r["index"], r["port"]) for r in reps] for name, reps in state["replicas"].items()}
 
-    def _render(self, plan: dict[str, list[tuple[int, int]]]) -> Path:
+    def _render(self, plan: dict[str, list[tuple[int, int]]], tracing: bool) -> Path:
         servers = {name: haproxy.local_servers(name, reps, self.cfg.knobs) for name, reps in plan.items()}
         path = self.dir / "haproxy.cfg"
         tmp = self.dir / "haproxy.cfg.new"
         tmp.write_text(haproxy.render(self.cfg, servers, locust_server=f"    server locust "
-                                      f"127.0.0.1:{self.cfg.locust_web_port}  # Locust's own web UI"))
+                                      f"127.0.0.1:{self.cfg.locust_web_port}  # Locust's own web UI",
+                                      prometheus_server=f"    server prometheus 127.0.0.1:"
+                                      f"{monitoring_mod.prometheus_port(self.cfg)}  # up --monitoring",
+                                      zipkin_server=tracing_mod.local_server(self.cfg),
+                                      trace=tracing_mod.local_haproxy(self.cfg) if tracing else ("", "")))
         haproxy.check(tmp)
         os.replace(tmp, path)
         return path
@@ -126,7 +144,7 @@ class LocalStack(Stack):
         return have == {(name, f"{name}{i}") for name, reps in plan.items() for i, _ in reps}
 
     def _start_haproxy(self, state: dict, plan: dict[str, list[tuple[int, int]]]) -> None:
-        cfg_path = self._render(plan)
+        cfg_path = self._render(plan, bool(state.get("tracing")))
         busy = [f"{k}={p}" for k, p in self.cfg.entry_ports().items() if not procs.port_free(p, self.cfg.bind)]
         if busy:
             raise StackError(f"port in use: {', '.join(busy)}; stop what holds it, or set "
@@ -141,8 +159,10 @@ class LocalStack(Stack):
 
     def _reload_haproxy(self, state: dict) -> None:
         plan = self._plan(state)
+        if state.get("monitoring"):           # Prometheus reads its file_sd files again by itself
+            monitoring_mod.write_targets(self.cfg, plan)
         self.runtime.save_state(self.dir / "haproxy.state")
-        self._render(plan)
+        self._render(plan, bool(state.get("tracing")))
         os.kill(state["haproxy"].pid, signal.SIGUSR2)
         haproxy.wait_for(lambda: self._haproxy_serves(plan), 15, "HAProxy to reload with the new servers")
 
@@ -161,36 +181,49 @@ class LocalStack(Stack):
 
     # ---------------------------------------------------------------- verbs
     def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
-           locust: bool = False) -> dict:
+           locust: bool = False, monitoring: bool = False, tracing: bool = False) -> dict:
         """Start HAProxy with every planned replica, then the tiers callees first, each
         healthy and UP in HAProxy before its callers start (a singleton client fetches its
-        WSDL through HAProxy at start-up); then, with locust=True, the Locust web UI."""
+        WSDL through HAProxy at start-up); then, with locust=True, the Locust web UI, and with
+        monitoring=True Prometheus and the CPU exporter (monitoring.py). tracing=True: Zipkin
+        first, then everything with tracing on (tracing.py)."""
         with self.locked():
             state = self.load()
             if state["haproxy"] and state["haproxy"].alive() or any(
                     r["proc"].alive() for reps in state["replicas"].values() for r in reps):
                 raise StackError("the stack is already up (./testbed status); change replica counts with "
                                  "./testbed scale TIER=N, or ./testbed down first")
-            state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {}), "locust": None}
+            state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {}), "locust": None,
+                     "monitoring": None, "tracing": None}
             self.cfg.knobs.update(state["overrides"])
             order = [n for n in tiers.START_ORDER if counts.get(n, 0) > 0]
             plan = {n: [(i, tiers.TIERS[n].port(self.cfg.replica_port_base, i))
                         for i in range(1, counts[n] + 1)] for n in order}
             try:
+                if tracing:
+                    state["tracing"] = tracing_mod.start(self.cfg, self.dir / "logs")
+                    self.save(state)
+                    self.log("  waiting for Zipkin to be healthy ...")
+                    tracing_mod.wait(state["tracing"], self.cfg)
                 self._start_haproxy(state, plan)
                 self.save(state)
                 for name in order:
                     tier = tiers.TIERS[name]
-                    reps = self._start_replicas(tier, [i for i, _ in plan[name]])
+                    reps = self._start_replicas(tier, [i for i, _ in plan[name]], state)
                     state["replicas"][name] = reps
                     self.save(state)
                     self.log(f"  waiting for {name} ×{len(reps)} to be healthy ...")
                     self._wait_healthy(tier, reps)
                     self._wait_up_in_haproxy(name, reps)
                 if locust:
-                    state["locust"] = locust_ui.start(self.cfg, self.dir / "logs")
+                    state["locust"] = locust_ui.start(self.cfg, self.dir / "logs",
+                                                      tracing_mod.local_url(self.cfg) if tracing else "")
                     self.save(state)
                     locust_ui.wait(state["locust"], self.cfg)
+                if monitoring:
+                    state["monitoring"] = monitoring_mod.start(self.cfg, self._plan(state), self.dir / "logs")
+                    self.save(state)
+                    monitoring_mod.wait(state["monitoring"], self.cfg)
             except BaseException:
                 self.log("  start failed; stopping what was started")
                 self._stop_all(state)
@@ -204,7 +237,8 @@ class LocalStack(Stack):
             return stopped
 
     def _stop_all(self, state: dict) -> list[str]:
-        stopped = [p.name for p in locust_ui.all_procs(state.get("locust")) if procs.stop(p, timeout=5)]
+        stopped = [p.name for p in locust_ui.all_procs(state.get("locust")) + monitoring_mod.all_procs(
+            state.get("monitoring")) if procs.stop(p, timeout=5)]
         if state.get("haproxy") and procs.stop(state["haproxy"], sig=signal.SIGUSR1, timeout=5):
             stopped.append("haproxy")
         reps = [r for rs in state["replicas"].values() for r in rs]
@@ -212,6 +246,8 @@ class LocalStack(Stack):
             for r, was in zip(reps, ex.map(lambda r: procs.stop(r["proc"]), reps)):
                 if was:
                     stopped.append(r["proc"].name)
+        # Zipkin last: the tiers' last spans reach it before it goes (they are in memory only)
+        stopped += [p.name for p in tracing_mod.all_procs(state.get("tracing")) if procs.stop(p, timeout=10)]
         self.state_file.unlink(missing_ok=True)
         return stopped
 
@@ -243,7 +279,7 @@ class LocalStack(Stack):
             if n > before:
                 used = {r["index"] for r in keep}
                 new_idx = [i for i in range(1, tiers.MAX_REPLICAS + 1) if i not in used][: n - before]
-                new = self._start_replicas(tier, new_idx)
+                new = self._start_replicas(tier, new_idx, state)
                 state["replicas"][name] = keep + new
                 self.save(state)
                 try:
@@ -264,7 +300,7 @@ class LocalStack(Stack):
             if r["proc"].alive():
                 continue
             self.log(f"  {tier.name}-{r['index']} had died; starting it again")
-            new = self._start_replicas(tier, [r["index"]])[0]
+            new = self._start_replicas(tier, [r["index"]], state)[0]
             reps[pos] = new
             state["replicas"][tier.name] = reps
             self.save(state)
@@ -290,7 +326,7 @@ class LocalStack(Stack):
                     self.runtime.set_state(name, server, "drain")
                     self._wait_drained(name, [r], drain_timeout)
                 procs.stop(r["proc"])
-                new = self._start_replicas(tier, [r["index"]])[0]
+                new = self._start_replicas(tier, [r["index"]], state)[0]
                 reps[pos] = new
                 state["replicas"][name] = reps
                 self.save(state)
@@ -336,6 +372,11 @@ class LocalStack(Stack):
     def current(self) -> tuple[dict[str, int], dict[str, str]]:
         state = self.load()              # also applies the stack's saved overrides to cfg.knobs
         return {t: len(state["replicas"].get(t, [])) for t in tiers.TIERS}, dict(self.cfg.knobs)
+
+    def tracing_url(self) -> str | None:
+        """Zipkin's API as this host reaches it (loopback), when tracing is on."""
+        running = any(p.alive() for p in tracing_mod.all_procs(self.load().get("tracing")))
+        return tracing_mod.local_url(self.cfg) if running else None
 
     def ui_url(self) -> str | None:
         running = any(p.alive() for p in locust_ui.all_procs(self.load().get("locust")))
@@ -393,13 +434,18 @@ class LocalStack(Stack):
                 "gsoap": f"http://{h}:{self.cfg.soap_port}/gsoap",
                 "stats": f"http://{h}:{self.cfg.stats_port}/",
                 "metrics": f"http://{h}:{self.cfg.stats_port}/metrics",
-                "bound": f"http://{h}:{self.cfg.bound_port}/"}
+                "bound": f"http://{h}:{self.cfg.bound_port}/",
+                "prometheus": f"http://{h}:{self.cfg.prometheus_port}/",
+                "zipkin": f"http://{h}:{self.cfg.zipkin_port}/zipkin/"}
 
     def entry_points(self, state: dict | None = None) -> dict[str, str]:
-        """urls() without Locust when it is not running (state: as load() returns it)."""
+        """urls() without Locust, Prometheus or Zipkin when they are not running (state: as load() returns it)."""
         state = state or self.load()
-        running = any(p.alive() for p in locust_ui.all_procs(state.get("locust")))
-        return {n: u for n, u in self.urls().items() if n != "locust" or running}
+        off = {n for n, ps in (("locust", locust_ui.all_procs(state.get("locust"))),
+                               ("prometheus", monitoring_mod.all_procs(state.get("monitoring"))),
+                               ("zipkin", tracing_mod.all_procs(state.get("tracing"))))
+               if not any(p.alive() for p in ps)}
+        return {n: u for n, u in self.urls().items() if n not in off}
 
     def logs(self, tier: str, lines: int = 40, follow: bool = False) -> int:
         paths = self.log_files(tier)
@@ -419,8 +465,10 @@ class LocalStack(Stack):
             return [self.dir / "logs" / "haproxy.log"]
         if name == "locust":
             return sorted((self.dir / "logs").glob("locust-*.log"))
+        if name == "zipkin":
+            return [self.dir / "logs" / "zipkin.log"]
         if name not in tiers.TIERS:
-            raise StackError(f"unknown tier {name!r}; one of: haproxy, locust, {', '.join(tiers.TIERS)}")
+            raise StackError(f"unknown tier {name!r}; one of: haproxy, locust, zipkin, {', '.join(tiers.TIERS)}")
         paths = sorted((self.dir / "logs").glob(f"{name}-*.log"))
         live = {Path(r["proc"].log) for r in state["replicas"].get(name, [])}
         return [p for p in paths if p in live] or paths

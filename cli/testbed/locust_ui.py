@@ -12,14 +12,17 @@ from pathlib import Path
 from testbed import ROOT, procs
 from testbed.config import StackConfig
 
-LOCUSTFILES = f"{ROOT / 'loadgen' / 'locustfile.py'},{ROOT / 'loadgen' / 'shapes.py'}"
+# the users and shapes, and the UI's Testbed tab (loadgen/testbed_tab.py: the tiers while the load runs)
+LOCUSTFILES = ",".join(str(ROOT / "loadgen" / f) for f in ("locustfile.py", "shapes.py", "testbed_tab.py"))
 
 
 def _locust() -> list[str]:
     return [sys.executable, "-m", "locust", "-f", LOCUSTFILES]
 
 
-def start(cfg: StackConfig, log_dir: Path) -> dict:
+def start(cfg: StackConfig, log_dir: Path, zipkin_url: str = "") -> dict:
+    """zipkin_url: tracing on (docs/tracing.md): the users set traceparent on --trace-sample of
+    their requests and send their client spans there."""
     busy = [f"{k}={p}" for k, p in (("TESTBED_REPLICA_PORT_BASE (+990: Locust's web UI)", cfg.locust_web_port),
                                     ("LOCUST_MASTER_PORT", cfg.locust_master_port))
             if not procs.port_free(p, "127.0.0.1")]
@@ -27,15 +30,19 @@ def start(cfg: StackConfig, log_dir: Path) -> dict:
         raise procs.ProcError(f"port in use: {', '.join(busy)}; stop what holds it, or set "
                               f"{busy[0].split('=')[0]}=<free port> in .env or the environment")
     n = cfg.locust_worker_count()
+    # the Testbed tab reads the stack's state (and HAProxy's stats page, with the UI's credentials)
+    tab = {"TESTBED_STATE_DIR": str(cfg.state_dir),
+           **{k: cfg.knobs.get(k, "") for k in ("UI_USER", "UI_PASSWORD", "STACK_CPUS", "LOADGEN_CPUS")}}
+    traced = {"ZIPKIN_URL": zipkin_url} if zipkin_url else {}
     master = procs.start("locust-master", _locust() + [
         "--master", "--web-host", "127.0.0.1", "--web-port", str(cfg.locust_web_port),
         "--master-bind-host", "127.0.0.1", "--master-bind-port", str(cfg.locust_master_port),
         "--expect-workers", str(n), "--class-picker",
         "-H", f"http://{cfg.client_host}:{cfg.web_port}"], log_dir / "locust-master.log",
-        port=cfg.locust_web_port, cwd=ROOT, cpus=cfg.loadgen_cpus)
+        env={**tab, **traced}, port=cfg.locust_web_port, cwd=ROOT, cpus=cfg.loadgen_cpus)
     workers = [procs.start(f"locust-worker-{i}", _locust() + [
         "--worker", "--master-host", "127.0.0.1", "--master-port", str(cfg.locust_master_port)],
-        log_dir / f"locust-worker-{i}.log", cwd=ROOT, cpus=cfg.loadgen_cpus) for i in range(1, n + 1)]
+        log_dir / f"locust-worker-{i}.log", env=traced, cwd=ROOT, cpus=cfg.loadgen_cpus) for i in range(1, n + 1)]
     return {"master": master, "workers": workers}
 
 

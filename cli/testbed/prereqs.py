@@ -48,6 +48,11 @@ REQUIREMENTS = [
     ("libtirpc headers (RPC study)", _header("tirpc/rpc/rpc.h"), "libtirpc-dev"),
     ("haproxy", lambda: shutil.which("haproxy"), "haproxy"),
     ("wrk (benchmarks)", lambda: shutil.which("wrk"), "wrk"),
+    # up --monitoring runs it; the tests check every metrics endpoint with its promtool. On a
+    # host with systemd the package also starts its own Prometheus on :9090, which is why the
+    # testbed's listens elsewhere (PROMETHEUS_PORT, docs/monitoring.md)
+    ("prometheus + promtool (monitoring)", lambda: shutil.which("prometheus") and shutil.which("promtool"),
+     "prometheus"),
 ]
 
 

@@ -63,6 +63,18 @@ def port_free(port: int, host: str = "127.0.0.1") -> bool:
     return True
 
 
+def wait_port_free(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> bool:
+    """Whether the port can be bound within timeout: a process that just exited may leave its
+    connections closing a few seconds (FIN_WAIT: a scraper that held one open has not closed
+    its end yet), during which nothing can listen there."""
+    deadline = time.monotonic() + timeout
+    while not port_free(port, host):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 FREE_PORT_RANGE = (12000, 18999)   # below the kernel's ephemeral range (outgoing
                                     # connections) and the local stack's replica ports
 

@@ -55,10 +55,12 @@ class Stack(ABC):
 
     @abstractmethod
     def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
-           locust: bool = False) -> None:
+           locust: bool = False, monitoring: bool = False, tracing: bool = False) -> None:
         """Start HAProxy and counts[tier] replicas of each tier (callees first, each healthy and
         UP in HAProxy before its callers), with these knobs over .env; with locust=True the
-        Locust web UI too. Refuses when the stack is already up."""
+        Locust web UI too, with monitoring=True Prometheus and the CPU exporter
+        (docs/monitoring.md), with tracing=True Zipkin first and every tier tracing
+        (docs/tracing.md). Refuses when the stack is already up."""
 
     @abstractmethod
     def down(self) -> list[str]:
@@ -78,9 +80,19 @@ class Stack(ABC):
         """Every entry point a person or a load generator on this host uses."""
 
     def entry_points(self) -> dict[str, str]:
-        """urls() without Locust when its UI is not running."""
-        ui = self.ui_url()
-        return {n: u for n, u in self.urls().items() if n != "locust" or ui}
+        """urls() without Locust, Prometheus or Zipkin when they are not running."""
+        off = {n for n, url in (("locust", self.ui_url()), ("prometheus", self.monitoring_url()),
+                                ("zipkin", self.tracing_url())) if not url}
+        return {n: u for n, u in self.urls().items() if n not in off}
+
+    def monitoring_url(self) -> str | None:
+        """Prometheus' address (through HAProxy) when monitoring runs, else None."""
+        return None
+
+    def tracing_url(self) -> str | None:
+        """Zipkin's base URL as this host reaches it (its API under /api/v2) when tracing is
+        on, else None; ask with cfg.ui_headers() (HAProxy's credentials, where it goes through HAProxy)."""
+        return None
 
     @abstractmethod
     def ui_url(self) -> str | None:

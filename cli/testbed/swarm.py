@@ -115,7 +115,13 @@ class SwarmStack(SwarmNodes, ComposeStack):
             raise DockerError(f"docker stack deploy failed: {(r.stderr or r.stdout).strip()[-800:]}")
 
     def up(self, counts: dict[str, int], overrides: dict[str, str] | None = None,
-           locust: bool = False) -> None:
+           locust: bool = False, monitoring: bool = False, tracing: bool = False) -> None:
+        if tracing:
+            raise StackError("--tracing on Swarm: deploy docker-compose.tracing.yml beside the stack "
+                             "(docs/tracing.md); ./testbed up --swarm does not")
+        if monitoring:
+            raise StackError("--monitoring on Swarm: deploy docker-compose.monitoring.yml beside the stack "
+                             "(docs/monitoring.md); ./testbed up --swarm does not")
         if self.running():
             raise StackError(f"the Swarm stack {self.name!r} is already deployed (./testbed status); "
                              "./testbed down first")

@@ -12,10 +12,17 @@ GSOAP_SERVER = BUILD_DIR / "services" / "gsoap" / "tb-gsoap-server"
 GSOAP_CLIENT = BUILD_DIR / "services" / "gsoap" / "tb-gsoap-client"
 CONTRACT_JAR = ROOT / "services" / "contract" / "target" / "contract.jar"
 
-# JVM flags of every Tomcat tier: a modest heap (2 cores, several JVMs side by side).
-JAVA_OPTS = ["-Xms128m", "-Xmx512m", "-XX:+UseParallelGC", "-XX:+ExitOnOutOfMemoryError"]
-
-
+# How every Java tier starts, here and in its image: its JVM flags and JVM agents (the
+# Prometheus JMX exporter) live in this one script (java-common/bin/java-tier).
+JAVA_LAUNCHER = ROOT / "java-common" / "bin" / "java-tier"
+AGENTS_DIR = ROOT / "java-common" / "target" / "agents"
+JMX_AGENT = AGENTS_DIR / "jmx_prometheus_javaagent.jar"
+OTEL_AGENT = AGENTS_DIR / "opentelemetry-javaagent.jar"     # tracing on (docs/tracing.md)
+ZIPKIN_JAR = ROOT / "services" / "zipkin" / "target" / "zipkin.jar"   # tracing's backend (tracing.py)
+# A Java replica's metrics (the JMX exporter agent) listen on its port + this; gSOAP serves
+# GET /metrics on its own port. In containers the agent listens on DOCKER_METRICS_PORT.
+METRICS_PORT_OFFSET = 50
+DOCKER_METRICS_PORT = 9404
 
 @dataclass(frozen=True)
 class Tier:
@@ -32,27 +39,35 @@ class Tier:
 
     def argv(self) -> list[str]:
         if self.java_jar:
-            return ["java", *JAVA_OPTS, "-jar", str(ROOT / self.java_jar)]
+            return [str(JAVA_LAUNCHER), str(ROOT / self.java_jar)]
         return [str(self.native)]
 
     def artifact(self) -> Path:
         return ROOT / self.java_jar if self.java_jar else Path(self.native)
 
     def built(self) -> bool:
-        return self.artifact().exists()
+        return self.artifact().exists() and (not self.java_jar or (JMX_AGENT.exists() and OTEL_AGENT.exists()))
 
     def port(self, base: int, index: int) -> int:
         return base + self.port_offset + index - 1
 
+    def metrics_port(self, port: int) -> int:
+        """Where a replica listening on `port` answers GET /metrics (Prometheus)."""
+        return port + METRICS_PORT_OFFSET if self.java_jar else port
+
+    @property
+    def metrics_path(self) -> str:
+        return "/metrics"
+
 
 TIERS: dict[str, Tier] = {
     "front": Tier("front", 300, "FRONT_", ("TOMCAT_", "BEAN_", "INVOKER_"),
-                  ("DEMAND_SEG", "DEMAND_INVOKER_"), java_jar="services/front/target/front.jar"),
+                  ("DEMAND_SEG", "DEMAND_INVOKER_", "METRICS_AGENT", "TRACING"), java_jar="services/front/target/front.jar"),
     "clone": Tier("clone", 400, "CLONE_", ("TOMCAT_", "SOAP_TIMEOUT"),
-                  ("DEMAND_CLONE_", "CLIENT_"), java_jar="client-clones/target/clone.jar"),
-    "axis": Tier("axis", 100, "AXIS_", ("TOMCAT_", "MAX_"), ("DEMAND_SERVICE_",),
+                  ("DEMAND_CLONE_", "CLIENT_", "METRICS_AGENT", "TRACING"), java_jar="client-clones/target/clone.jar"),
+    "axis": Tier("axis", 100, "AXIS_", ("TOMCAT_", "MAX_"), ("DEMAND_SERVICE_", "METRICS_AGENT", "TRACING"),
                  java_jar="services/axis/target/axis.jar"),
-    "gsoap": Tier("gsoap", 200, "GSOAP_", ("MAX_",), ("GSOAP_", "DEMAND_SERVICE_"),
+    "gsoap": Tier("gsoap", 200, "GSOAP_", ("MAX_",), ("GSOAP_", "DEMAND_SERVICE_", "TRACING"),
                   native=str(GSOAP_SERVER), start_timeout=20.0),
 }
 MAX_REPLICAS = 16
@@ -60,9 +75,14 @@ START_ORDER = ("axis", "gsoap", "clone", "front")   # callees before callers
 
 
 def process_env(tier: Tier, port: int, knobs: dict[str, str] | None = None,
-                extra: dict[str, str] | None = None, bind: str = "127.0.0.1") -> dict[str, str]:
-    """The environment of one replica: its port, and the knobs of .env that concern it."""
+                extra: dict[str, str] | None = None, bind: str = "127.0.0.1",
+                metrics_port: int | None = None) -> dict[str, str]:
+    """The environment of one replica: its port, and the knobs of .env that concern it.
+    metrics_port: where a Java tier's JMX exporter agent listens (none when not given: a
+    process started for a test has no agent unless it asks for one)."""
     env = {"PORT": str(port), "BIND": bind}
+    if tier.java_jar and metrics_port:
+        env["METRICS_PORT"] = str(metrics_port)
     for key, value in (knobs or {}).items():
         if key.startswith(tier.passthrough):
             env[key] = value

@@ -13,13 +13,15 @@ def main() -> None:
     knobs = dict(os.environ)
     state = haproxy.DOCKER_STATE_DIR
     cfg = state / "haproxy.cfg"
+    tracing = haproxy.docker_tracing(knobs)     # zipkin runs (compose profile "tracing")
     try:
-        cfg.write_text(haproxy.render_docker(knobs))
+        cfg.write_text(haproxy.render_docker(knobs, tracing))
     except haproxy.HaproxyError as e:     # e.g. published beyond loopback without UI_PASSWORD
         raise SystemExit(f"haproxy: not started: {e}")
     (state / "haproxy.state").write_text("1\n")      # an empty server-state file, version 1
     limits = " ".join(f"{b}={haproxy.server_maxconn(b, knobs)}" for b in haproxy.BACKENDS)
-    print(f"haproxy: rendered {cfg}; maxconn per server: {limits}", flush=True)
+    traced = "; tracing on (zipkin runs): the span relay runs beside it" if tracing else ""
+    print(f"haproxy: rendered {cfg}; maxconn per server: {limits}{traced}", flush=True)
     os.execvp("haproxy", ["haproxy", "-db", "-f", str(cfg)])
 
 

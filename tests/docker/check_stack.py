@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaledown import scale_down_round  # noqa: E402
 from swarm_experiment import run_on_swarm  # noqa: E402
 
-PORT_KNOBS = ("WEB_PORT", "CLONES_PORT", "SOAP_PORT", "BOUND_PORT", "STATS_PORT", "LOCUST_PORT")
+PORT_KNOBS = ("WEB_PORT", "CLONES_PORT", "SOAP_PORT", "BOUND_PORT", "STATS_PORT", "LOCUST_PORT", "PROMETHEUS_PORT",
+              "ZIPKIN_PORT")
 TIERS = ("front", "clone", "axis", "gsoap")
 SWARM_STACK = "testbed"
 
@@ -193,6 +194,48 @@ def image_sizes() -> dict[str, int]:
 
 
 _UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "kB": 1000, "MB": 10**6, "GB": 10**9}
+
+
+def publish_ports(base: int, env: dict[str, str]) -> dict[str, int]:
+    """The entry points' ports: .env's, or 127.0.0.1:BASE.. (--port-base) set for compose."""
+    if base:
+        for i, knob in enumerate(PORT_KNOBS):
+            os.environ[knob] = str(base + i)
+    return {k: int(os.environ.get(k) or env[k]) for k in PORT_KNOBS}
+
+
+def profile_options(doc: str, argv) -> tuple[argparse.Namespace, dict[str, str], dict[str, int]]:
+    """The options of a compose profile's check (check_monitoring.py, check_tracing.py), .env's
+    knobs and the ports the stack publishes."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--port-base", type=int, default=0, help="publish on 127.0.0.1:BASE.. instead of .env's ports")
+    p.add_argument("--no-build", action="store_true", help="use the images as they are (CI builds them once)")
+    p.add_argument("--keep", action="store_true", help="leave the stack running")
+    p.add_argument("-o", "--output", default=None)
+    args = p.parse_args(argv)
+    env = read_env_file(ROOT / ".env")
+    return args, env, publish_ports(args.port_base, env)
+
+
+def build_and_up(compose, figures: dict, no_build: bool, wait_timeout: int) -> None:
+    """A profile check's start: its images built (unless --no-build), then up --wait, both timed."""
+    if not no_build:
+        t0 = time.monotonic()
+        compose("build")
+        figures["build_seconds"] = round(time.monotonic() - t0, 1)
+    t0 = time.monotonic()
+    compose("up", "--detach", "--wait", "--wait-timeout", str(wait_timeout))
+    figures["up_wait_seconds"] = round(time.monotonic() - t0, 1)
+
+
+def write_figures(out: Path, figures: dict, ok: bool, shown: dict | None = None) -> int:
+    """A check's end: figures.json in its result folder, shown and summed up; the exit status."""
+    figures["ok"] = ok
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
+    print(json.dumps(figures if shown is None else shown, indent=1))
+    log(f"{'ok' if ok else 'FAILED'}; figures in {out / 'figures.json'}")
+    return 0 if ok else 1
 
 
 def _bytes(text: str) -> int:
@@ -375,12 +418,8 @@ def main(argv=None) -> int:
     p.add_argument("-o", "--output", default=None, help="result folder (default results/docker-check-<time>)")
     args = p.parse_args(argv)
 
-    env = read_env_file(ROOT / ".env")
-    if args.port_base:
-        for i, knob in enumerate(PORT_KNOBS):
-            os.environ[knob] = str(args.port_base + i)
     os.environ.setdefault("BIND_ADDRESS", "127.0.0.1")
-    ports = {k: int(os.environ.get(k) or env[k]) for k in PORT_KNOBS}
+    ports = publish_ports(args.port_base, read_env_file(ROOT / ".env"))
     stack = Stack(ports)
     figures: dict = {"ports": ports}
     out = Path(args.output or ROOT / "results" / f"docker-check-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -395,12 +434,7 @@ def main(argv=None) -> int:
         log(f"FAILED: {e}")
         ok = False
     figures["total_seconds"] = round(time.monotonic() - t0, 1)
-    figures["ok"] = ok
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
-    print(json.dumps(figures, indent=1))
-    log(f"{'ok' if ok else 'FAILED'}; figures in {out / 'figures.json'}")
-    return 0 if ok else 1
+    return write_figures(out, figures, ok)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed import ROOT, haproxy, tiers
+from testbed import ROOT, haproxy, tiers, tracing
 from testbed.config import read_env_file
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install pyyaml); "
@@ -19,12 +19,16 @@ yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install 
 
 BASE = ROOT / "docker-compose.yml"
 OVERRIDE = ROOT / "docker-compose.override.yml"
+MONITORING = ROOT / "docker-compose.monitoring.yml"
+TRACING = ROOT / "docker-compose.tracing.yml"
 KNOBS = read_env_file(ROOT / ".env")
 BASE_IMAGE = "debian:bookworm-slim"
 SCALED = ("front", "clone", "axis", "gsoap", "locust-worker")
 # where each tier reaches the tiers it calls: HAProxy's entry points, by service name
+# ... and Zipkin, by its service's name: resolvable only while the tracing profile runs
 WIRING = {"front": {"CLONES_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['clones_port']}"},
           "clone": {"SOAP_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['soap_port']}"}}
+WIRING = {t: {**WIRING.get(t, {}), "ZIPKIN_URL": tracing.DOCKER_ZIPKIN_URL} for t in tiers.TIERS}
 
 
 class _Loader(yaml.SafeLoader):
@@ -62,12 +66,18 @@ def interpolate(value, env: dict[str, str]):
     return _VAR.sub(sub, value)
 
 
-BASE_DOC, OVERRIDE_DOC = load(BASE), load(OVERRIDE)
+BASE_DOC, OVERRIDE_DOC, MONITORING_DOC, TRACING_DOC = load(BASE), load(OVERRIDE), load(MONITORING), load(TRACING)
 SERVICES = BASE_DOC["services"]
+MONITORING_SERVICES = MONITORING_DOC["services"]
+TRACING_SERVICES = TRACING_DOC["services"]
+ALL_SERVICES = {**SERVICES, **MONITORING_SERVICES, **TRACING_SERVICES}
 
 
 def dockerfile(service: str) -> Path:
-    build = SERVICES[service].get("build") or SERVICES["locust-master"]["build"]
+    """The Dockerfile of a service, or of the service that builds the image it runs."""
+    spec = ALL_SERVICES[service]
+    build = spec.get("build") or next(s["build"] for s in ALL_SERVICES.values()
+                                      if s.get("build") and s["image"] == spec["image"])
     return ROOT / build["context"] / build["dockerfile"]
 
 
@@ -102,8 +112,10 @@ def image_instructions(service: str) -> list[tuple[str, str]]:
     """The instructions that make the service's image: its build target's stage (the last stage
     without one), after those of the stages it starts FROM (e.g. jre, then front)."""
     all_stages = stages(dockerfile(service))
-    name = (SERVICES[service].get("build") or SERVICES["locust-master"]["build"]).get("target") or \
-        list(all_stages)[-1]
+    spec = ALL_SERVICES[service]
+    build = spec.get("build") or next(s["build"] for s in ALL_SERVICES.values()
+                                      if s.get("build") and s["image"] == spec["image"])
+    name = build.get("target") or list(all_stages)[-1]
     chain = []
     while name in all_stages:
         chain = all_stages[name] + chain
@@ -121,7 +133,7 @@ def runtime_env(service: str) -> dict[str, str]:
 
 
 def test_every_variable_the_compose_files_use_has_its_one_home_in_env():
-    for path in (BASE, OVERRIDE):
+    for path in (BASE, OVERRIDE, MONITORING):
         text = path.read_text()
         names = {m.group(1) for m in _VAR.finditer(text) if m.group(1)}
         assert names, path
@@ -133,9 +145,10 @@ def test_every_variable_the_compose_files_use_has_its_one_home_in_env():
 @pytest.mark.parametrize("tier", sorted(tiers.TIERS))
 def test_each_tier_container_gets_the_environment_local_mode_gives_it(tier):
     image_env = runtime_env(tier)
+    image_env.pop("TESTBED_AGENTS_DIR", None)        # where the image keeps the JVM agents: no knob
     compose_env = {k: interpolate(str(v), KNOBS) for k, v in SERVICES[tier].get("environment", {}).items()}
     expected = tiers.process_env(tiers.TIERS[tier], haproxy.DOCKER_TIER_PORT, KNOBS, bind="0.0.0.0",
-                                 extra=WIRING.get(tier))
+                                 extra=WIRING.get(tier), metrics_port=tiers.DOCKER_METRICS_PORT)
     assert {**image_env, **compose_env} == expected
 
 
@@ -157,9 +170,15 @@ def test_swarm_publishes_everywhere_so_its_haproxy_wants_a_ui_password():
 
 
 @pytest.mark.parametrize("tier", sorted(n for n, t in tiers.TIERS.items() if t.java_jar))
-def test_java_images_run_the_jar_with_the_jvm_flags_of_local_mode(tier):
+def test_java_images_run_the_jar_with_the_launcher_of_local_mode(tier):
+    """One home for the JVM's flags and agents: java-common/bin/java-tier, here and in the image."""
     cmd = [json.loads(rest) for word, rest in image_instructions(tier) if word == "CMD"][-1]
-    assert cmd == ["java", *tiers.JAVA_OPTS, "-jar", Path(tiers.TIERS[tier].java_jar).name]
+    local = tiers.TIERS[tier].argv()
+    assert local[0] == str(tiers.JAVA_LAUNCHER) and Path(local[1]).name == Path(tiers.TIERS[tier].java_jar).name
+    assert cmd == ["/app/bin/java-tier", Path(tiers.TIERS[tier].java_jar).name]
+    copies = [rest for word, rest in image_instructions(tier) if word == "COPY"]
+    assert "java-common/bin/java-tier bin/" in copies and "--from=build /src/java-common/target/agents agents/" in copies
+    assert runtime_env(tier)["METRICS_PORT"] == str(tiers.DOCKER_METRICS_PORT)
 
 
 @pytest.mark.parametrize("tier", sorted(tiers.TIERS))
@@ -168,7 +187,7 @@ def test_every_tier_image_listens_where_haproxy_looks_for_it(tier):
     assert env["PORT"] == str(haproxy.DOCKER_TIER_PORT) and env["BIND"] == "0.0.0.0"
 
 
-@pytest.mark.parametrize("service", sorted(SERVICES))
+@pytest.mark.parametrize("service", sorted(ALL_SERVICES))
 def test_every_dockerfile_builds_from_the_one_base_image_in_stages(service):
     stages, froms = [], []
     for word, rest in instructions(dockerfile(service)):
@@ -181,21 +200,25 @@ def test_every_dockerfile_builds_from_the_one_base_image_in_stages(service):
 
 
 JAVA_TIERS = ("front", "clone", "axis")
+JAVA_IMAGES = (*JAVA_TIERS, "zipkin")    # the images java-common/Dockerfile builds
 
 
-@pytest.mark.parametrize("service", sorted(SERVICES))
+@pytest.mark.parametrize("service", sorted(ALL_SERVICES))
 def test_each_service_is_built_from_the_folder_of_its_code(service):
-    """Each image's Dockerfile is in the folder of its code, except the Java tiers': one
-    Dockerfile (java-common's, what they share) builds them together, and each tier's image is
-    its stage, named like the service, that copies the tier's own build output."""
+    """Each image's Dockerfile is in the folder of its code, except the Java images': one
+    Dockerfile (java-common's, what they share) builds them, and each Java image is its stage,
+    named like the service, that copies its module's build output (the tiers' from the one
+    reactor build, Zipkin's server jar from a Maven stage of its own)."""
     folders = {"front": "services/front", "clone": "client-clones", "axis": "services/axis",
                "gsoap": "services/gsoap", "haproxy": "services/haproxy",
-               "locust-master": "loadgen", "locust-worker": "loadgen"}
-    if service not in JAVA_TIERS:
+               "locust-master": "loadgen", "locust-worker": "loadgen",
+               "prometheus": "services/prometheus", "cpu-exporter": "services/prometheus",
+               "zipkin": "services/zipkin"}
+    if service not in JAVA_IMAGES:
         assert dockerfile(service).parent == ROOT / folders[service]
         return
     assert dockerfile(service) == ROOT / "java-common" / "Dockerfile"
-    assert SERVICES[service]["build"]["target"] == service
+    assert ALL_SERVICES[service]["build"]["target"] == service
     own = stages(dockerfile(service))[service]
     copies = [rest.split()[1] for word, rest in own if word == "COPY"]
     assert copies and all(c.startswith(f"/src/{folders[service]}/target/") for c in copies), copies
@@ -233,22 +256,27 @@ def test_compose_publishes_only_haproxy_entry_points_stats_and_the_ui_on_bind_ad
 
 
 def test_every_service_has_a_healthcheck_and_callers_wait_for_healthy_callees():
-    for name, spec in SERVICES.items():
+    for name, spec in ALL_SERVICES.items():
         assert spec.get("healthcheck", {}).get("test"), f"{name}: no healthcheck"
     deps = {n: s.get("depends_on", {}) for n, s in OVERRIDE_DOC["services"].items()}
     assert all(d["condition"] == "service_healthy" for ds in deps.values() for d in ds.values())
+    # zipkin first when the tracing profile runs, and waited for by nobody when it does not
+    assert all(ds["zipkin"].get("required") is False for n, ds in deps.items() if "zipkin" in ds)
+    assert {n for n, ds in deps.items() if "zipkin" in ds} == set(SERVICES)
     order = list(tiers.START_ORDER)
     calls = {"clone": {"axis", "gsoap"}, "front": {"clone"}}
     for tier in order:
         assert "haproxy" in deps[tier]
-        assert set(deps[tier]) - {"haproxy"} == calls.get(tier, set())
+        assert set(deps[tier]) - {"haproxy", "zipkin"} == calls.get(tier, set())
         assert all(order.index(callee) < order.index(tier) for callee in calls.get(tier, ()))
 
 
 def test_base_file_holds_only_what_docker_stack_deploy_accepts():
-    assert set(BASE_DOC) <= {"services", "networks", "volumes", "configs", "secrets"} | {
-        k for k in BASE_DOC if k.startswith("x-")}
-    for name, spec in SERVICES.items():
+    for doc in (BASE_DOC, MONITORING_DOC, TRACING_DOC):
+        assert set(doc) <= {"services", "networks", "volumes", "configs", "secrets"} | {
+            k for k in doc if k.startswith("x-")}
+    for name, spec in ALL_SERVICES.items():
+        assert "profiles" not in spec, f"{name}: profiles are compose's (the override), not Swarm's"
         assert "depends_on" not in spec and "container_name" not in spec, name
         assert spec["image"].startswith("${IMAGE_PREFIX}/") and spec["image"].endswith(":${IMAGE_TAG}")
         assert spec["deploy"]["endpoint_mode"] == "dnsrr", f"{name}: Swarm DNS must name the tasks"
@@ -258,10 +286,53 @@ def test_base_file_holds_only_what_docker_stack_deploy_accepts():
 
 
 def test_compose_builds_every_image_from_source_and_pulls_none():
-    assert sorted(OVERRIDE_DOC["services"]) == sorted(SERVICES)
+    assert sorted(OVERRIDE_DOC["services"]) == sorted(ALL_SERVICES)
     assert all(s.get("pull_policy") == "never" for s in OVERRIDE_DOC["services"].values())
-    built = {SERVICES[n]["image"] for n in SERVICES if "build" in SERVICES[n]}
-    assert {s["image"] for s in SERVICES.values()} == built
+    built = {ALL_SERVICES[n]["image"] for n in ALL_SERVICES if "build" in ALL_SERVICES[n]}
+    assert {s["image"] for s in ALL_SERVICES.values()} == built
+
+
+def test_monitoring_runs_under_compose_profile_and_is_the_swarm_file_s_services():
+    """`docker compose --profile monitoring up` starts exactly docker-compose.monitoring.yml's
+    services (extended, not copied); plain `up` none of them."""
+    for name in MONITORING_SERVICES:
+        spec = OVERRIDE_DOC["services"][name]
+        assert spec["profiles"] == ["monitoring"]
+        assert spec["extends"] == {"file": MONITORING.name, "service": name}
+    assert not any("profiles" in OVERRIDE_DOC["services"][n] for n in SERVICES)
+
+
+def test_tracing_runs_under_compose_profile_and_every_service_knows_where_zipkin_would_be():
+    """`docker compose --profile tracing up` adds docker-compose.tracing.yml's zipkin (extended);
+    every service of the stack is told ZIPKIN_URL (it traces while that name resolves) and
+    TRACING, HAProxy publishes Zipkin's UI."""
+    assert set(TRACING_SERVICES) == {"zipkin"}
+    spec = OVERRIDE_DOC["services"]["zipkin"]
+    assert spec["profiles"] == ["tracing"] and spec["extends"] == {"file": TRACING.name, "service": "zipkin"}
+    for name, svc in SERVICES.items():
+        env = svc.get("environment", {})
+        assert env.get("TRACING") == "${TRACING}", name
+        assert name == "haproxy" or env.get("ZIPKIN_URL") == tracing.DOCKER_ZIPKIN_URL, name
+    assert "${BIND_ADDRESS}:${ZIPKIN_PORT}:8091" in OVERRIDE_DOC["services"]["haproxy"]["ports"]
+
+
+def _cgroup_mount(spec: dict) -> dict:
+    return next(v for v in spec.get("volumes", []) if v["source"] == "/sys/fs/cgroup")
+
+
+@pytest.mark.parametrize("service", ["locust-master", "cpu-exporter"])
+def test_only_the_cpu_readers_get_the_hosts_cgroup_tree_and_only_read_only(service):
+    mount = _cgroup_mount(ALL_SERVICES[service])
+    assert mount == {"type": "bind", "source": "/sys/fs/cgroup", "target": "/host/sys/fs/cgroup", "read_only": True}
+    others = [n for n, s in ALL_SERVICES.items() if n not in ("locust-master", "cpu-exporter") and s.get("volumes")]
+    assert not others, f"no other service mounts anything of the host: {others}"
+    assert not any("docker.sock" in str(v) for s in ALL_SERVICES.values() for v in s.get("volumes", []))
+
+
+def test_the_locust_master_reads_haproxy_stats_over_the_network_with_the_ui_credentials():
+    env = SERVICES["locust-master"]["environment"]
+    assert env["TESTBED_STATS_URL"] == f"http://haproxy:{haproxy.DOCKER_PORTS['stats_port']}/"
+    assert env["UI_USER"] == "${UI_USER}" and env["UI_PASSWORD"] == "${UI_PASSWORD}"
 
 
 @pytest.mark.parametrize("service", ["front", "clone", "axis"])

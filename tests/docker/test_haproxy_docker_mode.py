@@ -42,14 +42,14 @@ def test_docker_mode_haproxy_config_passes_haproxy_check(tmp_path, model):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_a_stack_exposed_without_a_ui_password_is_refused_and_with_one_both_uis_ask_for_it(tmp_path):
+def test_a_stack_exposed_without_a_ui_password_is_refused_and_with_one_every_ui_asks_for_it(tmp_path):
     cfg = StackConfig(bind="0.0.0.0", state_dir=tmp_path, knobs={**KNOBS, "UI_PASSWORD": ""})
     with pytest.raises(haproxy.HaproxyError, match="BIND_ADDRESS=0.0.0.0 exposes .*set UI_PASSWORD"):
         haproxy.render(cfg, {})
     cfg.knobs.update(UI_USER="ops", UI_PASSWORD="s3cret")
     text = haproxy.render(cfg, {})
     assert "user ops insecure-password s3cret" in text
-    for frontend in ("stats", "locust_ui"):
+    for frontend in ("stats", "locust_ui", "prometheus_ui", "zipkin_ui"):
         section = text.split(f"frontend {frontend}\n")[1].split("\nbackend")[0].split("\nfrontend")[0]
         assert "http-request auth realm testbed unless { http_auth(ui_users) }" in section, frontend
     web = text.split("frontend web\n")[1].split("\nfrontend")[0]

@@ -6,17 +6,20 @@ import sys
 from pathlib import Path
 
 EFFICIENCY = "loadgen-efficiency"
+OVERHEAD = "monitoring-overhead"
+TRACING_OVERHEAD = "tracing-overhead"
+BENCHMARKS = (EFFICIENCY, OVERHEAD, TRACING_OVERHEAD)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("experiment", metavar="EXPERIMENT",
                    help="segments | clones | calibration | classic (loadgen/experiments/<name>.toml), a path to "
-                        f"an experiment .toml (e.g. your edited copy), or {EFFICIENCY} (benchmark)")
+                        f"an experiment .toml (e.g. your edited copy), or a benchmark: {', '.join(BENCHMARKS)}")
     p.add_argument("--quick", action="store_true",
                    help="the whole experiment in <= 2 minutes at lower resolution (its [quick] table)")
     p.add_argument("--repeat", type=int, default=None, metavar="K",
                    help="run every configuration K times (medians and spread in the report); "
-                        f"default 1 ({EFFICIENCY}: 3 rounds)")
+                        f"default 1 (benchmarks: 3 rounds)")
     p.add_argument("--workers", type=int, default=None, metavar="W",
                    help="Locust worker processes (0 = one local process); default: the file's "
                         "[load] workers, \"auto\" = one per core of LOADGEN_CPUS (else every core)")
@@ -33,6 +36,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--docker", action="store_true",
                    help="when no stack runs, start the containerized one (docker compose) instead of "
                         "local processes; a running stack is used in whatever mode it runs")
+    p.add_argument("--tracing", action="store_true",
+                   help="when no stack runs, start it with tracing on (Zipkin; docs/tracing.md): each run's "
+                        "traces (its [load] trace_sample, default 1 %%) go into its folder, and the report "
+                        "decomposes the time by tier from them; a running stack must have tracing on already")
     p.add_argument("--no-restore", action="store_true",
                    help="if the stack was already up, leave it as the last run configured it "
                         "(default: put replica counts and knobs back)")
@@ -55,12 +62,12 @@ def main(args) -> int:
     from testbed.run.runner import RESULTS_DIR, Runner
 
     results_dir = Path(args.results) if args.results else RESULTS_DIR
-    if args.experiment != EFFICIENCY:
+    if args.experiment not in BENCHMARKS:
         study = _study(args)
         if study is not None:
             return study
     if args.repeat is None:
-        args.repeat = 3 if args.experiment == EFFICIENCY else 1
+        args.repeat = 3 if args.experiment in BENCHMARKS else 1
     if args.repeat < 1:
         print("testbed: run: --repeat must be >= 1", file=sys.stderr)
         return 2
@@ -88,6 +95,12 @@ def main(args) -> int:
         from testbed.run import efficiency
         return efficiency.main(stack, results_dir, quick=args.quick, rounds=args.repeat,
                                keep_stack=args.keep_stack)
+    if args.experiment == OVERHEAD:
+        from testbed.run import monitoring_overhead
+        return monitoring_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
+    if args.experiment == TRACING_OVERHEAD:
+        from testbed.run import tracing_overhead
+        return tracing_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
     try:
         exp = definition.load(args.experiment, quick=args.quick, repeat=args.repeat)
     except (definition.DefinitionError, FaultError) as e:      # FaultError: a bad [[faults]] entry
@@ -103,7 +116,7 @@ def main(args) -> int:
         from testbed.run.locustrun import RemoteWorkers
         remote = RemoteWorkers(host, int(port), args.remote_workers)
     runner = Runner(exp, stack, results_dir=results_dir, workers=args.workers,
-                    keep_stack=args.keep_stack, restore=not args.no_restore, remote=remote)
+                    keep_stack=args.keep_stack, restore=not args.no_restore, remote=remote, tracing=args.tracing)
     try:
         runner.run()
     except KeyboardInterrupt:

@@ -40,7 +40,8 @@ def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, maste
             "--step-log", str(run_dir / STEP_LOG),
             "--backend", spec.backend, "--op", spec.op, "--n", str(spec.n),
             "--think-time", _fmt(load.think_time), "--arrival-rate", _fmt(load.arrival_rate),
-            "--max-outstanding", str(load.max_outstanding), "--exit-code-on-error", "0",
+            "--max-outstanding", str(load.max_outstanding), "--trace-sample", _fmt(load.trace_sample),
+            "--exit-code-on-error", "0",
             "--stop-timeout", "5"]
     if load.target_ci > 0:          # adaptive steps: --step-seconds is the longest a step lasts
         argv += ["--step-target-ci", _fmt(load.target_ci), "--step-min-seconds", _fmt(load.min_step_seconds)]
@@ -85,7 +86,8 @@ class LocustRun:
 
     def __init__(self, spec: RunSpec, run_dir: Path, host_url: str, workers: int,
                  cpus: set[int] | None, primed: bool, locustfiles: str = LOCUSTFILES,
-                 user_class: str | None = None, remote: "RemoteWorkers | None" = None):
+                 user_class: str | None = None, remote: "RemoteWorkers | None" = None, zipkin_url: str = ""):
+        """zipkin_url: tracing on (docs/tracing.md): Locust's processes send their spans there."""
         self.spec, self.dir, self.host_url, self.workers = spec, run_dir, host_url, workers
         self.remote = remote
         self.cpus, self.primed = cpus, primed
@@ -94,11 +96,12 @@ class LocustRun:
         self.worker_procs: list[procs.Proc] = []
         self.master_port: int | None = None
         self.started_at: float | None = None
+        self.zipkin_url = zipkin_url
 
     def start(self) -> None:
         expected = self.workers + (self.remote.count if self.remote else 0)
         self.master_port = (self.remote.port if self.remote else procs.free_port()) if expected else None
-        env = {"PYTHONUNBUFFERED": "1"}
+        env = {"PYTHONUNBUFFERED": "1", "ZIPKIN_URL": self.zipkin_url}
         self.started_at = time.time()
         try:
             # workers first: they queue their "ready" until the master binds, so the master

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_rate",
              "max_outstanding", "workers", "prime_seconds", "hold_seconds", "target_ci",
-             "min_step_seconds", "plateau_tolerance", "plateau_steps")
+             "min_step_seconds", "plateau_tolerance", "plateau_steps", "trace_sample")
 
 
 class DefinitionError(ValueError):
@@ -33,6 +33,9 @@ class LoadPlan:
     plateau_tolerance -- stop the ramp (0 = off) once plateau_steps steps in a row did not
         raise throughput above the best earlier step by more than this fraction
     plateau_steps -- steps in a row without a rise that establish the plateau
+    trace_sample -- with tracing on (./testbed up --tracing): share of requests traced through
+        every tier, 0..1 (Locust's --trace-sample; docs/tracing.md); their spans are copied into
+        the run's folder
     """
     users: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
     step_seconds: float = 20.0
@@ -47,6 +50,7 @@ class LoadPlan:
     min_step_seconds: float = 5.0
     plateau_tolerance: float = 0.0
     plateau_steps: int = 2
+    trace_sample: float = 0.01
 
     @property
     def adaptive(self) -> bool:
@@ -93,6 +97,8 @@ def load_plan(layers: list[tuple[dict, str]], where: str) -> LoadPlan:
     if plan.step_seconds < 2 or plan.warmup_seconds >= plan.step_seconds:
         raise DefinitionError(f"{where}: need step_seconds >= 2 and warmup_seconds < step_seconds "
                               f"(got {plan.step_seconds:g} and {plan.warmup_seconds:g})")
+    if plan.trace_sample > 1:
+        raise DefinitionError(f"{where}: trace_sample is a share of requests from 0 to 1 (got {plan.trace_sample:g})")
     if plan.target_ci >= 1 or plan.plateau_tolerance >= 1:
         raise DefinitionError(f"{where}: target_ci and plateau_tolerance are fractions like 0.03 "
                               f"(got {plan.target_ci:g} and {plan.plateau_tolerance:g})")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from testbed import ROOT, placement, procs
 from testbed.faults import Injector
-from testbed.run import clienttime, predicting, reconfigure, results, threaddumps
+from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, traces
 from testbed.run.clienttime import ClientTimeSampler
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
@@ -68,7 +68,7 @@ def deferred_sigint(progress: Progress, what: str):
 class Runner:
     def __init__(self, exp: Experiment, stack: Stack, results_dir: Path = RESULTS_DIR,
                  workers: int | None = None, keep_stack: bool = False, restore: bool = True,
-                 progress: Progress | None = None, remote: RemoteWorkers | None = None):
+                 progress: Progress | None = None, remote: RemoteWorkers | None = None, tracing: bool = False):
         self.exp, self.stack = exp, stack
         self.results_dir = Path(results_dir)
         self.workers_override = workers
@@ -80,6 +80,7 @@ class Runner:
         self.started_stack = False
         self.remote_made = False          # remote workers this runner started on the cluster
         self.failed: list[str] = []
+        self.tracing = tracing            # start the stack with tracing on (run --tracing)
 
     # ------------------------------------------------------------------ the experiment
     def run(self) -> Path:
@@ -176,6 +177,9 @@ class Runner:
             if not st["up"] or dead:
                 raise ExperimentError("the running stack is not healthy (" + (", ".join(dead) or "HAProxy down")
                                       + "); ./testbed down, then run again")
+            if self.tracing and not self.stack.tracing_url():
+                raise ExperimentError("--tracing: the running stack has tracing off; ./testbed down, then run "
+                                      "again (or ./testbed up --tracing first)")
             self.progress.say(f"stack: reusing the running {self.stack.mode} stack (" + ", ".join(
                 f"{t}×{n}" for t, n in counts.items() if n) + ")")
             return counts, knobs
@@ -185,7 +189,8 @@ class Runner:
         self.progress.say(f"stack: starting the {self.stack.mode} stack with "
                           + ", ".join(f"{t}×{n}" for t, n in first.tiers.items() if n))
         t0 = time.monotonic()
-        self.stack.up({t: n for t, n in first.tiers.items() if n > 0}, first.stack_knobs(), locust=False)
+        self.stack.up({t: n for t, n in first.tiers.items() if n > 0}, first.stack_knobs(), locust=False,
+                      tracing=self.tracing)
         self.started_stack = True
         self.progress.say(f"stack: healthy in {time.monotonic() - t0:.0f} s")
         return None
@@ -286,8 +291,10 @@ class Runner:
             notes["ui_locust"] = busy
             say(f"  warning: {busy}")
         run.write()
+        zipkin = self.stack.tracing_url() or ""
+        notes["tracing"] = {"zipkin": zipkin, "trace_sample": spec.load.trace_sample} if zipkin else None
         loc = LocustRun(spec, run_dir, notes["host_url"], workers, self.stack.cfg.loadgen_cpus, primed,
-                        remote=self.remote)
+                        remote=self.remote, zipkin_url=zipkin)
         if self.remote:
             notes["remote_workers"] = {"count": self.remote.count, "sampled": self.remote_made, "why": (
                 "a Swarm service on the cluster's load-generator node; cpu.csv: loadgen remote-N" if self.remote_made
@@ -363,6 +370,7 @@ class Runner:
         elif status == "complete" and any(s.get("end") is None for s in meta["steps"]):
             status, error = "failed", "Locust stopped before the last step ended (see its log)"
         self._end_run(run, sampler, pool, dumps, status, error, inj)
+        self._keep_traces(run)
         if status != "complete":
             self.failed.append(f"{spec.id}: {error}")
             say(f"  run {spec.id} {status}: {error}")
@@ -394,6 +402,15 @@ class Runner:
         pool.shutdown(wait=False)
         (run.dir / HOLD_RELEASE).unlink(missing_ok=True)
         run.finish(status, error)
+
+    def _keep_traces(self, run: results.RunFile) -> None:
+        """With tracing on: the run's traces from Zipkin into its folder (run/traces.py)."""
+        tracing = run.meta["notes"].get("tracing")
+        if not tracing or not run.meta["steps"]:
+            return
+        tracing.update(traces.fetch(tracing["zipkin"], self.stack.cfg.ui_headers(), run.meta["steps"], run.dir,
+                                    tracing["trace_sample"], say=self.progress.say))
+        run.write()
 
     def _run_line(self, run_dir: Path) -> str:
         """Per-step figures of a finished run (live analysis, no plots)."""

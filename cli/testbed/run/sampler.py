@@ -1,6 +1,8 @@
 """cpu.csv: the CPU of every process that takes part in a run, once a second.
 
-One row per process per sample, `timestamp,tier,replica,pid,cpu_percent` (docs/results.md):
+One row per process per sample, `timestamp,tier,replica,pid,cpu_percent` (docs/results.md),
+from the CPU clock of testbed.cpu_clock -- the readings the CPU exporter gives Prometheus, so a
+report and Prometheus show the same series:
 each stack replica (front, clone, axis, gsoap), HAProxy (its master and workers summed: a
 reload replaces the worker), each Locust process of the run (loadgen master / worker-N /
 local) and of the idle web UI if one runs (ui-master, ui-worker-N), and the host
@@ -20,66 +22,11 @@ from pathlib import Path
 
 import psutil
 
-from testbed.cgroup import cpu_seconds
+from testbed.cpu_clock import CpuClock
 from testbed.stack import CpuTarget as Target  # noqa: F401  (what a sampler is given)
 
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
 INTERVAL_S = 1.0
-
-
-class _CgroupMeter:
-    """CPU % of a cgroup between two readings."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.last = (time.monotonic(), cpu_seconds(path))
-
-    def read(self) -> float | None:
-        try:
-            now = (time.monotonic(), cpu_seconds(self.path))
-        except (OSError, ValueError) as e:
-            raise psutil.NoSuchProcess(0, msg=str(e)) from None   # the container is gone
-        (t0, c0), (t1, c1) = self.last, now
-        self.last = now
-        return max(0.0, (c1 - c0) / (t1 - t0) * 100) if t1 > t0 else None
-
-
-class _Meter:
-    """CPU % of one process (and, for a tree, its children) between two readings."""
-
-    def __init__(self, pid: int, tree: bool):
-        self.proc = psutil.Process(pid)
-        self.tree = tree
-        self.children: dict[int, psutil.Process] = {}
-        self.primed = False
-        self.proc.cpu_percent(None)
-
-    def read(self) -> float | None:
-        value = self.proc.cpu_percent(None)
-        if self.tree:
-            try:
-                kids = {c.pid: c for c in self.proc.children(recursive=True)}
-            except psutil.Error:
-                kids = {}
-            for pid, child in kids.items():
-                known = self.children.get(pid)
-                if known is None:
-                    try:
-                        child.cpu_percent(None)      # first reading: no interval yet
-                        self.children[pid] = child
-                    except psutil.Error:
-                        pass
-                    continue
-                try:
-                    value += known.cpu_percent(None)
-                except psutil.Error:
-                    self.children.pop(pid, None)
-            for pid in set(self.children) - set(kids):
-                self.children.pop(pid, None)
-        if not self.primed:
-            self.primed = True
-            return None
-        return value
 
 
 class CpuSampler:
@@ -91,12 +38,14 @@ class CpuSampler:
         self.interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="cpu-sampler", daemon=True)
-        self._meters: dict[tuple[str, str, int], _Meter] = {}
+        self._clock = None                       # cpu_clock.CpuClock, made in start()
+        self._last: tuple[float, dict[tuple[str, str], float]] | None = None
         self.errors: list[str] = []
         self.latest: dict[tuple[str, str], float] = {}      # for the progress line
         self.host_latest: float | None = None
 
     def start(self) -> "CpuSampler":
+        self._clock = CpuClock()
         self.path.write_text(HEADER)
         psutil.cpu_percent(None)
         self._thread.start()
@@ -121,6 +70,8 @@ class CpuSampler:
                 self._stop.wait(max(0.0, due - time.monotonic()))
 
     def _sample(self, cores: int) -> list[str]:
+        """One row per target: its CPU % since the previous sample, from the CPU clock the CPU
+        exporter serves too (a replica's first sample has no interval yet and is skipped)."""
         try:
             targets = list(self.targets())
         except Exception as e:
@@ -128,28 +79,16 @@ class CpuSampler:
             if len(self.errors) < 20:
                 self.errors.append(f"targets: {type(e).__name__}: {e}")
         rows = []
-        now = time.time()
-        live = set()
+        now, at = time.time(), time.monotonic()
+        seconds = self._clock.read(targets)
+        last, self._last = self._last, (at, seconds)
+        pids = {(t.tier, t.replica): t.pid for t in targets}
         latest: dict[tuple[str, str], float] = {}
-        for t in targets:
-            key = (t.tier, t.replica, t.pid)
-            live.add(key)
-            meter = self._meters.get(key)
-            try:
-                if meter is None:
-                    self._meters[key] = _CgroupMeter(t.cgroup) if t.cgroup else _Meter(t.pid, t.tree)
-                    continue
-                value = meter.read()
-            except (psutil.Error, OSError, ValueError):
-                # gone (a process ended; a cgroup removed with its container, or with its whole
-                # node on a cluster, while the manager still lists the task): this target only
-                self._meters.pop(key, None)
-                continue
-            if value is not None:
-                rows.append(f"{now:.3f},{t.tier},{t.replica},{t.pid},{value:.1f}\n")
-                latest[(t.tier, t.replica)] = value
-        for key in set(self._meters) - live:
-            self._meters.pop(key, None)
+        if last is not None and at > last[0]:
+            for key, value in seconds.items():
+                if key in last[1]:
+                    latest[key] = max(0.0, value - last[1][key]) / (at - last[0]) * 100
+                    rows.append(f"{now:.3f},{key[0]},{key[1]},{pids[key]},{latest[key]:.1f}\n")
         host = psutil.cpu_percent(None) * cores
         self.latest, self.host_latest = latest, host
         rows.append(f"{now:.3f},host,all,,{host:.1f}\n")

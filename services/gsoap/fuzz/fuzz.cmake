@@ -38,7 +38,7 @@ add_executable(tb-gsoap-fuzz
   ${FUZZ_DIR}/fuzz_request.cpp ${FUZZ_DIR}/no_demand.cpp
   src/connection.cpp src/context.cpp src/operations.cpp src/http_get.cpp src/xml_guard.cpp
   src/attribute_limit.cpp src/utf8_check.cpp src/soap_action.cpp src/header_check.cpp
-  src/start_check.cpp src/drain.cpp src/served.cpp
+  src/start_check.cpp src/drain.cpp src/served.cpp src/metrics.cpp src/tracing.cpp
   custom/items.cpp custom/serializers.cpp
   ${GEN}/soapC.cpp ${GEN}/soapTestbedSoapBindingService.cpp ${GEN}/wsdl_embed.cpp)
 target_include_directories(tb-gsoap-fuzz PRIVATE ${GEN} src custom)

@@ -139,7 +139,8 @@ bool serve_request(Service &svc, int fd, int index) {
   if (!st.health_check) drain_request_done();
   const int error = soap->error;
   const bool failed = error != SOAP_OK && error != SOAP_STOP;
-  served_end(!st.health_check, !failed);
+  // a kept-alive connection the client closed without a byte carried no request
+  served_end(!st.health_check && st.bytes_received > 0, !failed);
   if (failed && st.bytes_sent == 0 && st.bytes_received > 0)
     send_canned_fault(fd, st, error, soap->send_timeout,
                       std::chrono::steady_clock::now() - started >=

@@ -25,6 +25,7 @@
 #include "attribute_limit.hpp"
 #include "header_check.hpp"
 #include "service.hpp"
+#include "tracing.hpp"
 
 namespace tb {
 namespace {
@@ -112,6 +113,7 @@ int parse_header(struct soap *soap, const char *key, const char *val) {
     case HeaderCheck::unsupported_media: st.bad_header = key; return soap->error = 415;
   }
   if (!soap_tag_cmp(key, "Host")) st.host_header = val;
+  trace_header(key, val);  // a sampled traceparent (tracing.hpp)
   return st.gsoap_parsehdr(soap, key, val);
 }
 

@@ -1,11 +1,13 @@
 // HTTP GET on the service's port (soap->fget): GET .../health answers 200 "ok" (404
-// "draining" once the service was told to stop: drain.hpp);
+// "draining" once the service was told to stop: drain.hpp); GET .../metrics its Prometheus
+// metrics (metrics.hpp);
 // GET <path>?wsdl answers the embedded contract WSDL whose soap:address is the URL the
 // WSDL was fetched from (http://<Host header><path>), so behind HAProxy at
 // http://127.0.0.1:8082/gsoap it names exactly that. Anything else: 404 with a reason.
 #include <string>
 
 #include "drain.hpp"
+#include "metrics.hpp"
 #include "served.hpp"
 #include "service.hpp"
 #include "wsdl_embed.hpp"
@@ -70,6 +72,10 @@ int http_get(struct soap *soap) {
     st.health_check = true;  // not counted itself
     return respond(soap, 200, "application/json", served_json());
   }
+  if (ends_with(path, "/metrics")) {
+    st.health_check = true;  // not counted itself
+    return respond(soap, 200, "text/plain; version=0.0.4; charset=utf-8", metrics_text());
+  }
   if (ends_with(path, "/health")) {
     st.health_check = true;
     return drain_health_checked() ? respond(soap, 404, "text/plain", "draining\n")
@@ -81,7 +87,7 @@ int http_get(struct soap *soap) {
     return respond(soap, 200, "text/xml; charset=utf-8", wsdl_for("http://" + host + path));
   }
   return respond(soap, 404, "text/plain",
-                 "not found: GET serves /health and <endpoint>?wsdl; SOAP calls are POSTs\n");
+                 "not found: GET serves /health, /metrics and <endpoint>?wsdl; SOAP calls are POSTs\n");
 }
 
 }  // namespace tb

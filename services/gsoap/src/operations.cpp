@@ -6,6 +6,7 @@
 #include <string>
 
 #include "demand.hpp"
+#include "metrics.hpp"
 #include "payload.hpp"
 #include "service.hpp"
 
@@ -41,35 +42,41 @@ Service::Service(const ServerConfig &config) : config_(config) {
 }
 
 int Service::ping(_tb__ping *, _tb__pingResponse &) {
+  const OperationTimer timer(Operation::ping);  // metrics.hpp
   apply_demand(config_.demand);
   return SOAP_OK;
 }
 
 int Service::sendBytes(_tb__sendBytes *req, tb__Digest &resp) {
+  const OperationTimer timer(Operation::sendBytes);  // metrics.hpp
   apply_demand(config_.demand);
   if (!req) return client_fault(soap, "sendBytes: missing request element");
   return digest(req->items, resp);
 }
 
 int Service::sendInts(_tb__sendInts *req, tb__Digest &resp) {
+  const OperationTimer timer(Operation::sendInts);  // metrics.hpp
   apply_demand(config_.demand);
   if (!req) return client_fault(soap, "sendInts: missing request element");
   return digest(req->items, resp);
 }
 
 int Service::sendFloats(_tb__sendFloats *req, tb__Digest &resp) {
+  const OperationTimer timer(Operation::sendFloats);  // metrics.hpp
   apply_demand(config_.demand);
   if (!req) return client_fault(soap, "sendFloats: missing request element");
   return digest(req->items, resp);
 }
 
 int Service::sendDoubles(_tb__sendDoubles *req, tb__Digest &resp) {
+  const OperationTimer timer(Operation::sendDoubles);  // metrics.hpp
   apply_demand(config_.demand);
   if (!req) return client_fault(soap, "sendDoubles: missing request element");
   return digest(req->items, resp);
 }
 
 int Service::sendIntBuffer(_tb__sendIntBuffer *req, tb__Digest &resp) {
+  const OperationTimer timer(Operation::sendIntBuffer);  // metrics.hpp
   apply_demand(config_.demand);
   if (!req) return client_fault(soap, "sendIntBuffer: missing request element");
   const int size = req->data.__size > 0 && req->data.__ptr ? req->data.__size : 0;
@@ -82,6 +89,7 @@ int Service::sendIntBuffer(_tb__sendIntBuffer *req, tb__Digest &resp) {
 }
 
 int Service::echoInts(_tb__echoInts *req, _tb__echoIntsResponse &resp) {
+  const OperationTimer timer(Operation::echoInts);  // metrics.hpp
   apply_demand(config_.demand);
   if (!req) return client_fault(soap, "echoInts: missing request element");
   resp.items.swap(req->items);
@@ -89,6 +97,7 @@ int Service::echoInts(_tb__echoInts *req, _tb__echoIntsResponse &resp) {
 }
 
 int Service::work(_tb__work *req, _tb__workResponse &resp) {
+  const OperationTimer timer(Operation::work);  // metrics.hpp
   apply_demand(config_.demand);
   if (!req) return client_fault(soap, "work: missing request element");
   if (req->cpuMicros < 0 || req->cpuMicros > kMaxWorkMicros || req->waitMicros < 0 ||

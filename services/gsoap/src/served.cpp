@@ -4,14 +4,23 @@
 #include <atomic>
 #include <nlohmann/json.hpp>
 
+#include "metrics.hpp"
+#include "tracing.hpp"
+
 namespace tb {
 namespace {
 std::atomic<long> started{0}, ok_count{0}, errors{0}, in_flight{0};
 }  // namespace
 
-void served_begin() { in_flight.fetch_add(1); }
+void served_begin() {
+  in_flight.fetch_add(1);
+  metrics_request_begin();
+  trace_request_begin();
+}
 
 void served_end(bool counted, bool ok) {
+  metrics_request_end(counted, ok);
+  trace_request_end(counted, ok);
   in_flight.fetch_sub(1);
   if (!counted) return;
   started.fetch_add(1);
@@ -25,6 +34,10 @@ std::string served_json() {
   j["errors"] = errors.load();
   j["in_flight"] = in_flight.load() - 1;  // minus this GET
   return j.dump() + "\n";
+}
+
+ServedCounts served_counts() {
+  return {started.load(), ok_count.load(), errors.load(), in_flight.load()};
 }
 
 }  // namespace tb

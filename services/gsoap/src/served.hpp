@@ -12,4 +12,9 @@ void served_begin();                       // any request began (in flight)
 void served_end(bool counted, bool ok);    // it ended; counted = not a health/served GET
 std::string served_json();
 
+struct ServedCounts {
+  long started, ok, errors, in_flight;     // in_flight: the request asking included
+};
+ServedCounts served_counts();              // for GET /metrics (metrics.hpp)
+
 }  // namespace tb

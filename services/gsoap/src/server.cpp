@@ -16,6 +16,7 @@
 #include "connection.hpp"
 #include "drain.hpp"
 #include "models.hpp"
+#include "tracing.hpp"
 
 namespace {
 
@@ -66,6 +67,8 @@ int main(int argc, char **argv) {
   std::printf("tb-gsoap-server: gSOAP %d.%d.%d listening on http://%s:%d/ %s\n",
               GSOAP_VERSION / 100000, GSOAP_VERSION / 1000 % 100, GSOAP_VERSION % 1000,
               config.bind.c_str(), config.port, tb::describe(config).c_str());
+  if (const std::string traced = tb::tracing_start(); !traced.empty())
+    std::printf("tb-gsoap-server: %s\n", traced.c_str());
   std::fflush(stdout);
   switch (config.model) {
     case tb::Model::iterative: tb::run_iterative(config, listen_fd); break;

@@ -9,42 +9,65 @@ import java.lang.management.ThreadMXBean;
  * client's borrow-to-return time, a per-request client's build-and-call time — with the
  * calling thread's CPU time while it held the client (the stub's own CPU inside the lock).
  * A lifecycle calls {@link #obtained()} the moment the call has its client; {@link InvokeServlet}
- * brackets the call with {@link #asking()} and {@link #done}. Per thread, so no lifecycle
+ * brackets the call with {@link #asking} and {@link #done}. Per thread, so no lifecycle
  * needs a reference to the counters; the prediction model (docs/predict.md) reads the sums
- * from {@code GET /status}.
+ * from {@code GET /status}, Prometheus from JMX ({@link ClientTimeBean}: the same counters),
+ * with the calls waiting now (BLOCKED on the singleton's monitor, or for a pooled client).
  */
 final class ClientTime {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final boolean CPU = THREADS.isCurrentThreadCpuTimeSupported();
-    /** [asked at, obtained at (0: not yet), thread CPU when obtained] of this thread's call. */
-    private static final ThreadLocal<long[]> CALL = ThreadLocal.withInitial(() -> new long[3]);
+    private static final ThreadLocal<Call> CALL = ThreadLocal.withInitial(Call::new);
+
+    /** This thread's call: asked at, obtained at (0: not yet), thread CPU when obtained, and
+     *  whose waiting gauge it is counted in (null: none, or no longer). */
+    private static final class Call {
+        long asked;
+        long obtained;
+        long cpu;
+        Stats.PerBackend waiting;
+    }
 
     private ClientTime() {
     }
 
-    static void asking() {
-        long[] c = CALL.get();
-        c[0] = System.nanoTime();
-        c[1] = 0;
+    /** The call starts asking for a client of {@code backend}: it waits (counted) until obtained. */
+    static void asking(Stats stats, Backend backend) {
+        Call c = CALL.get();
+        c.asked = System.nanoTime();
+        c.obtained = 0;
+        c.waiting = stats.of(backend);
+        c.waiting.waiting.incrementAndGet();
     }
 
     /** The call now holds its client (inside the singleton's monitor, a borrowed pool client). */
     static void obtained() {
-        long[] c = CALL.get();
-        c[1] = System.nanoTime();
-        c[2] = CPU ? THREADS.getCurrentThreadCpuTime() : 0;
+        Call c = CALL.get();
+        c.obtained = System.nanoTime();
+        c.cpu = CPU ? THREADS.getCurrentThreadCpuTime() : 0;
+        stopWaiting(c);
     }
 
-    /** The call gave its client back: add its times to {@code stats} (nothing if it never had one). */
+    /** The call gave its client back: add its times to {@code stats}; a call that never had one
+     *  (waited past its deadline, or none could be built) counts as not obtained. */
     static void done(Stats stats, Backend backend) {
-        long[] c = CALL.get();
-        if (c[1] == 0) {
+        Call c = CALL.get();
+        stopWaiting(c);
+        if (c.obtained == 0) {
+            stats.notObtained(backend);
             return;
         }
         long now = System.nanoTime();
-        long cpu = CPU ? THREADS.getCurrentThreadCpuTime() - c[2] : 0;
-        stats.clientTime(backend, c[1] - c[0], now - c[1], cpu);
-        c[1] = 0;
+        long cpu = CPU ? THREADS.getCurrentThreadCpuTime() - c.cpu : 0;
+        stats.clientTime(backend, c.obtained - c.asked, now - c.obtained, cpu);
+        c.obtained = 0;
+    }
+
+    private static void stopWaiting(Call c) {
+        if (c.waiting != null) {
+            c.waiting.waiting.decrementAndGet();
+            c.waiting = null;
+        }
     }
 }

@@ -50,6 +50,7 @@ public final class CloneMain {
 
         ConfigurationContext axis2 = axis2Runtime();
         Stats stats = new Stats();
+        ClientTimeBean.register(stats, config.mode());     // Prometheus' JMX exporter reads them
         ClientLifecycle lifecycle = ClientLifecycle.create(config, new ClientFactory(axis2, config, stats));
         Identity identity = Identity.current(config.mode());
 

@@ -72,7 +72,7 @@ final class InvokeServlet extends HttpServlet {
             SoapCall call = SoapCall.prepare(r);
             SoapCall.Result result;
             try {
-                ClientTime.asking();
+                ClientTime.asking(stats, r.backend());
                 try {
                     result = call.check(lifecycle.call(r.backend(), call, deadline));
                 } finally {

@@ -3,6 +3,7 @@ package org.soaptestbed.clones;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -24,6 +25,8 @@ public final class Stats {
         final LongAdder waitNanos = new LongAdder();
         final LongAdder holdNanos = new LongAdder();
         final LongAdder holdCpuNanos = new LongAdder();
+        final AtomicInteger waiting = new AtomicInteger();     // calls waiting for a client now
+        final LongAdder notObtained = new LongAdder();
 
         public long wsdlLoads() {
             return wsdlLoads.sum();
@@ -80,6 +83,11 @@ public final class Stats {
         p.holdCpuNanos.add(cpu);
     }
 
+    /** A call never got a client ({@link ClientTime}). */
+    void notObtained(Backend b) {
+        of(b).notObtained.increment();
+    }
+
     void badRequest() {
         badRequests.increment();
     }
@@ -128,6 +136,8 @@ public final class Stats {
         t.put("wait_ns", p.waitNanos.sum());
         t.put("hold_ns", p.holdNanos.sum());
         t.put("hold_cpu_ns", p.holdCpuNanos.sum());
+        t.put("waiting", p.waiting.get());                 // now, not a sum
+        t.put("not_obtained", p.notObtained.sum());
         m.put("client_time", t);
         return m;
     }

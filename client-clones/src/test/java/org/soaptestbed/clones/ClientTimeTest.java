@@ -17,9 +17,11 @@ class ClientTimeTest {
     @Test
     void a_call_that_got_its_client_adds_its_wait_and_hold_times() {
         Stats stats = new Stats();
-        ClientTime.asking();
+        ClientTime.asking(stats, Backend.values()[0]);
+        assertEquals(1, times(stats).get("waiting"));
         LockSupport.parkNanos(3_000_000);          // waiting for the lock
         ClientTime.obtained();
+        assertEquals(0, times(stats).get("waiting"));
         long spin = System.nanoTime() + 5_000_000; // holding it, on the CPU
         while (System.nanoTime() < spin) {
             Thread.onSpinWait();
@@ -34,11 +36,42 @@ class ClientTimeTest {
     }
 
     @Test
-    void a_call_that_never_got_a_client_adds_nothing() {
+    void a_call_that_never_got_a_client_adds_no_time_stops_waiting_and_counts_as_not_obtained() {
         Stats stats = new Stats();
-        ClientTime.asking();
+        ClientTime.asking(stats, Backend.values()[0]);
         ClientTime.done(stats, Backend.values()[0]);
         assertEquals(0L, times(stats).get("calls"));
         assertEquals(0L, times(stats).get("hold_ns"));
+        assertEquals(0, times(stats).get("waiting"));
+        assertEquals(1L, times(stats).get("not_obtained"));
+    }
+
+    @Test
+    void a_thread_blocked_on_the_singletons_monitor_is_counted_waiting_until_it_gets_in() throws Exception {
+        Stats stats = new Stats();
+        Backend b = Backend.values()[0];
+        Object monitor = new Object();
+        java.util.concurrent.CountDownLatch in = new java.util.concurrent.CountDownLatch(1);
+        Thread waiter;
+        synchronized (monitor) {
+            waiter = new Thread(() -> {
+                ClientTime.asking(stats, b);
+                synchronized (monitor) {
+                    ClientTime.obtained();
+                }
+                ClientTime.done(stats, b);
+                in.countDown();
+            });
+            waiter.start();
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (waiter.getState() != Thread.State.BLOCKED && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertEquals(Thread.State.BLOCKED, waiter.getState());
+            assertEquals(1, times(stats).get("waiting"), "the BLOCKED thread is the one waiting");
+        }
+        assertTrue(in.await(5, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(0, times(stats).get("waiting"));
+        assertEquals(1L, times(stats).get("calls"));
     }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import javax.management.ObjectName;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.LifecycleState;
@@ -52,6 +53,7 @@ public final class TomcatServer {
     private final Drain drain = new Drain();
     private final Served served = new Served();
     private volatile boolean stopping;
+    private ObjectName queueBean;
 
     /** A server whose context serves no static files (an empty temporary document base). */
     public TomcatServer(String name, TomcatSettings settings) {
@@ -170,6 +172,8 @@ public final class TomcatServer {
             throw new LifecycleException("cannot listen on " + settings.bind() + ":" + settings.port());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(this::stop, name + "-shutdown"));
+        queueBean = Jmx.register("RequestQueue", Map.of("port", String.valueOf(connector.getLocalPort())),
+                new RequestQueue(() -> connector.getProtocolHandler().getExecutor()));
         Map<String, Object> all = new LinkedHashMap<>(settings.describe());
         all.put("PORT", connector.getLocalPort());
         all.putAll(tierSettings);
@@ -211,6 +215,7 @@ public final class TomcatServer {
         } catch (LifecycleException e) {
             Logs.atShutdown(TomcatServer.class, name + ": error while stopping: " + e);
         } finally {
+            Jmx.unregister(queueBean);
             deleteQuietly(baseDir);
             stopped.countDown();
         }

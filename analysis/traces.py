@@ -1,0 +1,286 @@
+"""Where the time goes, from the traces of a run (docs/tracing.md): the second, independent
+decomposition beside the segment law.
+
+Input: runs/<id>/spans.json.gz (the runner copies each step's traces out of Zipkin). One
+trace of /seg/5 is a chain of spans, each tier's SERVER span below its caller's CLIENT span
+(HAProxy's span, derived from its log line, in between):
+
+    locust CLIENT ─ haproxy web ─ front SERVER ─ (segments) ─ front CLIENT ─ haproxy clones ─
+    clone SERVER ─ clone CLIENT ─ haproxy soap ─ axis | gsoap SERVER
+
+Method (also printed in the report):
+  own time of a tier   its SERVER span minus the CLIENT spans it makes (the calls it waits for);
+  hop                  a CLIENT span minus the callee's SERVER span: both ends' HTTP stacks and
+                       (de)serialization, the network, HAProxy and its queue; "of which HAProxy":
+                       HAProxy's span minus the callee's (1 ms resolution: HAProxy logs ms);
+  whole                Locust's client span = hop(locust→front) + own(front) + hop(front→clone)
+                       + own(clone) + hop(clone→service) + own(service), exactly;
+  segments ③ ④ ⑤       inside the front, from its method spans: ③ = the AccessBean's span minus
+                       the session bean's (the facade and the container's dispatch), ④ = the
+                       session bean's minus the Invoker's, ⑤ = the Invoker's (its demand and the
+                       call through the client tier to the service);
+  per step             the mean over the step's traces (at most the runner's per-step limit);
+  beside the law       the span-derived time of segment k at low load against the segment law's
+                       1/T(k) of the same experiment; also, as the law itself differences paths,
+                       the front's span on path k minus its span on path k-1 (both at low load). Low load: a step of 1 user (one request in
+                       flight: nothing queues in the stack), else the first step whose stack CPU
+                       (every tier, HAProxy and Locust; other programs on the host left out) is at
+                       most LOW_LOAD of the host's cores; else the step with the fewest users, flagged.
+  Agreement rule: they agree when |span − 1/T(k)| ≤ AGREE × 1/T(k). They measure different
+  things: 1/T(k) is the time segment k holds the bottleneck per request at saturation; a span
+  is a latency at low load. A CPU-bound segment spreads over the cores at saturation
+  (1/T(k) ≈ its CPU time ÷ the busy cores), so its span ≈ cores × 1/T(k); a segment that holds
+  one lock (the singleton SOAP client) runs one at a time, so span ≈ 1/T(k); the ratio column
+  shows which holds.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import statistics
+from pathlib import Path
+
+SPANS_FILE = "spans.json.gz"
+LOW_LOAD = 0.20      # the stack's CPU in the step, as a share of the host's cores, at most
+AGREE = 0.20         # relative difference within which span and 1/T(k) agree
+TIERS = ("front", "clone", "axis", "gsoap")
+HOPS = ("locust→front", "front→clone", "clone→service")
+SEGMENT_SPANS = {"3": ("accessbean.", "segmentservicebean."), "4": ("segmentservicebean.", "invoker.invoke"),
+                 "5": ("invoker.invoke", None)}           # keys as in summary.json (text)
+SEGMENT_NAMES = {"3": "③", "4": "④", "5": "⑤"}
+
+
+def load(run_dir: Path) -> dict | None:
+    """The run's spans file, or None when the run was not traced."""
+    path = Path(run_dir) / SPANS_FILE
+    if not path.exists():
+        return None
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError, EOFError):
+        return None
+
+
+def _ms(span: dict | None) -> float | None:
+    return None if span is None or span.get("duration") is None else span["duration"] / 1000.0
+
+
+def _service(span: dict) -> str:
+    return (span.get("localEndpoint") or {}).get("serviceName") or "?"
+
+
+def decompose(spans: list[dict]) -> dict | None:
+    """One trace -> {"total", "tiers": {tier: own ms}, "hops": {hop: ms}, "haproxy": {hop: ms},
+    "segments": {k: ms}, "service": "axis"|"gsoap"|None, "spans": n}; None without a Locust root."""
+    by_id = {s["id"]: s for s in spans if "id" in s}
+    children: dict[str, list[dict]] = {}
+    for s in spans:
+        children.setdefault(s.get("parentId") or "", []).append(s)
+    root = next((s for s in spans if _service(s) == "locust" and s.get("kind") == "CLIENT"), None)
+    if root is None:
+        return None
+
+    def below(span: dict, service: str | None = None, kind: str | None = None) -> dict | None:
+        """The first span under `span` (breadth first) of that service and kind."""
+        todo = list(children.get(span["id"], []))
+        while todo:
+            s = todo.pop(0)
+            if (service is None or _service(s) == service) and (kind is None or s.get("kind") == kind):
+                return s
+            todo.extend(children.get(s["id"], []))
+        return None
+
+    def callee(client: dict) -> tuple[dict | None, dict | None]:
+        """(HAProxy's span, the tier's SERVER span) under a CLIENT span."""
+        hp = below(client, "haproxy")
+        server = next((s for s in _walk(children, client) if s.get("kind") == "SERVER"
+                       and _service(s) not in ("haproxy", _service(client))), None)
+        return hp, server
+
+    out = {"total": _ms(root), "tiers": {}, "hops": {}, "haproxy": {}, "segments": {}, "service": None,
+           "front": None, "spans": len(spans)}
+    client, hop_names = root, iter(HOPS)
+    while client is not None:
+        hop = next(hop_names, None)
+        hp, server = callee(client)
+        if hop is None or server is None:
+            break
+        tier = _service(server)
+        out["hops"][hop] = _ms(client) - _ms(server)
+        if hp is not None:
+            out["haproxy"][hop] = _ms(hp) - _ms(server)
+        nxt = below(server, tier, "CLIENT")
+        out["tiers"][tier] = _ms(server) - (_ms(nxt) or 0.0)
+        if tier in ("axis", "gsoap"):
+            out["service"] = tier
+        if tier == "front":
+            out["segments"] = _segments(server, children)
+            out["front"] = _ms(server)
+        client = nxt
+    return out
+
+
+def _walk(children: dict[str, list[dict]], span: dict):
+    todo = list(children.get(span["id"], []))
+    while todo:
+        s = todo.pop(0)
+        yield s
+        todo.extend(children.get(s["id"], []))
+
+
+def _segments(front: dict, children: dict[str, list[dict]]) -> dict[int, float]:
+    """Segments ③ ④ ⑤ inside the front from its method spans (see the module's method)."""
+    spans = [s for s in _walk(children, front) if _service(s) == "front"]
+
+    def first(prefix: str) -> dict | None:
+        return next((s for s in spans if (s.get("name") or "").startswith(prefix)), None)
+    out = {}
+    for k, (outer, inner) in SEGMENT_SPANS.items():
+        a = first(outer)
+        if a is None:
+            continue
+        b = first(inner) if inner else None
+        out[k] = _ms(a) - (_ms(b) or 0.0)
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def step_rows(run_id: str, data: dict, step_cpu: dict[int, float | None]) -> list[dict]:
+    """Per step of one run: how many traces, and the mean of each part over them (ms).
+    step_cpu: step index -> the stack's CPU as a share of the host's cores, for the low-load test."""
+    rows = []
+    for st in data.get("steps", []):
+        parts = [d for d in (decompose(t) for t in st.get("traces", [])) if d]
+        if not parts:
+            rows.append({"run_id": run_id, "step": st.get("index"), "users": st.get("users"), "traces": 0,
+                         "stack_share": step_cpu.get(st.get("index"))})
+            continue
+        keys = lambda field: sorted({k for p in parts for k in p[field]}, key=str)  # noqa: E731
+        rows.append({
+            "run_id": run_id, "step": st.get("index"), "users": st.get("users"), "traces": len(parts),
+            "stack_share": step_cpu.get(st.get("index")),
+            "service": next((p["service"] for p in parts if p["service"]), None),
+            "total": _mean([p["total"] for p in parts]),
+            "front": _mean([p["front"] for p in parts if p["front"] is not None]),
+            "tiers": {k: _mean([p["tiers"][k] for p in parts if k in p["tiers"]]) for k in keys("tiers")},
+            "hops": {k: _mean([p["hops"][k] for p in parts if k in p["hops"]]) for k in keys("hops")},
+            "haproxy": {k: _mean([p["haproxy"][k] for p in parts if k in p["haproxy"]]) for k in keys("haproxy")},
+            "segments": {k: _mean([p["segments"][k] for p in parts if k in p["segments"]])
+                         for k in keys("segments")}})
+    return rows
+
+
+def low_load(rows: list[dict]) -> tuple[dict | None, bool]:
+    """(the step used for the comparison, whether it is at low load by the rule)."""
+    traced = sorted((r for r in rows if r.get("traces")), key=lambda r: (r["users"] or 0, r["step"] or 0))
+    low = [r for r in traced if r["users"] == 1 or (r.get("stack_share") is not None and r["stack_share"] <= LOW_LOAD)]
+    if low:
+        return low[0], True
+    return (traced[0], False) if traced else (None, False)
+
+
+def agreement(segment_rows: list[dict], runs: list[dict], cores: float | None) -> list[dict]:
+    """Segments ③ ④ ⑤: span-derived time (low load) beside the law's 1/T(k), per series."""
+    out = []
+    for g in segment_rows:
+        k = str(g.get("segment"))
+        if k not in SEGMENT_SPANS:
+            continue
+        t = g.get("throughput") if g.get("throughput") is not None else g.get("derived")
+        law_ms = 1000.0 / t if t else None
+        # the run of path k of this series carries segment k's spans (the first path with them)
+        run = next((r for r in runs if str(r["path"]) == k and r["series"] == g.get("series")), None)
+        if run is None:
+            continue
+        row, is_low = low_load(run["steps"])
+        span_ms = (row or {}).get("segments", {}).get(k) if row else None
+        # the other span-derived figure: the front's span on path k minus on path k-1 (low load)
+        prev = next((r for r in runs if str(r["path"]) == str(int(k) - 1) and r["series"] == run["series"]), None)
+        prev_row = low_load(prev["steps"])[0] if prev else None
+        diff_ms = (row["front"] - prev_row["front"] if row and prev_row and row.get("front") is not None
+                   and prev_row.get("front") is not None else None)
+        ratio = span_ms / law_ms if span_ms is not None and law_ms else None
+        out.append({"series": g.get("series"), "segment": k, "run_id": run["run_id"],
+                    "step_users": (row or {}).get("users"), "low_load": is_low,
+                    "stack_share": (row or {}).get("stack_share"), "traces": (row or {}).get("traces"),
+                    "span_ms": span_ms, "diff_ms": diff_ms, "law_ms": law_ms,
+                    "within_noise": g.get("throughput") is None,
+                    "ratio": ratio, "agree": None if ratio is None else abs(ratio - 1.0) <= AGREE,
+                    "cores": cores, "why": why(ratio, cores, g.get("throughput") is None)})
+    return out
+
+
+def why(ratio: float | None, cores: float | None, within_noise: bool) -> str:
+    """A sentence on what the ratio span ÷ 1/T(k) says (the module's method)."""
+    if ratio is None:
+        return "no traced step of this path, or T(k) not measurable"
+    note = " (T(k) inside the law's noise band: 1/T(k) is uncertain)" if within_noise else ""
+    if abs(ratio - 1.0) <= AGREE:
+        return "agree: the segment is served one request at a time (a lock), or neither figure has parallelism" + note
+    if cores and abs(ratio - cores) <= AGREE * cores:
+        return (f"span ≈ {cores:g} × 1/T(k): CPU work that the {cores:g} cores run in parallel at saturation "
+                "(1/T(k) = CPU time ÷ cores; the span is the CPU time of one request)" + note)
+    if ratio < 1.0:
+        return ("span shorter than 1/T(k): at saturation the segment costs more per request than alone "
+                "(contention, queueing in the segment, the load generator's share of the CPU)" + note)
+    return (f"span ÷ 1/T(k) = {ratio:.2f}, beyond the {cores or '?'} cores: the span includes waiting that holds "
+            "no shared resource at saturation (network, I/O, sleeps), which the law does not see" + note)
+
+
+def summarize(result, all_steps: dict, summary: dict) -> dict | None:
+    """summary.json "traces": per run and step, and the agreement with the segment law; None
+    when no run of the experiment was traced."""
+    runs = []
+    cores = ((summary.get("experiment") or {}).get("host") or {}).get("cores")
+    for run in result.runs:
+        data = load(run.dir)
+        if data is None:
+            continue
+        share = {s.index: (sum(s.cpu.values()) / (100.0 * cores) if s.cpu and cores else None)
+                 for s in all_steps.get(run.id, [])}
+        series = " ".join(f"{'n=' if k == 'n' else ''}{run.meta[k]}" for k in ("backend", "op", "n")
+                          if run.meta.get(k) not in (None, ""))
+        runs.append({"run_id": run.id, "path": run.meta.get("path"), "series": series or "all",
+                     "trace_sample": data.get("trace_sample"), "error": data.get("error"),
+                     "steps": step_rows(run.id, data, share)})
+    if not runs:
+        return None
+    return {"runs": runs, "agreement": agreement(summary.get("segments") or [], runs, cores),
+            "rule": {"low_load": LOW_LOAD, "agree": AGREE}}
+
+
+def text(t: dict) -> str:
+    """The decomposition as plain text (./testbed traces RESULT)."""
+    lines = []
+    for run in t["runs"]:
+        lines.append(f"run {run['run_id']} (/seg/{run['path']}, {run['series']}, traced share "
+                     f"{run['trace_sample']}){' — ' + run['error'] if run.get('error') else ''}")
+        for r in run["steps"]:
+            if not r.get("traces"):
+                lines.append(f"  step {r['step']} ({r['users']} users): no trace")
+                continue
+            tiers = ", ".join(f"{k} {v:.2f}" for k, v in r["tiers"].items() if v is not None)
+            hops = ", ".join(f"{h} {r['hops'][h]:.2f}" + (f" (HAProxy {r['haproxy'][h]:.0f})"
+                                                          if r["haproxy"].get(h) is not None else "")
+                             for h in HOPS if r["hops"].get(h) is not None)
+            segs = ", ".join(f"{SEGMENT_NAMES[k]} {v:.2f}" for k, v in sorted(r["segments"].items()))
+            host = f", stack CPU {r['stack_share']:.0%} of the host" if r.get("stack_share") is not None else ""
+            lines.append(f"  step {r['step']} ({r['users']} users{host}): {r['traces']} traces, whole "
+                         f"{r['total']:.2f} ms; own: {tiers}; hops: {hops}" + (f"; segments: {segs}" if segs else ""))
+    if t.get("agreement"):
+        lines.append(f"beside the segment law (agree: within ±{t['rule']['agree']:.0%} of 1/T(k); "
+                     f"low load: 1 user, or the stack's CPU ≤ {t['rule']['low_load']:.0%} of the host):")
+        for a in t["agreement"]:
+            sp = "—" if a["span_ms"] is None else f"{a['span_ms']:.3f} ms"
+            law = "—" if a["law_ms"] is None else f"{a['law_ms']:.3f} ms"
+            ratio = "—" if a["ratio"] is None else f"{a['ratio']:.2f}"
+            diff = "—" if a.get("diff_ms") is None else f"{a['diff_ms']:.3f} ms"
+            lines.append(f"  {a['series']} segment {a['segment']}: spans {sp} (front path k − k−1: {diff}) "
+                         f"at {a['step_users']} users"
+                         f"{'' if a['low_load'] else ' (not low load)'}, 1/T(k) {law}, ratio {ratio}, "
+                         f"{'agree' if a['agree'] else 'differ' if a['agree'] is False else '—'}")
+    return "\n".join(lines)

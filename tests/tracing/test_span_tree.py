@@ -1,0 +1,171 @@
+"""One request through /seg/5 is one trace in Zipkin, for both backends (docs/tracing.md): a
+private local stack started with tracing on (Zipkin, the OpenTelemetry agent in the Java tiers,
+gSOAP's exporter, HAProxy's span relay), Locust running the Seg5 users with every request
+traced, and the span tree read back through Zipkin's API:
+
+    locust CLIENT → haproxy (web) → front SERVER → … → front CLIENT → haproxy (clones) →
+    clone SERVER → clone CLIENT (the SOAP call, Axis2's HttpClient 5) → haproxy (soap) →
+    axis | gsoap SERVER (gSOAP: parse / operation / serialize children)
+
+and a request that Locust did not sample leaves no span anywhere."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from testbed import ROOT, tracing
+from stacks import RUN_DIR, make_stack_config
+
+pytestmark = pytest.mark.stack
+
+
+def get_json(url: str, timeout: float = 15):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return json.load(r)
+
+
+@pytest.fixture(scope="module")
+def traced():
+    from testbed.local import LocalStack
+    st = LocalStack(make_stack_config("tracing"), log=lambda *a: None)
+    if st.running():
+        st.down()
+    try:
+        st.up({"front": 1, "clone": 1, "axis": 1, "gsoap": 1}, {"CLIENT_MODE": "singleton"}, tracing=True)
+    except Exception as e:
+        st.down()
+        pytest.fail(f"stack with tracing did not start: {e}")
+    # one untraced request through each backend first: a just-started JVM's first call (class
+    # loading, the agent's instrumentation) can outlast Locust's few seconds on a busy host
+    for backend in ("axis", "gsoap"):
+        with urllib.request.urlopen(f"{st.web_url()}/seg/5?backend={backend}", timeout=120) as r:
+            r.read()
+    yield st
+    st.down()
+
+
+def locust_traced(st, user_class: str, seconds: int = 4) -> None:
+    """Locust, every request traced, for a few seconds (bounded: 2 users, -t)."""
+    argv = [sys.executable, "-m", "locust", "-f", str(ROOT / "loadgen" / "locustfile.py"), "--headless",
+            "-H", st.web_url(), "-u", "2", "-r", "2", "-t", f"{seconds}s", "--trace-sample", "1",
+            "--zipkin-url", st.tracing_url(), "--only-summary", "--exit-code-on-error", "0", user_class]
+    r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 60)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def complete(spans: list[dict], backend: str) -> bool:
+    """Every tier has exported its spans of this trace: each span's parent is in it (the root,
+    Locust's, has none) and every service of the path is there."""
+    ids = {s["id"] for s in spans}
+    services = {s.get("localEndpoint", {}).get("serviceName") for s in spans}
+    return ({"locust", "haproxy", "front", "clone", backend} <= services
+            and all(s.get("parentId") in ids for s in spans if s.get("parentId")))
+
+
+def traces_of(base: str, backend: str, wait_s: float = 60) -> list[list[dict]]:
+    """Complete traces of /seg/5 through `backend` (each tier exports every second, so a trace
+    completes within a few seconds of its request)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        got = get_json(f"{base}/api/v2/traces?serviceName=locust&limit=50")
+        done = [t for t in got if complete(t, backend)]
+        if done or time.monotonic() > deadline:
+            return done
+        time.sleep(1)
+
+
+def chain(spans: list[dict], backend: str) -> list[tuple[str, str]]:
+    """(service, kind) from Locust's span down to the service's SERVER span, following parents."""
+    by_id = {s["id"]: s for s in spans}
+    leaf = next(s for s in spans if s["localEndpoint"]["serviceName"] == backend and s.get("kind") == "SERVER")
+    path = []
+    s = leaf
+    while s is not None:
+        path.append((s["localEndpoint"]["serviceName"], s.get("kind", "")))
+        s = by_id.get(s.get("parentId"))
+    return path[::-1]
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+def test_a_seg5_request_is_one_trace_through_every_tier(traced, backend):
+    locust_traced(traced, f"Seg5ViaClones{backend.capitalize()}")
+    got = traces_of(traced.tracing_url(), backend)
+    assert got, f"no trace of /seg/5 through {backend} in Zipkin"
+    spans = max(got, key=len)
+    assert len({s["traceId"] for s in spans}) == 1
+    assert len(spans) >= 6
+    path = [(svc, kind) for svc, kind in chain(spans, backend) if kind in ("SERVER", "CLIENT")]
+    # the exits and entries of every tier, in order (the front's method spans sit between its
+    # server and client spans and carry no kind)
+    assert path == [("locust", "CLIENT"), ("haproxy", "SERVER"), ("front", "SERVER"), ("front", "CLIENT"),
+                    ("haproxy", "SERVER"), ("clone", "SERVER"), ("clone", "CLIENT"), ("haproxy", "SERVER"),
+                    (backend, "SERVER")], path
+    hp = [s for s in spans if s["localEndpoint"]["serviceName"] == "haproxy"]
+    assert sorted(s["name"].split(" ")[0] for s in hp) == ["clones", "soap", "web"]
+    assert all(s["tags"]["haproxy.derived_from"].startswith("log line") for s in hp)
+    names = {s["name"] for s in spans if s["localEndpoint"]["serviceName"] == "front"}
+    assert {"accessbean.invokeservice", "segmentservicebean.invoke", "invoker.invoke"} <= names
+    if backend == "gsoap":
+        server = next(s for s in spans if s["localEndpoint"]["serviceName"] == "gsoap" and s.get("kind") == "SERVER")
+        kids = sorted(s["name"] for s in spans if s.get("parentId") == server["id"])
+        assert kids == ["operation ping", "parse request", "serialize response"]
+        assert server["tags"]["soap.operation"] == "ping"
+
+
+def test_an_unsampled_request_leaves_no_span(traced):
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    for flags in ("00", None):          # unsampled, and no traceparent at all
+        headers = {"traceparent": f"00-{trace_id}-00f067aa0ba902b7-{flags}"} if flags else {}
+        req = urllib.request.Request(traced.web_url() + "/seg/5?backend=gsoap&op=ping&n=0", headers=headers)
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+    time.sleep(3)          # every exporter runs once a second
+    assert tracing.trace(traced.tracing_url(), trace_id) == []
+
+
+def relays(st) -> list[int]:
+    """HAProxy's span relays of this stack (processes listening on its relay port)."""
+    import psutil
+    relay = f"--listen 127.0.0.1:{tracing.relay_port(st.cfg)}"
+    return [p.pid for p in psutil.process_iter(["cmdline"]) if relay in " ".join(p.info["cmdline"] or [])]
+
+
+def test_scaling_reloads_haproxy_and_keeps_one_relay_sending_its_spans(traced):
+    traced.scale("gsoap", 2)          # a seamless reload: HAProxy starts a new relay, the old one leaves
+    try:
+        deadline = time.monotonic() + 10
+        while len(relays(traced)) != 1 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(relays(traced)) == 1
+        trace_id = "5bf92f3577b34da6a3ce929d0e0e4737"
+        req = urllib.request.Request(traced.web_url() + "/seg/5?backend=gsoap&op=ping&n=0",
+                                     headers={"traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            spans = tracing.trace(traced.tracing_url(), trace_id)
+            if sum(s["localEndpoint"]["serviceName"] == "haproxy" for s in spans) == 3:
+                break
+            time.sleep(1)
+        assert sorted(s["name"].split(" ")[0] for s in spans if s["localEndpoint"]["serviceName"] == "haproxy") == [
+            "clones", "soap", "web"]
+    finally:
+        traced.scale("gsoap", 1)
+
+
+def test_down_stops_zipkin_and_the_relay_too(traced):
+    zipkin = traced.load()["tracing"]["zipkin"]
+    assert zipkin.alive() and relays(traced), "Zipkin and HAProxy's span relay run while the stack is up"
+    traced.down()
+    deadline = time.monotonic() + 10
+    while relays(traced) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not zipkin.alive()
+    assert not relays(traced), "the span relay outlived HAProxy"
+    assert traced.tracing_url() is None

@@ -1,0 +1,139 @@
+"""Tracing's pieces without a stack (docs/tracing.md): HAProxy's log line -> span, the HAProxy
+config with and without tracing (checked by HAProxy itself), Locust's sampled share, the
+experiment key, and the decomposition of real traces (tests/tracing/data: /seg/5 through each
+backend, recorded from a local stack with tracing on)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from analysis import traces
+from testbed import haproxy, haproxy_spans, tracing
+from testbed.config import StackConfig
+
+DATA = Path(__file__).parent / "data"
+LINE = ('tp 0af7651916cd43dd8448eb211c80319c b7ad6b7169203331 17abe49213124b2d 1795580886.259 0 2 0 1 3 6 15 '
+        '200 web front front1 GET "/seg/5?backend=axis&op=ping&n=0"')
+
+
+def test_a_haproxy_log_line_becomes_a_span_below_its_caller():
+    rec = haproxy_spans.parse(LINE)
+    span = haproxy_spans.span(rec)
+    assert (span["traceId"], span["parentId"], span["id"]) == (
+        "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", "17abe49213124b2d")
+    assert span["timestamp"] == (1795580886259 + 0 + 2) * 1000      # accept + %Th + %Ti, in µs
+    assert span["duration"] == 15 * 1000                             # %Ta
+    assert span["name"] == "web → front" and span["localEndpoint"]["serviceName"] == "haproxy"
+    assert span["tags"]["http.path"] == "/seg/5" and span["tags"]["haproxy.server"] == "front1"
+    marks = [a["value"] for a in span["annotations"]]
+    assert marks == ["request headers read", "dequeued", "connected", "response headers"]
+    assert span["tags"]["haproxy.derived_from"].startswith("log line")
+
+
+@pytest.mark.parametrize("line", ["", "hello", LINE.replace("tp ", "xx "), LINE.replace("0af76519", "0AF7651Z"),
+                                  LINE.replace(" 15 200", " x 200")])
+def test_a_line_that_is_not_a_sampled_request_is_ignored(line):
+    assert haproxy_spans.parse(line) is None
+
+
+def test_a_failed_request_span_says_error():
+    span = haproxy_spans.span(haproxy_spans.parse(LINE.replace(" 200 web", " 503 web")))
+    assert span["tags"]["error"] == "503"
+
+
+@pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")
+@pytest.mark.parametrize("traced", [False, True])
+def test_haproxy_accepts_its_config_with_and_without_tracing(tmp_path, traced):
+    cfg = StackConfig(state_dir=tmp_path, knobs={})
+    text = haproxy.render(cfg, {}, trace=tracing.local_haproxy(cfg) if traced else ("", ""))
+    path = tmp_path / "haproxy.cfg"
+    path.write_text(text)
+    (tmp_path / "haproxy.state").write_text("1\n")
+    r = subprocess.run(["haproxy", "-c", "-f", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert ("traceparent" in text) is traced and ("program trace-relay" in text) is traced
+    assert text.count("set-log-level silent unless traced") == (3 if traced else 0)   # web, clones, soap
+
+
+def test_a_docker_config_traces_only_where_zipkin_resolves():
+    assert "traceparent" not in haproxy.render_docker({"UI_PASSWORD": "x"}, tracing=False)
+    assert "--zipkin http://zipkin:9411" in haproxy.render_docker({"UI_PASSWORD": "x"}, tracing=True)
+    assert haproxy.docker_tracing({"TRACING": "0"}) is False
+
+
+def test_locust_share_takes_fractions_and_percentages_and_refuses_the_rest():
+    # in a process of its own: importing Locust monkey-patches this one (gevent)
+    code = """
+import json, trace_context as t
+bad = []
+for text in ("-0.1", "1.5", "lots", "101%"):
+    try:
+        t.share(text)
+    except ValueError as e:
+        bad.append(str(e))
+trace_id, span_id = t.Tracer.ids()
+print(json.dumps({"ok": [t.share("0.01"), t.share("5%"), t.share(1)], "bad": bad, "ids": [trace_id, span_id]}))
+"""
+    import sys
+    r = subprocess.run([sys.executable, "-c", code], cwd=tracing.ROOT / "loadgen", capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(r.stdout.splitlines()[-1])
+    assert got["ok"] == [0.01, 0.05, 1.0]
+    assert len(got["bad"]) == 4 and all("--trace-sample" in e for e in got["bad"])
+    trace_id, span_id = got["ids"]
+    assert len(trace_id) == 32 and len(span_id) == 16 and int(trace_id, 16) and int(span_id, 16)
+
+
+def test_trace_sample_is_an_experiment_load_key_checked_like_the_others():
+    from testbed.run.plan import DefinitionError, load_plan
+    assert load_plan([({"trace_sample": 1.0}, "x")], "x").trace_sample == 1.0
+    assert load_plan([({}, "x")], "x").trace_sample == 0.01
+    for bad in (1.5, -0.1, "all"):
+        with pytest.raises(DefinitionError, match="trace_sample"):
+            load_plan([({"trace_sample": bad}, "x")], "x")
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+def test_a_recorded_trace_decomposes_into_parts_that_add_up_to_locusts_span(backend):
+    spans = json.loads((DATA / f"seg5-{backend}.json").read_text())
+    d = traces.decompose(spans)
+    assert d["service"] == backend
+    assert set(d["tiers"]) == {"front", "clone", backend}
+    assert set(d["hops"]) == set(traces.HOPS) and set(d["haproxy"]) == set(traces.HOPS)
+    assert sum(d["tiers"].values()) + sum(d["hops"].values()) == pytest.approx(d["total"], abs=1e-6)
+    assert set(d["segments"]) == {"3", "4", "5"}
+    invoker = next(s for s in spans if s["name"] == "invoker.invoke")
+    assert d["segments"]["5"] == pytest.approx(invoker["duration"] / 1000)
+
+
+def test_a_trace_without_locusts_span_is_not_decomposed():
+    spans = [s for s in json.loads((DATA / "seg5-axis.json").read_text())
+             if s["localEndpoint"]["serviceName"] != "locust"]
+    assert traces.decompose(spans) is None
+
+
+def test_low_load_is_one_user_or_a_quiet_stack_and_says_when_it_is_neither():
+    rows = [{"users": 4, "step": 1, "traces": 9, "stack_share": 0.5},
+            {"users": 16, "step": 2, "traces": 9, "stack_share": 0.9}]
+    assert traces.low_load(rows) == (rows[0], False)
+    rows.append({"users": 1, "step": 0, "traces": 3, "stack_share": 0.45})
+    assert traces.low_load(rows) == (rows[2], True)
+    assert traces.low_load([{"users": 8, "step": 0, "traces": 2, "stack_share": 0.1}])[1] is True
+
+
+def test_agreement_is_within_the_stated_share_of_one_over_t_k():
+    runs = [{"run_id": "p5", "path": 5, "series": "axis ping n=0",
+             "steps": [{"users": 1, "step": 0, "traces": 10, "stack_share": 0.3, "segments": {"5": 11.0}}]}]
+    law = [{"series": "axis ping n=0", "segment": 5, "throughput": 100.0}]          # 1/T(5) = 10 ms
+    (row,) = traces.agreement(law, runs, cores=2)
+    assert row["law_ms"] == pytest.approx(10.0) and row["ratio"] == pytest.approx(1.1) and row["agree"]
+    runs[0]["steps"][0]["segments"]["5"] = 20.0
+    (row,) = traces.agreement(law, runs, cores=2)
+    assert not row["agree"] and "2 × 1/T(k)" in row["why"]
+    assert traces.agreement([{"series": "axis ping n=0", "segment": 5, "throughput": None, "derived": None}],
+                            runs, 2)[0]["agree"] is None
