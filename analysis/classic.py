@@ -20,10 +20,16 @@ Rules (a finding whose runs are missing is "not measured"):
   (published 22 vs 7.4: 2.97).
 - a pool of clients (the eventual fix) is several times the singleton: >= 2 (published ~100
   vs 7.4: 13.5).
+The clone findings are about a lock, so they need runs in the lock's regime: where a run they
+rest on was host-bound (analysis/regime.py: host or load generator out of CPU at the plateau)
+and the rule failed — or could only pass because of it (the service tier's flatness, the
+singleton's baseline) — the verdict is "not testable on this host" with the cause and the fix,
+never "does not hold". A host-bound run can only lower a throughput, so a speed-up or ratio that
+reaches its bound despite it still holds (unless the baseline it is divided by was host-bound).
 """
 from __future__ import annotations
 
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, Finding, missing
+from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
 
 PUBLISHED = {
     "paths": {1: 812, 2: 795, 3: 520, 4: 430, 5: 7.4},
@@ -100,9 +106,31 @@ def _within_text(g: dict) -> str:
 
 
 # ------------------------------------------------------------------------------ clones
+def _bound(runs: list[dict]) -> list[dict]:
+    """The host-bound runs among runs (analysis/regime.py), baseline first."""
+    return sorted((r for r in runs if r and r.get("host_bound")), key=lambda r: r.get("scaled_tier") != "baseline")
+
+
+def _judged(claim: str, measured: str, published: str, ok: bool, rule: str, key: str,
+            runs: list[dict], base: dict | None, what: str, bound_decides: bool = False) -> Finding:
+    """The verdict of a clone finding with the regime check: a host-bound baseline (or, when
+    bound_decides, any host-bound run) makes it untestable; so does a failure beside a
+    host-bound run."""
+    hot = _bound(runs + [base])
+    base_hot = base is not None and base.get("host_bound")
+    if hot and (base_hot or bound_decides or not ok):
+        r = hot[0]
+        b = r["host_bound"]
+        return Finding(claim, measured, published, NOT_TESTABLE,
+                       f"{r['id']}: {b['cause']}: the machine, not {what}, set the maximum ({rule}); "
+                       f"fix: {b['fix']}", key)
+    return Finding(claim, measured, published, _verdict(ok), rule, key)
+
+
 def clone_findings(summary: dict) -> list[Finding]:
     runs = summary.get("runs", [])
     out = []
+    base = next((r for r in runs if r.get("scaled_tier") == "baseline" and r.get("client_mode") == "singleton"), None)
     svc = [r for r in runs if r.get("scaling") == "service tier" and r.get("speedup") is not None]
     cli = [r for r in runs if r.get("scaling") == "client tier" and r.get("speedup") is not None]
     pub = PUBLISHED["singleton_clones"]
@@ -110,21 +138,22 @@ def clone_findings(summary: dict) -> list[Finding]:
     def speedups(rs):
         return ", ".join(f"×{r['replicas']}: {r['speedup']:.2f}" for r in sorted(rs, key=lambda r: r["replicas"]))
     if svc:
-        out.append(Finding("cloning the SOAP service tier gives nothing", speedups(svc),
-                           "no change", _verdict(all(r["speedup"] < 1.25 for r in svc)),
-                           "holds when every service-tier speed-up is below 1.25", "service_tier_flat"))
+        out.append(_judged("cloning the SOAP service tier gives nothing", speedups(svc), "no change",
+                           all(r["speedup"] < 1.25 for r in svc),
+                           "holds when every service-tier speed-up is below 1.25", "service_tier_flat",
+                           svc, base, "the singleton's lock", bound_decides=True))
     else:
         out.append(missing("cloning the SOAP service tier gives nothing", "no change",
                            "no run scaled the service tier alone", "service_tier_flat"))
     if cli:
-        out.append(Finding("cloning the client tier gives near-linear gains", speedups(cli),
-                           f"{pub[1]} → {pub[2]} → {pub[4]} tps (×2: 2.03, ×4: 3.51)",
-                           _verdict(all(r["speedup"] >= 0.75 * r["replicas"] for r in cli)),
-                           "holds when every speed-up is ≥ 0.75 × the replicas", "client_tier_linear"))
+        short = [r for r in cli if r["speedup"] < 0.75 * r["replicas"]]
+        out.append(_judged("cloning the client tier gives near-linear gains", speedups(cli),
+                           f"{pub[1]} → {pub[2]} → {pub[4]} tps (×2: 2.03, ×4: 3.51)", not short,
+                           "holds when every speed-up is ≥ 0.75 × the replicas", "client_tier_linear",
+                           short, base, "the singleton clones' locks"))
     else:
         out.append(missing("cloning the client tier gives near-linear gains", f"{pub[1]} → {pub[2]} → {pub[4]} tps",
                            "no run scaled the client tier alone", "client_tier_linear"))
-    base = next((r for r in runs if r.get("scaled_tier") == "baseline" and r.get("client_mode") == "singleton"), None)
     claim = "the singleton client caps throughput while CPU stays far from 100 % (threads BLOCKED on it)"
     if base is None or base.get("max_throughput") is None:
         out.append(missing(claim, "plateau at 7.4 tps, CPU far from 100 %", "no singleton baseline run",
@@ -143,11 +172,11 @@ def clone_findings(summary: dict) -> list[Finding]:
                                "the load did not reach a plateau (more users would have bought throughput)",
                                "singleton_software_bottleneck"))
         else:
-            out.append(Finding(claim, measured, "plateau at 7.4 tps, CPU far from 100 %",
-                               _verdict(b["kind"] == "software" and (blocked > 0 or not dumps)),
+            out.append(_judged(claim, measured, "plateau at 7.4 tps, CPU far from 100 %",
+                               b["kind"] == "software" and (blocked > 0 or not dumps),
                                "holds when the plateau's bottleneck hint is 'software' (host and every tier "
                                "below the utilisation threshold) and the clone's threads wait on the singleton",
-                               "singleton_software_bottleneck"))
+                               "singleton_software_bottleneck", [], base, "the singleton's lock"))
     for mode, ratio, published, key in (("request", 1.5, f"{PUBLISHED['request'][1]} vs 7.4 tps on 1 clone (2.97×)",
                                          "request_multiple"),
                                         ("pool", 2.0, f"about {PUBLISHED['fix']} vs 7.4 tps (13.5×)", "pool_fix")):
@@ -157,9 +186,9 @@ def clone_findings(summary: dict) -> list[Finding]:
         if r is None:
             out.append(missing(claim, published, f"no {mode} run beside a singleton one", key))
         else:
-            out.append(Finding(claim, f"{_n(r['max_throughput'])}/s, {r['vs_singleton']:.2f}× the singleton",
-                               published, _verdict(r["vs_singleton"] >= ratio),
-                               f"holds when {mode} / singleton ≥ {ratio}", key))
+            out.append(_judged(claim, f"{_n(r['max_throughput'])}/s, {r['vs_singleton']:.2f}× the singleton",
+                               published, r["vs_singleton"] >= ratio, f"holds when {mode} / singleton ≥ {ratio}",
+                               key, [r], base, f"the {mode} lifecycle"))
     return out
 
 

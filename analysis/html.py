@@ -27,7 +27,7 @@ th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .flag{color:#a40}.na{color:#777;font-style:italic}pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap}
 img{max-width:100%;border:1px solid #ddd}
 .findings td.v{font-weight:bold;white-space:nowrap}.findings td.holds{color:#060}
-.findings td.fails{color:#a00}.findings td.na{color:#777}
+.findings td.fails{color:#a00}.findings td.na{color:#777}.findings td.untestable{color:#a60}
 #side-by-side td.n{white-space:nowrap}"""
 
 

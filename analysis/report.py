@@ -15,7 +15,7 @@ from analysis import html as h
 from analysis.findings import Finding
 from analysis.findings import html_block as findings_block
 from analysis import faults as faultmod
-from analysis import maxima, plots, sidebyside, steps
+from analysis import maxima, plots, regime, sidebyside, steps
 from analysis.folder import load
 from analysis.summary import Analysis, analyse
 
@@ -181,7 +181,8 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
             f"{h.esc(e.get('mode') or 'local')} stack, {len(s['excluded_steps'])} excluded step(s). "
             "Maxima use valid steps only; excluded steps are listed below and drawn hollow.</p>",
             findings_block([Finding.from_json(f) for f in s.get("findings", [])],
-                           "Findings: the classic results, checked on this run")]
+                           "Findings: the classic results, checked on this run"),
+            regime.scaling_html(s)]
     if e["kind"] == "classic":
         body += ["<h2>The classic report beside this run</h2>",
                  "<p>Each published figure beside this run's, with its 95 % confidence interval, and "

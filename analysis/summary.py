@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, sidebyside, steps
+from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, regime, segments, sidebyside, steps
 from analysis import faults as faultmod
 from analysis.capacity import capacity
 from analysis.folder import ResultFolder, load
@@ -20,6 +20,7 @@ METHOD = {
     "maxima": maxima.__doc__.split("\n", 2)[2].strip(),
     "segments": segments.__doc__.split("\n", 1)[1].strip(),
     "bottleneck": bottleneck.__doc__.split("Rule (stated in the report):")[1].strip(),
+    "host-bound runs": regime.__doc__.split("\n", 2)[2].split("\n\n")[0].strip(),
     "calibration": calibration.__doc__.split("\n", 2)[2].strip(),
     "clones": clones.__doc__.split("Method: ")[1].split("\n\n")[0].strip(),
     "capacity": "N = N* + X·Z (interactive response-time law): X the maximum throughput, "
@@ -192,6 +193,8 @@ def analyse(result: ResultFolder) -> Analysis:
         hints[run.id] = bottleneck.hint(st, caps.for_run(run.meta), s.tolerance, s.utilisation_threshold,
                                         bottleneck.read_dumps(run.threaddumps))
         entries.append(_run_entry(run, st, run_max[run.id], hints[run.id]))
+        entries[-1]["host_bound"] = regime.host_bound(st, hints[run.id], s.utilisation_threshold, caps.host_cores,
+                                                      pinned=bool(caps.stack_cores))
         lost.extend({"run_id": run.id, "what": w} for w in run.lost)
         if result.kind != "clones" and not isinstance(run.meta.get("path"), int):
             lost.append({"run_id": run.id, "what": "run.json has no integer \"path\": left out of "
@@ -209,7 +212,7 @@ def analyse(result: ResultFolder) -> Analysis:
         "format": FORMAT_VERSION,
         "experiment": {k: e.get(k) for k in ("name", "kind", "status", "started", "ended", "mode",
                                              "host", "cpu_affinity", "cpu_quotas", "versions",
-                                             "definition", "stack")},
+                                             "definition", "stack", "scaling", "profile")},
         "settings": s.to_json(), "method": dict(METHOD), "runs_total": len(result.runs),
         "runs": entries, "excluded_steps": excluded, "step_notes": notes, "lost": lost,
     }

@@ -23,7 +23,9 @@ from pathlib import Path
 
 from testbed import ROOT, procs
 from testbed.faults import Injector
-from testbed.run import reconfigure, results, threaddumps
+from testbed.run import reconfigure, results, scaling, threaddumps
+from testbed.run.costs import calibration_spec, needs_calibration, run_steps
+from testbed.run.costs import measure as measure_costs
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
 from testbed.run.progress import Progress, latest_history, line
@@ -66,8 +68,10 @@ def deferred_sigint(progress: Progress, what: str):
 class Runner:
     def __init__(self, exp: Experiment, stack: Stack, results_dir: Path = RESULTS_DIR,
                  workers: int | None = None, keep_stack: bool = False, restore: bool = True,
-                 progress: Progress | None = None, remote: RemoteWorkers | None = None):
+                 progress: Progress | None = None, remote: RemoteWorkers | None = None,
+                 scale_from: Path | None = None):
         self.exp, self.stack = exp, stack
+        self.scale_from = scale_from          # --scale-from: costs of an earlier result folder
         self.results_dir = Path(results_dir)
         self.workers_override = workers
         self.remote = remote
@@ -107,8 +111,10 @@ class Runner:
             self.meta["stack"] = self.stack.describe()
             self.meta["cpu_quotas"] = self.meta["stack"].get("cpu_quotas")
             self._write_experiment()
-            for i, spec in enumerate(exp.runs):
-                self._one_run(i, spec)
+            for i in range(len(exp.runs)):
+                if exp.runs[i].auto_wait and "scaling" not in self.meta:
+                    self._scale(i)             # the service wait for this host, before its first run
+                self._one_run(i, exp.runs[i])
             status = "failed" if self.failed else "complete"
             if self.failed:
                 self.meta["error"] = "; ".join(self.failed)[:500]
@@ -142,6 +148,8 @@ class Runner:
         runs = self.exp.runs
         seconds = sum(r.load.seconds() + LOCUST_START_S for r in runs)
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
+        if needs_calibration(self.exp, self.scale_from):       # one Locust run and one restart more
+            seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
         return seconds + changes * JVM_START_S
 
     # ------------------------------------------------------------------ the stack
@@ -169,6 +177,8 @@ class Runner:
         self.progress.say(f"stack: starting the {self.stack.mode} stack with "
                           + ", ".join(f"{t}×{n}" for t, n in first.tiers.items() if n))
         t0 = time.monotonic()
+        if needs_calibration(self.exp, self.scale_from) and self.exp.runs.index(first) == 0:
+            first = calibration_spec(first, self.exp.quick)     # what runs first: saves a restart
         self.stack.up({t: n for t, n in first.tiers.items() if n > 0}, first.stack_knobs(), locust=False)
         self.started_stack = True
         self.progress.say(f"stack: healthy in {time.monotonic() - t0:.0f} s")
@@ -222,12 +232,36 @@ class Runner:
             return self.stack.cfg.locust_worker_count()
         return int(spec.load.workers)
 
-    def _one_run(self, i: int, spec: RunSpec) -> None:
+    def _scale(self, i: int) -> None:
+        """Choose the service wait of the "auto" runs from this host's costs (run/scaling.py) and
+        put it into every one of them; experiment.json "scaling" says what, why and from what."""
+        exp, say = self.exp, self.progress.say
+        if not exp.scaling:
+            choice = scaling.unscaled(exp.scale, "--no-scale: the file's scale.unscaled_wait_us")
+        else:
+            say("scaling: the CPU one /seg/5 request costs here decides the service wait ...")
+            costs, why = measure_costs(exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
+                                       self.scale_from)
+            if costs is None:
+                choice = scaling.unscaled(exp.scale, f"no cost measured ({why}): scale.unscaled_wait_us")
+            else:
+                cfg, cores = self.stack.cfg, float(self.meta["host"]["cores"])
+                cap = scaling.Capacity(cores, float(len(cfg.stack_cpus)) if cfg.stack_cpus else None,
+                                       float(len(cfg.loadgen_cpus)) if cfg.loadgen_cpus else None)
+                choice = scaling.choose_wait(costs, cap, scaling.locked_runs(exp.runs[i:]), exp.scale)
+        exp.runs[i:] = scaling.with_wait(exp.runs[i:], choice.wait_us)
+        self.meta["scaling"] = {**choice.to_json(), "sentence": choice.sentence(),
+                                "runs": [r.id for r in exp.runs[i:] if r.auto_wait]}
+        self.meta["definition"] = exp.definition()      # the runs as they will run
+        self._write_experiment()
+        say(choice.sentence())
+
+    def _one_run(self, i: int, spec: RunSpec, root: Path | None = None) -> None:
         say = self.progress.say
         n_runs = len(self.exp.runs)
         say(f"run {i + 1}/{n_runs} {spec.id}: {spec.label} — /seg/{spec.path}, "
             + ", ".join(f"{t}×{n}" for t, n in spec.tiers.items() if n) + f", {spec.client_mode}")
-        run_dir = self.folder / "runs" / spec.id
+        run_dir = (root or self.folder / "runs") / spec.id
         run_dir.mkdir(parents=True, exist_ok=True)
         with deferred_sigint(self.progress, "the reconfiguration in progress"):
             try:
@@ -284,7 +318,7 @@ class Runner:
         t0 = time.monotonic()
         deadline = t0 + spec.load.seconds(primed) + OVERRUN_S
         status, error = "complete", None
-        notes["served"] = {"before": served_counts(replicas)}   # nothing lost: checked in the report
+        notes["served"] = {"before": results.served_counts(replicas)}   # nothing lost: checked in the report
         try:
             loc.start()
             notes["locust_pids"] = {name: p.pid for name, p in loc.processes()}
@@ -347,7 +381,7 @@ class Runner:
         sampler.stop()
         notes = run.meta["notes"]
         if "served" in notes:
-            notes["served"]["after"] = served_counts(self.stack.status()["replicas"])
+            notes["served"]["after"] = results.served_counts(self.stack.status()["replicas"])
         if inj:                      # a fault still going is ended (resumed, revived) with the run
             inj.heal()
             notes["faults"] = inj.records
@@ -368,11 +402,7 @@ class Runner:
     def _run_line(self, run_dir: Path) -> str:
         """Per-step figures of a finished run (live analysis, no plots)."""
         try:
-            from analysis import folder as afolder
-            from analysis import steps as asteps
-            from analysis.settings import Settings
-            r = afolder.load_run(run_dir)
-            rows = asteps.compute(r.meta, r.history, r.cpu, Settings.from_json(self.exp.settings))
+            rows = run_steps(run_dir, self.exp.settings)
         except Exception as e:        # a report problem must not stop the experiment
             return f"(no per-step figures: {e})"
         parts = []
@@ -406,23 +436,6 @@ class Runner:
             return str(p.relative_to(Path.cwd()))
         except ValueError:
             return str(p)
-
-
-def served_counts(replicas: list[dict]) -> dict[str, dict]:
-    """GET /served of every replica (java-common Served, gSOAP served.cpp): tier-replica ->
-    its counters, or {"error": why} where it cannot be read (e.g. a Swarm task's address)."""
-    out = {}
-    for r in replicas:
-        key = f"{r['tier']}-{r['replica']}"
-        if not (r.get("url") and r.get("alive")):
-            out[key] = {"error": "not running"}
-            continue
-        try:
-            with urllib.request.urlopen(r["url"] + "/served", timeout=2) as resp:
-                out[key] = json.loads(resp.read())
-        except (OSError, ValueError) as e:
-            out[key] = {"error": f"{type(e).__name__}: {e}"[:120]}
-    return out
 
 
 def _load_notes(spec: RunSpec) -> dict:
