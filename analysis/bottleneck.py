@@ -4,7 +4,10 @@ Rule (stated in the report):
 1. plateau: the knee is the first valid step reaching max·(1 − tolerance); the run plateaued if
    at least one valid step with more users follows the knee (more users bought no throughput).
    Without a plateau there is no bottleneck to name: the load did not reach it.
-2. at the max-throughput step, utilisation = CPU / capacity, for the host (capacity = host cores),
+2. at the plateau step with the least host CPU (the max-throughput step when the run did not
+   plateau; plateau steps: valid, from the knee on, within the tolerance of the max — on a
+   shared machine other programs' load comes and goes, and a plateau that held while the host
+   had CPU to spare was not made by the host), utilisation = CPU / capacity, for the host (capacity = host cores),
    for each tier (capacity = cpu quota × replicas when quotas are set, else the cores the stack
    is pinned to, else host cores) and, when the stack is pinned, for the stack as a whole.
 3. plateau with host and every tier below utilisation_threshold (default 80 %) ⇒
@@ -30,7 +33,7 @@ class Hint:
     kind: str                      # software | cpu | rising | unknown
     text: str
     plateaued: bool = False
-    step: int | None = None        # the max-throughput step the CPU was read at
+    step: int | None = None        # the step the CPU was read at (see the module rule, 2.)
     host_utilisation: float | None = None
     utilisation: dict[str, float] = field(default_factory=dict)   # tier -> fraction of capacity
     saturated: list[str] = field(default_factory=list)
@@ -101,7 +104,12 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
     if not valid:
         return Hint(UNKNOWN, "no valid step: nothing to diagnose", threaddumps=dump_info)
     plateaued, knee = plateau(steps, tolerance)
-    top = max(valid, key=lambda s: (s.throughput, -s.users))
+    top = best = max(valid, key=lambda s: (s.throughput, -s.users))
+    if plateaued:
+        level = [s for s in valid if s.users >= knee.users and s.throughput >= top.throughput * (1 - tolerance)
+                 and s.host_cpu is not None]
+        if level:
+            top = min(level, key=lambda s: (s.host_cpu, -s.throughput))
     h = Hint(UNKNOWN, "", plateaued, top.index, threaddumps=dump_info)
     if top.host_cpu is not None:
         h.host_utilisation = top.host_cpu / (100 * caps.host_cores)
@@ -117,7 +125,7 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
                   f" reaching {top.throughput:.4g}/s); add steps with more users")
         return h
     if h.host_utilisation is None and not h.utilisation:
-        h.text = (f"plateau at {top.throughput:.4g}/s from {knee.users} users, but no CPU samples: "
+        h.text = (f"plateau at {best.throughput:.4g}/s from {knee.users} users, but no CPU samples: "
                   "cannot tell a CPU from a software bottleneck")
         return h
     h.saturated = sorted((t for t, u in h.utilisation.items() if u >= threshold and t != LOADGEN),
@@ -125,7 +133,8 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
     # with the stack pinned apart from the load generator, the stack's cores are what counts
     host_hot = (h.host_utilisation is not None and h.host_utilisation >= threshold
                 and not caps.stack_cores)
-    where = f"plateau at {top.throughput:.4g}/s from {knee.users} users"
+    where = f"plateau at {best.throughput:.4g}/s from {knee.users} users" + (
+        f" (CPU read at {top.users} users, the plateau step with the least host CPU)" if top is not best else "")
     if not h.saturated and not host_hot:
         h.kind = SOFTWARE
         host = f"host CPU {h.host_utilisation:.0%}" if h.host_utilisation is not None else "host CPU n/a"

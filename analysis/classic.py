@@ -8,8 +8,12 @@ Rules (a finding whose runs are missing is "not measured"):
   whole path's demand (published: 430 -> 7.4 tps, 98 %).
 - the JSP (②) costs next to nothing: T(1..2) within the tolerance band of T(1..1) (published
   812 vs 795).
-- the access bean (③) and the EJB-like bean (④) cost measurably: T(3) and T(4) are outside
-  the noise band (published 1,503 and 2,484/s).
+- the access bean (③) and the EJB-like bean (④) cost measurably: T(1..k) is below T(1..k-1) by
+  more than the noise band, so T(k) is outside it (published 1,503 and 2,484/s). The segment law
+  resolves no finer than that band: a T(1..k) inside it with both paths' 95 % intervals narrower
+  than the band does not hold (a cost that size would have shown); with wider intervals, or a
+  T(1..k) above the band (drift between the two runs), the run cannot tell: not measurable at
+  this resolution.
 - cloning the service tier gives nothing: every service-tier speed-up < 1.25.
 - cloning the client tier is near-linear: every client-tier speed-up >= 0.75 × replicas
   (published 7.4 -> 15 -> 26: 2.03 and 3.51).
@@ -20,7 +24,9 @@ Rules (a finding whose runs are missing is "not measured"):
   (published 22 vs 7.4: 2.97).
 - a pool of clients (the eventual fix) is several times the singleton: >= 2 (published ~100
   vs 7.4: 13.5).
-The clone findings are about a lock, so they need runs in the lock's regime: where a run they
+The segment findings compare path maxima that each use the whole host: where another program
+used a share of it during a path they rest on (analysis/regime.py, "shared"), they are "not
+testable on this host". The clone findings are about a lock, so they need runs in the lock's regime: where a run they
 rest on was host-bound (analysis/regime.py: host or load generator out of CPU at the plateau)
 and the rule failed — or could only pass because of it (the service tier's flatness, the
 singleton's baseline) — the verdict is "not testable on this host" with the cause and the fix,
@@ -29,6 +35,7 @@ reaches its bound despite it still holds (unless the baseline it is divided by w
 """
 from __future__ import annotations
 
+from analysis import regime
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
 
 PUBLISHED = {
@@ -52,7 +59,29 @@ def _n(x, digits: int = 0) -> str:
 
 
 # ------------------------------------------------------------------------------ segments
+def _unshared(f: Finding, summary: dict, series: str, ks: tuple[int, ...]) -> Finding:
+    """f, or "not testable" when a path it rests on was measured on a shared host."""
+    if f.verdict not in (HOLDS, DOES_NOT_HOLD, NOT_MEASURABLE):
+        return f
+    entries = {r["id"]: r for r in summary.get("runs", [])}
+    for p in summary.get("paths", []):
+        if p["series"] != series or p["path"] not in ks:
+            continue
+        for rid in p.get("run_ids") or []:
+            cause = regime.shared(entries.get(rid) or {})
+            if cause:
+                return Finding(f.claim, f.measured, f.published, NOT_TESTABLE,
+                               f"path {p['path']} ({rid}): {cause}: the segment law compares paths that each had "
+                               f"the whole host ({f.why}); fix: {regime.SHARED_FIX}", f.key)
+    return f
+
+
 def segment_findings(summary: dict) -> list[Finding]:
+    return [f for name in {g["series"]: 0 for g in summary.get("segments", [])}
+            for f in _segment_findings(summary, name)]
+
+
+def _segment_findings(summary: dict, only: str) -> list[Finding]:
     series = {}
     for g in summary.get("segments", []):
         series.setdefault(g["series"], {})[g["segment"]] = g
@@ -61,16 +90,18 @@ def segment_findings(summary: dict) -> list[Finding]:
         paths.setdefault(p["series"], {})[p["path"]] = p.get("max_throughput")
     out = []
     for name, segs in series.items():
+        if name != only:
+            continue
         t = paths.get(name, {})
         label = f" [{name}]" if len(series) > 1 else ""
         pub = PUBLISHED["paths"]
         if t.get(4) and t.get(5):
             share = 1 - t[5] / t[4]
-            out.append(Finding(
+            out.append(_unshared(Finding(
                 f"segment ⑤, the SOAP call through the client tier, dominates{label}",
                 f"T(1..4) {_n(t[4])}/s → T(1..5) {_n(t[5])}/s: ⑤ takes {share:.0%} of the path's demand",
                 f"T(1..4) {pub[4]} → T(1..5) {pub[5]} tps (98 %)", _verdict(t[5] <= t[4] / 2),
-                "holds when T(1..5) ≤ T(1..4)/2", "segment5_dominates"))
+                "holds when T(1..5) ≤ T(1..4)/2", "segment5_dominates"), summary, name, (4, 5)))
         else:
             out.append(missing(f"segment ⑤ dominates{label}", f"{pub[4]} → {pub[5]} tps",
                                "paths 4 and 5 both need a maximum", "segment5_dominates"))
@@ -78,31 +109,53 @@ def segment_findings(summary: dict) -> list[Finding]:
         if s2 and s2.get("path_throughput") and s2.get("previous_path_throughput"):
             within = s2["throughput"] is None
             shown = s2["derived"] if s2.get("derived") is not None else s2["throughput"]
-            out.append(Finding(
+            out.append(_unshared(Finding(
                 f"the JSP (②) costs next to nothing{label}",
                 f"T(1..1) {_n(s2['previous_path_throughput'])} vs T(1..2) {_n(s2['path_throughput'])}/s"
                 + (f"; T(2) {_n(shown)}/s" if shown else ""),
                 f"{pub[1]} vs {pub[2]} tps (T(2) ≈ 37,972, within noise)", _verdict(within),
-                f"holds when T(1..2) is within the ±{s2['tolerance']:.0%} noise band of T(1..1)", "jsp_cheap"))
+                f"holds when T(1..2) is within the ±{s2['tolerance']:.0%} noise band of T(1..1)", "jsp_cheap"),
+                summary, name, (1, 2)))
+        intervals = {p["path"]: p.get("interval") for p in summary.get("paths", []) if p["series"] == name}
         for k, what in ((3, "the access bean (③)"), (4, "the EJB-like session bean (④)")):
             g = segs.get(k)
             if not g or g.get("path_throughput") is None or g.get("previous_path_throughput") is None:
                 out.append(missing(f"{what} costs measurably{label}", f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s",
                                    f"paths {k - 1} and {k} both need a maximum", f"segment{k}_measurable"))
                 continue
-            out.append(Finding(
-                f"{what} costs measurably{label}",
-                f"T({k}) {g['throughput']:,.0f}/s" if g["throughput"] is not None else f"T({k}) {_within_text(g)}",
-                f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s", _verdict(g["throughput"] is not None),
-                f"holds when T(1..{k}) is below T(1..{k - 1}) by more than the ±{g['tolerance']:.0%} noise band",
-                f"segment{k}_measurable"))
+            out.append(_unshared(_segment_cost(k, f"{what} costs measurably{label}", g, intervals.get(k - 1),
+                                               intervals.get(k)), summary, name, (k - 1, k)))
     return out
 
 
-def _within_text(g: dict) -> str:
-    if g.get("derived") is not None:
-        return f"{g['derived']:,.0f} — within noise"
-    return "not measurable"
+def _half_width(x: float, iv) -> float | None:
+    """Relative half-width of a 95 % interval around x."""
+    return None if not iv or not x or iv[1] is None else (iv[1] - iv[0]) / 2 / x
+
+
+def _segment_cost(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
+    """③/④ cost measurably, judged at the segment law's resolution (the module rule)."""
+    tol, prev, cur = g["tolerance"], g["previous_path_throughput"], g["path_throughput"]
+    pub, key = f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s", f"segment{k}_measurable"
+    rule = (f"holds when T(1..{k}) is below T(1..{k - 1}) by more than the ±{tol:.0%} noise band, the "
+            "resolution of the segment law")
+    if g["throughput"] is not None:
+        return Finding(claim, f"T({k}) {g['throughput']:,.0f}/s (T(1..{k - 1}) {prev:,.0f} → T(1..{k}) {cur:,.0f}/s)",
+                       pub, HOLDS, rule, key)
+    widths = [_half_width(prev, prev_iv), _half_width(cur, cur_iv)]
+    measured = (f"T(1..{k - 1}) {prev:,.0f} vs T(1..{k}) {cur:,.0f}/s ({cur / prev - 1:+.1%}"
+                + (f"; 95 % intervals ±{widths[0]:.1%}, ±{widths[1]:.1%}" if None not in widths else "") + ")")
+    precise = None not in widths and max(widths) <= tol
+    if precise and cur <= prev * (1 + tol):
+        return Finding(claim, measured, pub, DOES_NOT_HOLD,
+                       f"{rule}; here the difference is inside the band while both intervals are narrower than "
+                       f"it: segment {k} costs less than {tol:.0%} of the path", key)
+    why = (f"T(1..{k}) is above T(1..{k - 1}) by more than the band: the two runs drifted apart by more than "
+           "the segment costs" if cur > prev * (1 + tol) else
+           "the paths' 95 % intervals are wider than the band, so a cost inside it cannot be told from noise")
+    return Finding(claim, measured, pub, NOT_MEASURABLE,
+                   f"not measurable at this resolution: {why} ({rule}; measure longer steps "
+                   "— a target_ci below the band — or repeat the experiment on a quieter host)", key)
 
 
 # ------------------------------------------------------------------------------ clones

@@ -193,6 +193,7 @@ def analyse(result: ResultFolder) -> Analysis:
         hints[run.id] = bottleneck.hint(st, caps.for_run(run.meta), s.tolerance, s.utilisation_threshold,
                                         bottleneck.read_dumps(run.threaddumps))
         entries.append(_run_entry(run, st, run_max[run.id], hints[run.id]))
+        entries[-1]["cpu_shares"] = regime.shares(st, hints[run.id], caps.host_cores)
         entries[-1]["host_bound"] = regime.host_bound(st, hints[run.id], s.utilisation_threshold, caps.host_cores,
                                                       pinned=bool(caps.stack_cores))
         lost.extend({"run_id": run.id, "what": w} for w in run.lost)

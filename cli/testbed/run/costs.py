@@ -15,7 +15,7 @@ from testbed.run.scaling import SCALED_POINT, Costs, costs_from_steps
 CALIBRATION_DIR = "calibration"
 # one step: the stack's first seconds under load are its JIT's (prime), then 6 s measured;
 # --quick: 4 s measured after a 2 s warm-up
-CALIBRATION_LOAD = LoadPlan(users=(16,), step_seconds=9.0, warmup_seconds=3.0, prime_seconds=4.0)
+CALIBRATION_LOAD = LoadPlan(users=(16,), step_seconds=9.0, warmup_seconds=3.0, prime_seconds=6.0)
 CALIBRATION_LOAD_QUICK = LoadPlan(users=(16,), step_seconds=6.0, warmup_seconds=2.0)
 
 
@@ -24,7 +24,7 @@ def run_steps(run_dir: Path, settings: dict) -> list:
     from analysis import folder as afolder
     from analysis import steps as asteps
     from analysis.settings import Settings
-    r = afolder.load_run(run_dir)
+    r = afolder.load_run(Path(run_dir))
     return asteps.compute(r.meta, r.history, r.cpu, Settings.from_json(settings))
 
 

@@ -81,6 +81,7 @@ class Runner:
         self.meta: dict = {}
         self.started_stack = False
         self.failed: list[str] = []
+        self.warm: set[str] = set()           # Java tiers loaded since their last (re)start
 
     # ------------------------------------------------------------------ the experiment
     def run(self) -> Path:
@@ -280,7 +281,10 @@ class Runner:
             self.failed.append(f"{spec.id}: {error}")
             say(f"  {error}")
             return
-        primed = bool(actions) or i == 0          # cold JVMs, or the experiment's first load
+        reached = set(threaddumps.tiers_reached(spec.path, spec.backend))
+        # cold JVMs (restarted, added, or never loaded yet: /seg/5 after /seg/1..4), or the first load
+        primed = bool(actions) or i == 0 or not reached <= self.warm
+        self.warm = (set() if actions else self.warm) | reached
         replicas = self.stack.status()["replicas"]
         notes = meta["notes"]
         notes.update(reconfigured=actions, primed=primed and spec.load.prime_seconds > 0,
