@@ -19,7 +19,8 @@ def _locust() -> list[str]:
     return [sys.executable, "-m", "locust", "-f", LOCUSTFILES]
 
 
-def start(cfg: StackConfig, log_dir: Path) -> dict:
+def start(cfg: StackConfig, log_dir: Path, groups=lambda name: []) -> dict:
+    """groups(name): the cgroup.procs files process `name` starts in (its CPU quota, CPUS_LOCUST)."""
     busy = [f"{k}={p}" for k, p in (("TESTBED_REPLICA_PORT_BASE (+990: Locust's web UI)", cfg.locust_web_port),
                                     ("LOCUST_MASTER_PORT", cfg.locust_master_port))
             if not procs.port_free(p, "127.0.0.1")]
@@ -32,10 +33,11 @@ def start(cfg: StackConfig, log_dir: Path) -> dict:
         "--master-bind-host", "127.0.0.1", "--master-bind-port", str(cfg.locust_master_port),
         "--expect-workers", str(n), "--class-picker",
         "-H", f"http://{cfg.client_host}:{cfg.web_port}"], log_dir / "locust-master.log",
-        port=cfg.locust_web_port, cwd=ROOT, cpus=cfg.loadgen_cpus)
+        port=cfg.locust_web_port, cwd=ROOT, cpus=cfg.loadgen_cpus, cgroups=groups("locust-master"))
     workers = [procs.start(f"locust-worker-{i}", _locust() + [
         "--worker", "--master-host", "127.0.0.1", "--master-port", str(cfg.locust_master_port)],
-        log_dir / f"locust-worker-{i}.log", cwd=ROOT, cpus=cfg.loadgen_cpus) for i in range(1, n + 1)]
+        log_dir / f"locust-worker-{i}.log", cwd=ROOT, cpus=cfg.loadgen_cpus, cgroups=groups(f"locust-worker-{i}"))
+        for i in range(1, n + 1)]
     return {"master": master, "workers": workers}
 
 

@@ -9,9 +9,11 @@ they hold.
     stack.scale("clone", 4); stack.restart("clone", {"CLIENT_MODE": "request"})
     stack.status()                        # same shape in both modes (status_shape below)
 
-status() is {"mode", "up", "state_dir", "entry_points", "haproxy": {"alive", "pid"} | None,
-"locust": [{"name", "pid", "alive"}], "replicas": [REPLICA_KEYS...]}; a key that has no
-meaning in a mode (a container's pid namespace, a local replica's container) is None.
+status() is {"mode", "up", "state_dir", "entry_points", "haproxy": {"alive", "pid", "cpu_quota"} |
+None, "locust": [{"name", "pid", "alive", "cpu_quota"}], "replicas": [REPLICA_KEYS...]}; a key
+that has no meaning in a mode (a container's pid namespace, a local replica's container) is None.
+cpu_quota: the CPU quota in cores (CPUS_<TIER>: a cgroup per local replica, compose's `cpus`),
+None when it has none.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
 REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "server", "sessions", "url", "pid",
-                "port", "container", "address", "log")
+                "port", "container", "address", "log", "cpu_quota")
 
 
 class StackError(RuntimeError):
@@ -113,8 +115,14 @@ class Stack(ABC):
 
     def tier_config(self, tier: str, knobs: dict[str, str]) -> dict[str, str]:
         """What of these knobs a tier's replicas are started with: when it differs between two
-        sets of knobs, the tier must be restarted to change from one to the other."""
-        return tiers.process_env(tiers.TIERS[tier], 0, knobs)
+        sets of knobs, the tier must be restarted to change from one to the other. The CPU quota
+        (CPUS_<TIER>) too: a JVM sizes its GC and compiler threads by it at start."""
+        cpus = knobs.get(f"CPUS_{tier.upper()}") or "0"
+        try:
+            cpus = f"{float(cpus):g}"          # 0.50 and 0.5 are one quota
+        except ValueError:
+            pass
+        return {**tiers.process_env(tiers.TIERS[tier], 0, knobs), "CPUS": cpus}
 
     # ------------------------------------------------------------------ faults (faults.py)
     @abstractmethod

@@ -46,7 +46,7 @@ def tiers(defaults: dict, entry: dict, where: str) -> dict[str, int]:
 
 def tiers_cpus(defaults: dict, entry: dict, where: str) -> dict[str, str]:
     """tiers_cpus = {clone = 0.5}: a CPU quota per replica of a tier, in cores (compose `cpus`,
-    docker mode only), merged key by key over [defaults]; as the knobs CPUS_<TIER>."""
+    a cgroup per local replica), merged key by key over [defaults]; as the knobs CPUS_<TIER>."""
     out = {}
     for layer in (defaults.get("tiers_cpus", {}), entry.get("tiers_cpus", {})):
         if not isinstance(layer, dict):

@@ -158,10 +158,6 @@ class Runner:
         """Start the stack for the first run if it is down; return the configuration to restore
         at the end (None when this experiment started the stack)."""
         first = self.exp.runs[0]
-        quotas = sorted({k for r in self.exp.runs for k in r.stack_knobs() if k.startswith("CPUS_")})
-        if quotas and self.stack.mode == "local":
-            raise ExperimentError(f"tiers_cpus ({', '.join(quotas)}) gives tiers CPU quotas, which only the "
-                                  "containerized stack has: ./testbed up --docker, or ./testbed run --docker")
         if self.stack.running():
             counts, knobs = self.stack.current()
             st = self.stack.status()
@@ -291,8 +287,7 @@ class Runner:
                      stack={f"{r['tier']}-{r['replica']}": {k: r[k] for k in ("pid", "port", "container", "healthy")}
                             for r in replicas},
                      host_url=self.stack.web_url())
-        if self.stack.mode != "local":
-            notes["cpu_quotas"] = self.stack.describe().get("cpu_quotas")
+        notes["cpu_quotas"] = self.stack.describe().get("cpu_quotas")
         unhealthy = [k for k, v in notes["stack"].items() if not v["healthy"]]
         if unhealthy:
             notes["warning"] = f"unhealthy before the run: {', '.join(unhealthy)}"
