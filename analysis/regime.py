@@ -116,8 +116,9 @@ def scaling_html(summary: dict) -> str:
     cap = sc.get("capacity") or {}
     if cap:
         rows.append([h.esc("host cores"), h.esc(f"{cap['host_cores']:g}")])
-    rows += [[h.esc("share of each CPU group the largest run may need"), h.esc(f"{sc['share']:.0%}")],
-             [h.esc("runs with this wait"), h.esc(", ".join(sc.get("runs") or []) or "—")],
+    if sc.get("share") is not None:
+        rows.append([h.esc("share of each CPU group the largest run may need"), h.esc(f"{sc['share']:.0%}")])
+    rows += [[h.esc("runs with this wait"), h.esc(", ".join(sc.get("runs") or []) or "—")],
              [h.esc("rule"), h.esc(sc.get("rule") or "")]]
     return (f'<h2>Scaled to this host</h2><p id="scaling-sentence">{h.esc(sc.get("sentence") or "")}</p>'
             + h.table("scaling", ["input", "value"], rows))

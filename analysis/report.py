@@ -188,7 +188,7 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
                  "<p>Each published figure beside this run's, with its 95 % confidence interval, and "
                  "both normalized by their own reference (absolute rates differ by machine; the "
                  "method is at the end of the page).</p>",
-                 sidebyside.html_table(s.get("side_by_side", []))]
+                 sidebyside.html_table(s.get("side_by_side", [])), sidebyside.emulation_html(s)]
     body += ["<h2>Runs</h2>", h.runs_table(s), h.image(pngs["throughput"], "throughput vs users")]
     if e["kind"] == "classic":
         body.append(h.image(pngs["throughput-clones"], "throughput vs users, clone runs"))

@@ -44,8 +44,9 @@ def lines(summary: dict) -> list[str]:
                 out.append(f"  {r['id']:28s} " + "; ".join(bits))
     if kind == "classic":
         from analysis.sidebyside import text_lines as side_lines
+        from analysis.sidebyside import emulation_lines
         out += ["the classic report beside this run (95 % intervals; normalized: each side by its own reference):",
-                *side_lines(summary.get("side_by_side", []))]
+                *side_lines(summary.get("side_by_side", [])), *emulation_lines(summary)]
     if summary.get("excluded_steps"):
         out.append(f"  {len(summary['excluded_steps'])} step(s) excluded from maxima (see the report)")
     return out

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from testbed import ROOT, procs
 from testbed.faults import Injector
-from testbed.run import reconfigure, results, scaling, threaddumps
+from testbed.run import reconfigure, results, threaddumps, tohost
 from testbed.run.costs import calibration_spec, needs_calibration, run_steps
-from testbed.run.costs import measure as measure_costs
+from testbed.run.profile import calibration_specs as profile_calibration
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
 from testbed.run.progress import Progress, latest_history, line
@@ -112,6 +112,8 @@ class Runner:
             self.meta["stack"] = self.stack.describe()
             self.meta["cpu_quotas"] = self.meta["stack"].get("cpu_quotas")
             self._write_experiment()
+            if exp.profile != "stack":
+                self._profile()                # emulated demands: before the first run
             for i in range(len(exp.runs)):
                 if exp.runs[i].auto_wait and "scaling" not in self.meta:
                     self._scale(i)             # the service wait for this host, before its first run
@@ -151,6 +153,9 @@ class Runner:
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
         if needs_calibration(self.exp, self.scale_from):       # one Locust run and one restart more
             seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
+        if self.exp.profile != "stack":      # its calibration runs, a client restart there and back, the quotas
+            cal = profile_calibration(runs[0], self.exp.quick)
+            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 4 * JVM_START_S
         return seconds + changes * JVM_START_S
 
     # ------------------------------------------------------------------ the stack
@@ -230,28 +235,30 @@ class Runner:
         return int(spec.load.workers)
 
     def _scale(self, i: int) -> None:
-        """Choose the service wait of the "auto" runs from this host's costs (run/scaling.py) and
-        put it into every one of them; experiment.json "scaling" says what, why and from what."""
-        exp, say = self.exp, self.progress.say
-        if not exp.scaling:
-            choice = scaling.unscaled(exp.scale, "--no-scale: the file's scale.unscaled_wait_us")
-        else:
-            say("scaling: the CPU one /seg/5 request costs here decides the service wait ...")
-            costs, why = measure_costs(exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
-                                       self.scale_from)
-            if costs is None:
-                choice = scaling.unscaled(exp.scale, f"no cost measured ({why}): scale.unscaled_wait_us")
-            else:
-                cfg, cores = self.stack.cfg, float(self.meta["host"]["cores"])
-                cap = scaling.Capacity(cores, float(len(cfg.stack_cpus)) if cfg.stack_cpus else None,
-                                       float(len(cfg.loadgen_cpus)) if cfg.loadgen_cpus else None)
-                choice = scaling.choose_wait(costs, cap, scaling.locked_runs(exp.runs[i:]), exp.scale)
-        exp.runs[i:] = scaling.with_wait(exp.runs[i:], choice.wait_us)
-        self.meta["scaling"] = {**choice.to_json(), "sentence": choice.sentence(),
-                                "runs": [r.id for r in exp.runs[i:] if r.auto_wait]}
-        self.meta["definition"] = exp.definition()      # the runs as they will run
+        """The service wait of the "auto" runs, for this host (run/tohost.py, run/scaling.py)."""
+        cfg = self.stack.cfg
+        self.progress.say("scaling: the CPU one /seg/5 request costs here decides the service wait ...")
+        self.meta["scaling"], lines = tohost.scale(
+            self.exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
+            float(self.meta["host"]["cores"]), cfg.stack_cpus, cfg.loadgen_cpus, self.scale_from)
+        self._fitted(lines)
+
+    def _profile(self) -> None:
+        """The classic-system profile's emulated demands, quotas and wait (run/profile.py)."""
+        self.progress.say(f"profile {self.exp.profile}: measuring this stack's own costs first (calibration runs) ...")
+        try:
+            self.meta["profile"], self.meta["scaling"], lines = tohost.fit_profile(
+                self.exp, self.folder, self.failed, lambda spec, root: self._one_run(0, spec, root),
+                float(self.meta["host"]["cores"]))
+        except tohost.FitError as e:
+            raise ExperimentError(str(e)) from None
+        self._fitted(lines)
+
+    def _fitted(self, lines: list[str]) -> None:
+        self.meta["definition"] = self.exp.definition()      # the runs as they will run
         self._write_experiment()
-        say(choice.sentence())
+        for ln in lines:
+            self.progress.say(ln)
 
     def _one_run(self, i: int, spec: RunSpec, root: Path | None = None) -> None:
         say = self.progress.say
