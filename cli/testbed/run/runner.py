@@ -246,12 +246,9 @@ class Runner:
     def _profile(self) -> None:
         """The classic-system profile's emulated demands, quotas and wait (run/profile.py)."""
         self.progress.say(f"profile {self.exp.profile}: measuring this stack's own costs first (calibration runs) ...")
-        try:
-            self.meta["profile"], self.meta["scaling"], lines = tohost.fit_profile(
-                self.exp, self.folder, self.failed, lambda spec, root: self._one_run(0, spec, root),
-                float(self.meta["host"]["cores"]))
-        except tohost.FitError as e:
-            raise ExperimentError(str(e)) from None
+        self.meta["profile"], self.meta["scaling"], lines = tohost.fit_profile(    # FitError: the run fails
+            self.exp, self.folder, self.failed, lambda spec, root: self._one_run(0, spec, root),
+            float(self.meta["host"]["cores"]))
         self._fitted(lines)
 
     def _fitted(self, lines: list[str]) -> None:
