@@ -173,3 +173,70 @@ def test_a_mistake_in_the_scaling_keys_is_an_error_naming_it(text, named):
 def test_an_unknown_profile_on_the_command_line_is_an_error():
     with pytest.raises(DefinitionError, match="--profile"):
         parse(AUTO, profile="fast")
+
+
+# ------------------------------------------------------------------------------ the runner's step
+def _fake_calibration(cpu: dict, host: float, x: int = 1000):
+    """A run_one that writes what a calibration run at x/s with this CPU would leave."""
+    import sys as _sys
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
+    from make_handmade import T0, plateau, run
+    calls = []
+
+    def run_one(spec, root):
+        import shutil
+        calls.append((spec.id, spec.path, dict(spec.demands)))
+        steps = [dict(s, cpu=cpu, host=host, x=x) for s in plateau(x, users=(16,))]
+        run(root / "_made", spec.id, T0, {"kind": "clones", "path": 5, "label": spec.label}, steps)
+        root.mkdir(parents=True, exist_ok=True)
+        shutil.move(root / "_made" / "runs" / spec.id, root / spec.id)     # root/<id>/, as the runner
+        shutil.rmtree(root / "_made")
+    return run_one, calls
+
+
+def test_clones_calibrates_without_the_wait_then_puts_the_chosen_wait_into_every_scaled_run(tmp_path):
+    from testbed.run import tohost
+    exp = definition.load("clones")
+    # 2 ms per request over the tiers at 1000/s: 200 % of a core, on a host at 210 %
+    run_one, calls = _fake_calibration({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
+                                        "loadgen/master": 40.0}, host=210.0)
+    failed: list[str] = []
+    chosen, lines = tohost.scale(exp, 0, tmp_path, failed, run_one, 4.0)
+    assert [c[0] for c in calls] == ["calibration"] and "SERVICE" not in calls[0][2]
+    # 8 calls at once × 2 ms / (0.6 × (4 − 0.1 other programs' cores)) = 6.8 ms -> 7 ms
+    assert chosen["wait_us"] == 7_000 and chosen["scaled"] and chosen["binding"]["run"] == "pool-c1-a1-r0"
+    assert chosen["costs"]["background_cores"] == pytest.approx(0.1, abs=0.01)
+    assert chosen["costs"]["source"] == "a calibration step of this experiment"
+    assert lines[0].startswith("scaled to this host: service wait 7 ms because a pool of 8 on 1 clone")
+    assert {r.demands["SERVICE"]["wait_us"] for r in exp.runs} == {7_000} and not failed
+    assert (tmp_path / "calibration" / "calibration" / "run.json").is_file()
+
+
+def test_classic_takes_its_costs_from_path_five_and_no_scale_runs_the_unscaled_wait(tmp_path):
+    from testbed.run import tohost
+    exp = definition.load("classic")
+    first = next(i for i, r in enumerate(exp.runs) if r.auto_wait)
+    run_one, calls = _fake_calibration({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
+                                        "loadgen/master": 40.0}, host=200.0)
+    run_one(exp.runs[first - 1], tmp_path / "runs")              # path 5 of the segment part, as run
+    chosen, _ = tohost.scale(exp, first, tmp_path, [], run_one, 2.0)
+    assert len(calls) == 1 and calls[0][0] == "axis-path5-r0" and chosen["costs"]["source"] == "run axis-path5-r0 of this experiment"
+    assert chosen["wait_us"] == 14_000                             # 8 × 2 ms / (0.6 × 2)
+    assert exp.runs[first - 1].demands == {}                       # the segment part keeps its own costs
+    off = definition.load("classic", scaling=False)
+    chosen, lines = tohost.scale(off, first, tmp_path, [], run_one, 2.0)
+    assert not chosen["scaled"] and chosen["wait_us"] == 20_000 and "--no-scale" in lines[0]
+    assert len(calls) == 1
+
+
+def test_scale_from_an_earlier_folder_measures_nothing(tmp_path):
+    import json
+
+    from testbed.run import tohost
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "experiment.json").write_text(json.dumps({"scaling": {"costs": COSTS.to_json()}}))
+    run_one, calls = _fake_calibration({}, host=0.0)
+    exp = definition.load("clones")
+    chosen, _ = tohost.scale(exp, 0, tmp_path / "new", [], run_one, 2.0, scale_from=earlier)
+    assert not calls and chosen["wait_us"] == 14_000 and "in earlier" in chosen["costs"]["source"]

@@ -314,7 +314,7 @@ class Runner:
             return stack_targets + [CpuTarget("loadgen", name, p.pid) for name, p in loc.processes()]
 
         sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
-        faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)]
+        faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)] if root is None else []
         inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None
         dumps: Future | None = None
         pool = ThreadPoolExecutor(max_workers=1)
