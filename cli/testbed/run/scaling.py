@@ -187,7 +187,9 @@ def _groups(costs: Costs, cap: Capacity, run: LockedRun) -> list[tuple[str, floa
     """(group, D, C) for one run."""
     per = costs.per_request_s
     host = max(cap.host_cores - costs.background_cores, MIN_CAPACITY_SHARE * cap.host_cores)
-    out = [("host", costs.total_s, host)]
+    label = "host" if costs.background_cores < 0.05 else \
+        f"host ({cap.host_cores:g} less {costs.background_cores:.2f} that other programs used)"
+    out = [(label, costs.total_s, host)]
     if cap.stack_cores:
         out.append(("stack CPUs", sum(v for t, v in per.items() if t in STACK_TIERS), cap.stack_cores))
     if cap.loadgen_cores and LOADGEN in per:
