@@ -100,25 +100,21 @@ def scaling_lines(summary: dict) -> list[str]:
     return out
 
 
-def scaling_html(summary: dict) -> str:
-    """The report's paragraph and table on the choice (id "scaling"); "" when there was none."""
-    from analysis import html as h
+def scaling_rows(summary: dict) -> dict | None:
+    """The report's section on the choice (experiment.json "scaling"): {sentence, rows [(input,
+    value)]}; None when the runner chose nothing."""
     sc = (summary.get("experiment") or {}).get("scaling")
     if not sc:
-        return ""
-    rows = []
-    costs = sc.get("costs") or {}
-    for t, v in sorted((costs.get("per_request_s") or {}).items()):
-        rows.append([h.esc(f"CPU per /seg/5 request, {t}"), h.esc(f"{v * 1e3:.3f} ms")])
+        return None
+    costs, cap, rows = sc.get("costs") or {}, sc.get("capacity") or {}, []
+    rows += [(f"CPU per /seg/5 request, {t}", f"{v * 1e3:.3f} ms")
+             for t, v in sorted((costs.get("per_request_s") or {}).items())]
     if costs:
-        rows += [[h.esc("measured at"), h.esc(f"{costs['throughput']:.0f}/s on {costs.get('source', '')}")],
-                 [h.esc("other programs meanwhile"), h.esc(f"{costs.get('background_cores') or 0:.2f} cores")]]
-    cap = sc.get("capacity") or {}
+        rows += [("measured at", f"{costs['throughput']:.0f}/s on {costs.get('source', '')}"),
+                 ("other programs meanwhile", f"{costs.get('background_cores') or 0:.2f} cores")]
     if cap:
-        rows.append([h.esc("host cores"), h.esc(f"{cap['host_cores']:g}")])
+        rows.append(("host cores", f"{cap['host_cores']:g}"))
     if sc.get("share") is not None:
-        rows.append([h.esc("share of each CPU group the largest run may need"), h.esc(f"{sc['share']:.0%}")])
-    rows += [[h.esc("runs with this wait"), h.esc(", ".join(sc.get("runs") or []) or "—")],
-             [h.esc("rule"), h.esc(sc.get("rule") or "")]]
-    return (f'<h2>Scaled to this host</h2><p id="scaling-sentence">{h.esc(sc.get("sentence") or "")}</p>'
-            + h.table("scaling", ["input", "value"], rows))
+        rows.append(("share of each CPU group the largest run may need", f"{sc['share']:.0%}"))
+    rows += [("runs with this wait", ", ".join(sc.get("runs") or []) or "—"), ("rule", sc.get("rule") or "")]
+    return {"sentence": sc.get("sentence") or "", "rows": rows}

@@ -172,6 +172,26 @@ def _faults_table(s: dict) -> str:
         "run's first stats row.</p>")
 
 
+def _scaling_html(sc: dict | None) -> str:
+    """The runner's choice of the service wait (regime.scaling_rows), id "scaling"."""
+    if not sc:
+        return ""
+    return (f'<h2>Scaled to this host</h2><p id="scaling-sentence">{h.esc(sc["sentence"])}</p>'
+            + h.table("scaling", ["input", "value"], [[h.esc(a), h.esc(b)] for a, b in sc["rows"]]))
+
+
+def _emulation_html(em: dict | None) -> str:
+    """The classic-system profile's emulation (sidebyside.emulation), ids "emulation", "emulation-settings"."""
+    if not em:
+        return ""
+    notes = "".join(f"<li>{h.esc(n)}</li>" for n in em["notes"])
+    return ("<h2>Emulated: the classic system's shape</h2>" + f"<p><b>{h.esc(em['intro'])}</b></p>"
+            + h.table("emulation", ["added CPU per request", "emulated", "this stack's own front cost of the path"],
+                      [[h.esc(a), "#" + h.esc(b), "#" + h.esc(c)] for a, b, c in em["added"]])
+            + h.table("emulation-settings", ["setting", "value"], [[h.esc(a), "#" + h.esc(b)] for a, b in em["settings"]])
+            + (f"<ul>{notes}</ul>" if notes else ""))
+
+
 def render(a: Analysis, pngs: dict[str, bytes]) -> str:
     """The report page for an analysis and its figures' PNG bytes."""
     s = a.summary
@@ -182,13 +202,13 @@ def render(a: Analysis, pngs: dict[str, bytes]) -> str:
             "Maxima use valid steps only; excluded steps are listed below and drawn hollow.</p>",
             findings_block([Finding.from_json(f) for f in s.get("findings", [])],
                            "Findings: the classic results, checked on this run"),
-            regime.scaling_html(s)]
+            _scaling_html(regime.scaling_rows(s))]
     if e["kind"] == "classic":
         body += ["<h2>The classic report beside this run</h2>",
                  "<p>Each published figure beside this run's, with its 95 % confidence interval, and "
                  "both normalized by their own reference (absolute rates differ by machine; the "
                  "method is at the end of the page).</p>",
-                 sidebyside.html_table(s.get("side_by_side", [])), sidebyside.emulation_html(s)]
+                 sidebyside.html_table(s.get("side_by_side", [])), _emulation_html(sidebyside.emulation(s))]
     body += ["<h2>Runs</h2>", h.runs_table(s), h.image(pngs["throughput"], "throughput vs users")]
     if e["kind"] == "classic":
         body.append(h.image(pngs["throughput-clones"], "throughput vs users, clone runs"))

@@ -224,38 +224,35 @@ def emulation_lines(summary: dict) -> list[str]:
             *(f"  profile: {n}" for n in p.get("notes") or [])]
 
 
-def emulation_html(summary: dict) -> str:
-    """The report's statement that the segment demands are emulated, and how (id "emulation")."""
-    from analysis import html as h
+EMULATION_INTRO = (
+    "The segment demands of this run are emulated by the {name} profile (cli/testbed/run/profile.py), "
+    "from this stack's own costs measured first (calibration runs): CPU added per request so that the "
+    "front's cost of each path relative to the static page is the published one, a CPU quota per tier for "
+    "the classic system's one machine per tier, and the service wait that puts the singleton at 7.4/812 "
+    "of T(①). The singleton's lock is the real client's: no demand is locked.")
+
+
+def emulation(summary: dict) -> dict | None:
+    """The report's statement that the segment demands are emulated, and how: {intro, added
+    [(what, emulated, this stack's own front cost of the path)], settings [(setting, value)],
+    notes}; None without a profile."""
     p = _profile(summary)
     if not p:
-        return ""
-    d, m = p["demands_cpu_us"], p.get("measured") or {}
-    front = m.get("front_s") or {}
-    front = {int(k): v for k, v in front.items()}          # JSON keys are text
-    rows = [[h.esc(what), "#" + h.esc(f"{d[key]} µs"),
-             "#" + h.esc(f"{front[k] * 1e6:.0f} µs" if k in front else "—")]
-            for key, what, k in (("SEG2", "② the JSP (DEMAND_SEG2_CPU_US)", 2),
-                                 ("SEG3", "③ the access bean (DEMAND_SEG3_CPU_US)", 3),
-                                 ("SEG4", "④ the session bean (DEMAND_SEG4_CPU_US)", 4),
-                                 ("INVOKER", "⑤ the Invoker, front side (DEMAND_INVOKER_CPU_US)", 5))]
-    settings = [[h.esc("front quota (one machine: paths ①–④ and the pool are held by it)"),
-                 "#" + h.esc(f"{p['quotas']['front']:g} core → T(①) {p['t1']:,.0f}/s")],
-                [h.esc("clone quota per replica (a client per request builds its client on it)"),
-                 "#" + h.esc(f"{p['quotas']['clone']:g} core")],
-                [h.esc("service wait the singleton's lock holds (unlocked)"),
-                 "#" + h.esc(f"{p['wait_us'] / 1000:g} ms → singleton {p['singleton']:.1f}/s")],
-                [h.esc("pool of pre-built clients (the fix; large enough not to bind)"), "#" + h.esc(str(p["pool_size"]))],
-                [h.esc("T(①) chosen by"), h.esc(f"{p['binding']}, at {p['share']:.0%} of the host")]]
-    notes = "".join(f"<li>{h.esc(n)}</li>" for n in p.get("notes") or [])
-    return ('<h2 id="emulation-title">Emulated: the classic system\'s shape</h2>'
-            f"<p><b>The segment demands of this run are emulated</b> by the {h.esc(p['name'])} profile "
-            "(cli/testbed/run/profile.py), from this stack's own costs measured first (calibration runs): "
-            "CPU added per request so that the front's cost of each path relative to the static page is the "
-            "published one, a CPU quota per tier for the classic system's one machine per tier, and the service "
-            "wait that puts the singleton at 7.4/812 of T(①). The singleton's lock is the real client's: "
-            "no demand is locked.</p>"
-            + h.table("emulation", ["added CPU per request", "emulated", "this stack's own front cost of the path"],
-                      rows)
-            + h.table("emulation-settings", ["setting", "value"], settings)
-            + (f"<ul>{notes}</ul>" if notes else ""))
+        return None
+    d = p["demands_cpu_us"]
+    front = {int(k): v for k, v in ((p.get("measured") or {}).get("front_s") or {}).items()}   # JSON keys are text
+    added = [(what, f"{d[key]} µs", f"{front[k] * 1e6:.0f} µs" if k in front else "—")
+             for key, what, k in (("SEG2", "② the JSP (DEMAND_SEG2_CPU_US)", 2),
+                                  ("SEG3", "③ the access bean (DEMAND_SEG3_CPU_US)", 3),
+                                  ("SEG4", "④ the session bean (DEMAND_SEG4_CPU_US)", 4),
+                                  ("INVOKER", "⑤ the Invoker, front side (DEMAND_INVOKER_CPU_US)", 5))]
+    settings = [("front quota (one machine: paths ①–④ and the pool are held by it)",
+                 f"{p['quotas']['front']:g} core → T(①) {p['t1']:,.0f}/s"),
+                ("clone quota per replica (a client per request builds its client on it)",
+                 f"{p['quotas']['clone']:g} core"),
+                ("service wait the singleton's lock holds (unlocked)",
+                 f"{p['wait_us'] / 1000:g} ms → singleton {p['singleton']:.1f}/s"),
+                ("pool of pre-built clients (the fix; large enough not to bind)", str(p["pool_size"])),
+                ("T(①) chosen by", f"{p['binding']}, at {p['share']:.0%} of the host")]
+    return {"intro": EMULATION_INTRO.format(name=p["name"]), "added": added, "settings": settings,
+            "notes": list(p.get("notes") or [])}
