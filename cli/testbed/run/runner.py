@@ -282,8 +282,8 @@ class Runner:
             say(f"  {error}")
             return
         reached = set(threaddumps.tiers_reached(spec.path, spec.backend))
-        # cold JVMs (restarted, added, or never loaded yet: /seg/5 after /seg/1..4), or the first load
-        primed = bool(actions) or i == 0 or not reached <= self.warm
+        # cold JVMs: restarted, added, or never loaded yet (the first run; /seg/5 after /seg/1..4)
+        primed = bool(actions) or not reached <= self.warm
         self.warm = (set() if actions else self.warm) | reached
         replicas = self.stack.status()["replicas"]
         notes = meta["notes"]
