@@ -123,3 +123,44 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     text = "\n".join(lines(summary))
     assert text.startswith("scaled to this host: service wait")
     assert f"access bean {p.demands_cpu_us['SEG3']} µs" in text and "emulated by the classic-system profile" in text
+
+
+def test_the_runner_step_calibrates_then_designs_and_applies_the_profile(tmp_path):
+    """tohost.fit_profile with calibration runs written as the runner would (no stack): six
+    calibration runs, then every run of the experiment carries the profile."""
+    import shutil
+    import sys as _sys
+    from pathlib import Path
+
+    from testbed.run import tohost
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
+    from make_handmade import T0, plateau, run
+    front = {1: 9.0, 2: 8.0, 3: 8.5, 4: 10.0, 5: 60.0}           # % of a core at 1000/s (or 100/s: ⑤)
+    calls = []
+
+    def run_one(spec, root):
+        calls.append(spec.id)
+        x = 1000 if spec.path < 5 else 100
+        cpu = {"front/1": front[spec.path] if spec.client_mode == "singleton" else 10.0,
+               "haproxy/1": 5.0, "loadgen/master": 20.0}
+        if spec.path == 5:
+            cpu.update({"clone/1": 30.0 if spec.client_mode == "request" else 4.0, "axis/1": 4.0})
+        run(root / "_made", spec.id, T0, {"kind": "segments", "path": spec.path, "label": spec.label},
+            [dict(s, cpu=cpu, host=sum(cpu.values()), x=x) for s in plateau(x, users=(16,))])
+        root.mkdir(parents=True, exist_ok=True)
+        shutil.move(root / "_made" / "runs" / spec.id, root / spec.id)
+        shutil.rmtree(root / "_made")
+
+    exp = definition.load("classic", profile="classic-system")
+    failed: list[str] = []
+    prof, chosen, lines = tohost.fit_profile(exp, tmp_path, failed, run_one, 2.0)
+    assert calls == [f"calibration-path{k}" for k in range(1, 6)] + ["calibration-request"] and not failed
+    assert prof["measured"]["front_s"][1] == pytest.approx(90e-6, rel=0.02)
+    assert prof["measured"]["clone_request_s"] == pytest.approx(3e-3, rel=0.02)
+    assert chosen["wait_us"] == prof["wait_us"] and chosen["sentence"].startswith("scaled to this host")
+    assert all(r.knobs["CPUS_FRONT"] == f"{prof['quotas']['front']:g}" for r in exp.runs)
+    assert lines[0].startswith("profile classic-system (emulated)")
+    # a calibration run that measured nothing: the experiment cannot be fitted, and says why
+    exp = definition.load("classic", profile="classic-system")
+    with pytest.raises(tohost.FitError, match="calibration run calibration-path1"):
+        tohost.fit_profile(exp, tmp_path / "empty", [], lambda spec, root: None, 2.0)
