@@ -80,7 +80,7 @@ def test_classic_steps_are_adaptive_and_the_plan_bounds_the_runner_deadline():
 def test_adaptive_options_reach_locust_only_when_set(tmp_path):
     exp = definition.load("classic")
     argv = master_argv(exp.runs[0], tmp_path, "h", 2, 5599, primed=True)
-    assert argv[argv.index("--step-target-ci") + 1] == "0.05"
+    assert argv[argv.index("--step-target-ci") + 1] == "0.03"          # the segment part's
     assert argv[argv.index("--step-min-seconds") + 1] == "4"
     assert argv[argv.index("--step-plateau-tolerance") + 1] == "0.05"
     assert argv[argv.index("--step-plateau-steps") + 1] == "2"
