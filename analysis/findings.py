@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from analysis import html as h
+from analysis import pages
+
 
 HOLDS = "holds"
 DOES_NOT_HOLD = "does not hold here"
@@ -60,21 +61,18 @@ def missing(claim: str, published: str, why: str, key: str = "") -> Finding:
 
 
 _CLASS = {HOLDS: "holds", DOES_NOT_HOLD: "fails", NOT_TESTABLE: "untestable", NOT_MEASURABLE: "na",
-          NOT_MEASURED: "na"}  # html.CSS
+          NOT_MEASURED: "na"}  # templates/style.css
+
+
+def finding_rows(findings: list[Finding]) -> list[dict]:
+    """The findings table's rows (templates/macros.html.j2, findings): each finding and the CSS
+    class of its verdict."""
+    return [{**f.to_json(), "css": _CLASS[f.verdict]} for f in findings]
 
 
 def html_block(findings: list[Finding], title: str = "Findings") -> str:
-    """The table a report opens with (id "findings")."""
-    rows = []
-    for f in findings:
-        rows.append(f"<tr><td>{h.esc(f.claim)}</td><td>{h.esc(f.measured)}</td>"
-                    f"<td>{h.esc(f.published or '—')}</td>"
-                    f'<td class="v {_CLASS[f.verdict]}">{h.esc(f.verdict)}</td><td>{h.esc(f.why)}</td></tr>')
-    if not rows:
-        rows.append('<tr><td colspan="5" class="na">no finding could be judged</td></tr>')
-    return (f'<h2>{h.esc(title)}</h2><table id="findings" class="findings"><thead><tr>'
-            "<th>classic finding</th><th>this run</th><th>published</th><th>verdict</th><th>why</th>"
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    """The table a report opens with (id "findings"), as HTML."""
+    return str(pages.ENV.get_template("macros.html.j2").module.findings(finding_rows(findings), title))
 
 
 def text_lines(findings: list[Finding]) -> list[str]:

@@ -187,24 +187,6 @@ def text_lines(side: list[dict]) -> list[str]:
     return out
 
 
-def html_table(side: list[dict]) -> str:
-    """The report's table (id "side-by-side")."""
-    from analysis import html as h
-
-    def cell(x, iv=None):
-        return "#" + (h.esc(value_text(x, iv)) if x is not None else '<span class="na">—</span>')
-    body = []
-    for r in side:
-        pub = h.esc(r["published_text"]) if r["published_text"] else h.esc(value_text(r["published"]))
-        body.append([h.esc(r["figure"]), "#" + pub, cell(r["measured"], r["interval"]),
-                     h.esc(r["reference"] or "—"),
-                     cell(r["published_normalized"]), cell(r["normalized"], r["normalized_interval"]),
-                     h.esc(r["note"])])
-    return h.table("side-by-side", ["figure", "published", "this run [95 % interval]", "normalized by",
-                                    "published, normalized", "this run, normalized [95 % interval]", "note"],
-                   body)
-
-
 # ------------------------------------------------------------------------------ emulated shape
 def _profile(summary: dict) -> dict | None:
     p = (summary.get("experiment") or {}).get("profile")

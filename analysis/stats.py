@@ -5,38 +5,37 @@ spread, never a mean of a skewed sample.
                                   "p25": 2.05, "p75": 2.15, "spread": 0.095...}
 
 spread = (max - min) / median (0 with one value; None when the median is 0).
-percentile uses linear interpolation between closest ranks (numpy's default).
+Percentiles and medians are numpy's (linear interpolation between closest ranks).
 
 Confidence intervals (95 %, two-sided) of a mean from n samples: mean ± t(0.975, n−1)·s/√n,
-s the sample standard deviation (mean_ci); of a quantity derived from measured intervals, the
-range its formula takes over them (ratio_interval: [a_lo/b_hi, a_hi/b_lo]).
+s the sample standard deviation, t Student's quantile from scipy.stats (mean_ci); of a
+quantity derived from measured intervals, the range its formula takes over them
+(ratio_interval: [a_lo/b_hi, a_hi/b_lo]).
 """
 from __future__ import annotations
 
-import math
-import statistics
+import numpy as np
+from scipy import stats as scistats   # import cost, measured: +1.4 s over numpy alone (best of 9,
+# load average 20, 2 cores) against 8-12 s for `./testbed report` of a sample folder (saving the
+# figures takes most of it); commands that analyse nothing (status, up, ...) never import it.
 
 
 def percentile(values: list[float], q: float) -> float | None:
-    """q in 0..100."""
-    xs = sorted(values)
-    if not xs:
-        return None
+    """q in 0..100; None without values."""
     if not 0 <= q <= 100:
         raise ValueError(f"percentile {q} is not within 0..100")
-    pos = (len(xs) - 1) * q / 100
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+    return float(np.percentile(values, q)) if len(values) else None
 
 
 def describe(values: list[float]) -> dict:
-    xs = [float(v) for v in values if v is not None]
-    if not xs:
+    xs = np.array([float(v) for v in values if v is not None])
+    if not xs.size:
         return {"n": 0, "median": None, "min": None, "max": None, "p25": None, "p75": None, "spread": None}
-    med = statistics.median(xs)
-    return {"n": len(xs), "median": med, "min": min(xs), "max": max(xs),
-            "p25": percentile(xs, 25), "p75": percentile(xs, 75),
-            "spread": (max(xs) - min(xs)) / med if med else None}
+    med = float(np.median(xs))
+    p25, p75 = (float(p) for p in np.percentile(xs, [25, 75]))
+    lo, hi = float(xs.min()), float(xs.max())
+    return {"n": int(xs.size), "median": med, "min": lo, "max": hi, "p25": p25, "p75": p75,
+            "spread": (hi - lo) / med if med else None}
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -46,39 +45,12 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return a / b
 
 
-# Student's t, 97.5 % quantile by degrees of freedom (loadgen/shapes.py holds the same table: a
-# test checks they agree); between 30 and infinity linear in 1/df (error < 0.001).
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120,
-        17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064,
-        25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000,
-        120: 1.980}
-Z975 = 1.960
-
-
-def t975(df: int) -> float:
-    """The 97.5 % quantile of Student's t with df degrees of freedom (df >= 1)."""
-    if df < 1:
-        raise ValueError(f"t quantile: need df >= 1, got {df}")
-    if df in T975:
-        return T975[df]
-    knots = [(d, T975[d]) for d in (30, 40, 60, 120)] + [(math.inf, Z975)]
-    for (d0, t0), (d1, t1) in zip(knots, knots[1:]):
-        if d0 < df < d1:
-            w = (1 / d0 - 1 / df) / (1 / d0 - (0 if d1 == math.inf else 1 / d1))
-            return t0 + (t1 - t0) * w
-    return Z975
-
-
 def mean_ci(samples: list[float]) -> tuple[float, float] | None:
     """(mean, half-width of its 95 % confidence interval) of >= 2 samples, else None."""
-    xs = [float(x) for x in samples]
-    n = len(xs)
-    if n < 2:
+    xs = np.asarray(samples, dtype=float)
+    if xs.size < 2:
         return None
-    mean = sum(xs) / n
-    sd = statistics.stdev(xs)
-    return mean, t975(n - 1) * sd / math.sqrt(n)
+    return float(xs.mean()), float(scistats.t.ppf(0.975, xs.size - 1) * scistats.sem(xs))
 
 
 Interval = tuple[float, float]

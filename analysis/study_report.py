@@ -8,9 +8,13 @@ A study's analysis module, analysis.studies.<kind>, has:
                                  [Finding.to_json()] (analysis/findings.py). samples are every
                                  line of samples.jsonl; only status "ok" ones carry valid data
     figures(summary) -> {name: matplotlib Figure}
-    sections(summary, images) -> [HTML]
-                                 the report's body after the findings; images[name] is the
-                                 <img> of figures()[name]
+    view(summary) -> dict        (optional) what the study's template shows beyond the summary:
+                                 rows picked or derived for its tables
+    TEMPLATE                     (optional) its template: a name under analysis/templates or a
+                                 jinja2 Template; default studies/<kind>.html.j2, which extends
+                                 study.html.j2 and fills its block "sections" (the report's body
+                                 after the findings; images[name] is figures()[name] as a data
+                                 URI, shown with the macro image(images.get(name), alt))
 
 The page reads: title and status, the findings (claim, this run, published, verdict), the
 module's sections with its figures, what was lost, the method, the settings last.
@@ -21,9 +25,8 @@ import importlib
 import json
 from pathlib import Path
 
-from analysis import html as h
-from analysis import plots
-from analysis.findings import Finding, html_block
+from analysis import pages, plots
+from analysis.findings import Finding, finding_rows
 
 SAMPLES_FILE = "samples.jsonl"
 SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "summary.json", "report.html", "plots"
@@ -86,32 +89,28 @@ def summarize(folder: Path) -> dict:
             **body}
 
 
-def render(summary: dict, mod, images: dict[str, str]) -> str:
+def render(summary: dict, mod, images: dict[str, bytes]) -> str:
+    """The report page of a study: its module's template, given the summary, the module's
+    view(summary) and the figures' PNG bytes."""
     e = summary["experiment"]
-    findings = [Finding.from_json(f) for f in summary.get("findings", [])]
     counts = ", ".join(f"{n} {k}" for k, n in sorted(summary["measurements"].items())) or "none"
-    body = [f"<h1>{h.esc(e['name'])} — {h.esc(e['kind'])} study</h1>",
-            f"<p>Status <b>{h.esc(e.get('status'))}</b>{' (--quick: lower resolution)' if e.get('quick') else ''}; "
-            f"measurements: {h.esc(counts)}. {h.esc(e.get('description') or '')}</p>",
-            html_block(findings)]
-    body += mod.sections(summary, images)
-    body += ["<h2>Lost, failed or invalid</h2>",
-             h.table("lost", ["where", "what"], [[h.esc(r["where"]), h.esc(r["what"])] for r in summary["lost"]],
-                     "nothing lost: every point has all its measurements"),
-             f'<section id="method"><h2>Method</h2><pre>{h.esc(mod.METHOD.strip())}</pre></section>',
-             "<h2>Settings</h2>", settings_table(e)]
-    return h.page(f"{e['name']} report", body)
+    view = mod.view(summary) if hasattr(mod, "view") else {}
+    return pages.render(getattr(mod, "TEMPLATE", f"studies/{e['kind']}.html.j2"), images=images,
+                        s=summary, e=e, counts=counts, method_text=mod.METHOD.strip(),
+                        findings=finding_rows([Finding.from_json(f) for f in summary.get("findings", [])]),
+                        settings_rows=settings_rows(e), **view)
 
 
-def settings_table(e: dict) -> str:
+def settings_rows(e: dict) -> list[tuple[str, object]]:
+    """The Settings table: host and times, then the study's parameters, environment, versions."""
     host = e.get("host") or {}
-    rows = [["host", h.esc(f"{host.get('cores')} cores, {host.get('cpu_model')}, {host.get('mem_gb')} GB")],
-            ["started / ended", f"{h.when(e.get('started'))} / {h.when(e.get('ended'))}"],
-            ["status", h.esc(e.get("status"))]]
-    rows += [[h.esc(f"parameter: {k}"), h.esc(_text(v))] for k, v in (e.get("params") or {}).items()]
-    rows += [[h.esc(f"environment: {k}"), h.esc(_text(v))] for k, v in (e.get("environment") or {}).items()]
-    rows += [[h.esc(f"version: {k}"), h.esc(v)] for k, v in (e.get("versions") or {}).items()]
-    return h.table("settings", ["setting", "value"], rows)
+    rows = [("host", f"{host.get('cores')} cores, {host.get('cpu_model')}, {host.get('mem_gb')} GB"),
+            ("started / ended", pages.when(e.get("started")) + " / " + pages.when(e.get("ended"))),
+            ("status", str(e.get("status")))]
+    rows += [(f"parameter: {k}", _text(v)) for k, v in (e.get("params") or {}).items()]
+    rows += [(f"environment: {k}", _text(v)) for k, v in (e.get("environment") or {}).items()]
+    rows += [(f"version: {k}", v) for k, v in (e.get("versions") or {}).items()]
+    return rows
 
 
 def _text(v) -> str:
@@ -136,7 +135,7 @@ def regenerate(folder: str | Path, outdir: str | Path | None = None) -> dict[str
     for name, fig in mod.figures(summary).items():
         png, svg = plots.save(fig, out / PLOTS_DIR, name)
         written[f"{PLOTS_DIR}/{png.name}"], written[f"{PLOTS_DIR}/{svg.name}"] = png, svg
-        images[name] = h.image(png.read_bytes(), name)
+        images[name] = png.read_bytes()
     (out / REPORT_FILE).write_text(render(summary, mod, images), encoding="utf-8")
     written[REPORT_FILE] = out / REPORT_FILE
     return written

@@ -1,13 +1,69 @@
 """Fixtures that start real tier processes (built by `./testbed build`) on free loopback
-ports, one per test session, and stop them afterwards. The helpers are in stacks.py."""
+ports, one per test session (per worker under `./testbed test`, which runs pytest-xdist),
+and stop them afterwards. The helpers are in stacks.py; how to write a test that needs a
+stack, and how the suite runs in parallel: tests/README.md."""
 from __future__ import annotations
 
+import signal
 import sys
 
 import pytest
 
 from testbed import procs
 from stacks import make_stack_config, start_tier
+
+
+# A shell starts a background job (`./testbed test &`, nohup, a CI runner's step) with SIGINT
+# ignored, and an ignored signal stays ignored across exec: the Ctrl-C tests' `./testbed run`
+# children would then never see their SIGINT and run to the end. The tests stand for a user at
+# a terminal, so SIGINT is handled here and every child starts with the default action.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+CHUNK = 25     # tests per group when a file is split (pytest -n): its session fixtures start once per worker
+
+
+def _uses_module_fixtures(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return bool(info) and any(d.scope in ("module", "package", "class")
+                              for defs in info.name2fixturedefs.values() for d in defs)
+
+
+@pytest.hookimpl(tryfirst=True)      # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Parallel runs (pytest -n N --dist loadgroup, as ./testbed test does) hand out groups of
+    tests, each run on one worker. A test can name its group (@pytest.mark.xdist_group("name"):
+    e.g. each end-to-end experiment run, on a stack of its worker's own). Otherwise a file's
+    tests form one group, so that its module fixtures start once; a file without module
+    fixtures is split: each slow test alone, the others in groups of CHUNK (session fixtures
+    start once per worker anyway). The slow groups are handed out first, so no worker is left
+    with one at the end, then the larger ones."""
+    def group(item):
+        mark = item.get_closest_marker("xdist_group")
+        return mark.args[0] if mark and mark.args else mark.kwargs.get("name") if mark else None
+
+    by_file: dict[str, list] = {}
+    for item in items:
+        if group(item) is None:
+            by_file.setdefault(item.nodeid.split("::")[0], []).append(item)
+    for path, tests in by_file.items():
+        if any(_uses_module_fixtures(t) for t in tests):
+            for t in tests:
+                t.add_marker(pytest.mark.xdist_group(path))
+            continue
+        rest = [t for t in tests if not t.get_closest_marker("slow")]
+        for t in tests:
+            if t.get_closest_marker("slow"):
+                t.add_marker(pytest.mark.xdist_group(t.nodeid))
+        chunks = -(-len(rest) // CHUNK)
+        for i, t in enumerate(rest):
+            t.add_marker(pytest.mark.xdist_group(f"{path}#{i * chunks // len(rest)}" if chunks > 1 else path))
+    slow = {group(item) for item in items if item.get_closest_marker("slow")}
+    size: dict[str, int] = {}
+    for item in items:
+        size[group(item)] = size.get(group(item), 0) + 1
+    # slow groups first, then the larger ones (stable: a group's tests stay together); ./testbed
+    # test passes --no-loadscope-reorder so that pytest-xdist hands the groups out in this order
+    items.sort(key=lambda item: (group(item) not in slow, -size[group(item)]))
 
 
 def pytest_collection_finish(session):

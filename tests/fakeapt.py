@@ -15,6 +15,7 @@ PROVIDES = {
     "libgsoap-dev": ["usr/include/stdsoap2.h"], "libssl-dev": ["usr/include/openssl/ssl.h"],
     "zlib1g-dev": ["usr/include/zlib.h"], "haproxy": ["bin/haproxy"], "wrk": ["bin/wrk"],
     "rpcsvc-proto": ["bin/rpcgen"], "libtirpc-dev": ["usr/include/tirpc/rpc/rpc.h"],
+    "nlohmann-json3-dev": ["usr/include/nlohmann/json.hpp"],
 }
 
 APT_GET = """#!{python}

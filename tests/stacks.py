@@ -10,7 +10,9 @@ import pytest
 
 from testbed import procs, tiers
 
-RUN_DIR = Path(os.environ.get("TESTBED_TEST_RUN_DIR", tiers.ROOT / ".testbed" / "test-run"))
+# logs and state of the processes the tests start; one folder per pytest-xdist worker (gw0, ...)
+RUN_DIR = Path(os.environ.get("TESTBED_TEST_RUN_DIR", tiers.ROOT / ".testbed" / "test-run")) / \
+    os.environ.get("PYTEST_XDIST_WORKER", "")
 
 
 class Server:
@@ -51,8 +53,11 @@ TEST_KNOBS = {
 }
 
 
-_bases_taken: set[int] = set()
+_bases_taken: dict[int, object] = {}   # slot base -> its lock file, held open while this process runs
 SLOT = 1000     # a stack's replica ports: base + tier offset (100..400) + index, and Locust's web UI
+# One lock file per slot, shared by every test process on the machine (pytest-xdist workers,
+# another checkout's suite): a slot is this process's once it holds the slot's flock.
+SLOT_LOCKS = Path(os.environ.get("TESTBED_TEST_SLOT_LOCKS", "/tmp/testbed-test-slots"))
 
 
 def _ephemeral_low() -> int:
@@ -70,18 +75,39 @@ def slot_ports(base: int) -> list[int]:
             + [StackConfig(replica_port_base=base).locust_web_port])
 
 
+def _lock_slot(base: int):
+    """The slot's lock file, locked by this process (held until it exits), or None if another
+    process holds it."""
+    import fcntl
+    SLOT_LOCKS.mkdir(parents=True, exist_ok=True)
+    f = open(SLOT_LOCKS / f"{base}.lock", "a")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        return None
+    return f
+
+
 def replica_port_base() -> int:
     """A replica port range of the stack's own: the first SLOT-port slot from
     TESTBED_TEST_PORT_BASE (default 20000: above free_port's range and a user's stack at 19000)
-    that no stack of this session took and whose ports are all free now, below the ephemeral
-    range unless TESTBED_TEST_PORT_BASE already starts in it."""
+    that no stack of this session took, no other test process holds (its lock file) and whose
+    ports are all free now, below the ephemeral range unless TESTBED_TEST_PORT_BASE already
+    starts in it. Parallel workers (pytest -n) so never share a slot."""
     start = int(os.environ.get("TESTBED_TEST_PORT_BASE", "20000"))
     low = _ephemeral_low()
     end = low if start + SLOT <= low else 65536
     for base in range(start, end - SLOT + 1, SLOT):
-        if base not in _bases_taken and all(procs.port_free(p) for p in slot_ports(base)):
-            _bases_taken.add(base)
+        if base in _bases_taken:
+            continue
+        lock = _lock_slot(base)
+        if lock is None:
+            continue
+        if all(procs.port_free(p) for p in slot_ports(base)):
+            _bases_taken[base] = lock
             return base
+        lock.close()
     pytest.fail(f"no free {SLOT}-port slot for a test stack between {start} and {end}: stop what holds "
                 f"them or set TESTBED_TEST_PORT_BASE")
 

@@ -28,6 +28,7 @@ def test_a_target_is_warm_once_it_served_enough_and_stopped_speeding_up(rates, r
 
 
 @pytest.mark.stack
+@pytest.mark.slow          # ./testbed bench end to end: warm-up rounds, then measured ones
 @pytest.mark.timeout(600)
 def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack, tmp_path):
     if not shutil.which("wrk"):

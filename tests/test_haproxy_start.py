@@ -9,7 +9,7 @@ import pytest
 
 from stacks import make_stack_config
 
-pytestmark = pytest.mark.stack
+pytestmark = [pytest.mark.stack, pytest.mark.own_stack]    # a stack of its own, started and watched
 
 
 def test_a_normal_start_leaves_no_down_transition_and_no_alert():

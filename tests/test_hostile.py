@@ -15,7 +15,7 @@ from hostile import inputs
 from soapwire import Reply, stream_exchange
 from testbed import contract, procs
 
-pytestmark = pytest.mark.stack
+pytestmark = [pytest.mark.stack, pytest.mark.own_stack]    # services and a stack with small limits
 
 OCCURS, LIMITS = inputs.OCCURS, inputs.SERVICE_LIMITS
 # Growth of the service's RSS during one input (peak minus before). Generous: the benchmark

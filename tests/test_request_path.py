@@ -93,6 +93,7 @@ def _clone_pids(stack) -> set[int]:
     return {r["pid"] for r in stack.status()["replicas"] if r["tier"] == "clone"}
 
 
+@pytest.mark.own_stack     # scales the shared stack's clone tier, then back
 def test_scaling_clones_during_load_fails_no_request_and_uses_every_clone(stack):
     seen, failures, done = [], [], []
     marks = {}
@@ -126,6 +127,7 @@ def _concurrent_work(stack, calls: int, wait_us: int) -> float:
     return time.monotonic() - t0
 
 
+@pytest.mark.own_stack     # restarts the shared stack's clone in each mode
 def test_client_modes_are_observable_and_only_the_singleton_serializes_calls(stack):
     try:
         # singleton: one client per backend, built once; concurrent calls wait for each other
@@ -155,6 +157,7 @@ def test_client_modes_are_observable_and_only_the_singleton_serializes_calls(sta
         stack.restart("clone", {"CLIENT_MODE": "singleton"})
 
 
+@pytest.mark.own_stack     # kills the shared stack's clone, which comes back
 def test_a_killed_clone_is_marked_down_and_seg5_keeps_answering(stack):
     import os
     import signal

@@ -8,10 +8,9 @@ import os
 
 import pytest
 
-from testbed import docker, dockercli, local, stack
+from testbed import cgroup, docker, dockercli, local, stack, stacks
 from testbed.config import StackConfig
 from testbed.run import reconfigure
-from testbed.run.sampler import cgroup_cpu_file, cgroup_cpu_seconds
 
 
 def _cfg(tmp_path) -> StackConfig:
@@ -26,19 +25,19 @@ def test_both_implementations_implement_the_whole_interface(tmp_path):
         assert isinstance(s, stack.Stack) and s.mode in stack.MODES
 
 
-def test_select_refuses_a_second_stack_in_the_other_mode(tmp_path, monkeypatch):
+def test_open_stack_refuses_a_second_stack_in_the_other_mode(tmp_path, monkeypatch):
     running = docker.ComposeStack(_cfg(tmp_path))
-    monkeypatch.setattr(stack, "detect", lambda cfg=None: running)
-    assert stack.select(_cfg(tmp_path)) is running
-    assert stack.select(_cfg(tmp_path), docker=True) is running
+    monkeypatch.setattr(stacks, "detect", lambda cfg=None: running)
+    assert stacks.open_stack(_cfg(tmp_path)) is running
+    assert stacks.open_stack(_cfg(tmp_path), docker=True) is running
     with pytest.raises(stack.StackError, match="a docker stack is running.*./testbed down first"):
-        stack.select(_cfg(tmp_path), docker=False)
+        stacks.open_stack(_cfg(tmp_path), docker=False)
 
 
-def test_select_without_a_running_stack_gives_the_mode_asked_for(tmp_path, monkeypatch):
-    monkeypatch.setattr(stack, "detect", lambda cfg=None: None)
-    assert stack.select(_cfg(tmp_path)).mode == "local"
-    assert stack.select(_cfg(tmp_path), docker=True).mode == "docker"
+def test_open_stack_without_a_running_stack_gives_the_mode_asked_for(tmp_path, monkeypatch):
+    monkeypatch.setattr(stacks, "detect", lambda cfg=None: None)
+    assert stacks.open_stack(_cfg(tmp_path)).mode == "local"
+    assert stacks.open_stack(_cfg(tmp_path), docker=True).mode == "docker"
 
 
 def _compose_fakes(monkeypatch, s: docker.ComposeStack):
@@ -125,15 +124,15 @@ def test_a_containers_cpu_is_read_from_its_cgroup(tmp_path, version):
         f = root / "system.slice" / "docker-abc.scope" / "cpu.stat"
         f.parent.mkdir(parents=True)
         f.write_text("usage_usec 2500000\nuser_usec 2000000\n")
-    path = cgroup_cpu_file(42, proc, root)
+    path = cgroup.cpu_file(42, proc, root)
     assert path == str(f)
-    assert cgroup_cpu_seconds(path) == pytest.approx(2.5)
-    assert cgroup_cpu_file(43, proc, root) is None          # no such process
+    assert cgroup.cpu_seconds(path) == pytest.approx(2.5)
+    assert cgroup.cpu_file(43, proc, root) is None          # no such process
 
 
 def test_this_machines_own_process_has_a_readable_cgroup_or_none():
-    path = cgroup_cpu_file(os.getpid())
-    assert path is None or cgroup_cpu_seconds(path) > 0
+    path = cgroup.cpu_file(os.getpid())
+    assert path is None or cgroup.cpu_seconds(path) > 0
 
 
 def test_docker_inspect_lines_of_compose_and_swarm_containers_are_read_alike():

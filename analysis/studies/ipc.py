@@ -8,7 +8,6 @@ Only valid measurements (status "ok": every byte arrived, in order, checksum equ
 """
 from __future__ import annotations
 
-from analysis import html as h
 from analysis import stats
 from analysis.findings import DOES_NOT_HOLD, HOLDS, Finding, judged, missing
 from analysis.studies import ipc_choice, ipc_figures
@@ -208,22 +207,25 @@ def figures(summary: dict) -> dict:
     return ipc_figures.figures(summary, LABELS)
 
 
-def sections(summary: dict, images: dict[str, str]) -> list[str]:
-    out = ["<h2>Time per 100 MB at the classic sizes</h2>",
-           "<p>Real time of the transfer and user and system time of each process, median of the valid runs "
-           "(error bars: min–max), scaled to 100 MB. Lower is faster. " + h.esc(load_text(summary)) + "</p>",
-           images.get("times", ""), main_table(summary)]
-    out += ["<h2>Throughput vs message size</h2>",
-            "<p>Every size of the sweep and the classic sizes; a mechanism's line stops where its limit does "
-            "(section Limits).</p>", images.get("sweep", ""), sweep_table(summary)]
-    out += ipc_choice.section(summary, LABELS)
-    out += ["<h2>Limits of each mechanism</h2>", limits_table(summary)]
-    if summary["left_behind"]:
-        out += ["<h2>Objects left behind</h2><p>tb-ipc removes its channel itself; these were still there "
-                "after a run and were removed by the study:</p>",
-                h.table("left-behind", ["run", "objects"],
-                        [[h.esc(x["where"]), h.esc(x["what"])] for x in summary["left_behind"]])]
-    return out
+def view(summary: dict) -> dict:
+    """The report's tables (templates/studies/ipc.html.j2), rows picked from the summary."""
+    by = {(r["mechanism"], r["size"]): r for r in summary["rows"]}
+    skipped: dict[str, list[int]] = {}
+    for x in summary["skipped"]:
+        skipped.setdefault(x["mechanism"], []).append(x["size"])
+
+    def sweep_cell(m: str, size: int) -> tuple[bool, float | None]:
+        """(over the mechanism's limit, MB/s median)."""
+        return size in skipped.get(m, []), ((by.get((m, size)) or {}).get("mb_per_s") or {}).get("median")
+    return {"labels": LABELS, "load_text": load_text(summary),
+            "main": [r for r in summary["rows"] if r["group"] == "main"],
+            "sweep_sizes": [_size(x) for x in summary["all_sizes"]],
+            "sweep": [(LABELS.get(m, m), [sweep_cell(m, x) for x in summary["all_sizes"]])
+                      for m in summary["mechanisms"]],
+            "limits": [(LABELS.get(m, m), f"{lim['max_size']:,} B" if lim.get("max_size") else "none (a byte stream)",
+                        lim.get("source", ""), ", ".join(_size(x) for x in sorted(skipped.get(m, []))) or "none")
+                       for m, lim in summary["limits"].items()],
+            "choice": ipc_choice.view(summary, LABELS)}
 
 
 def load_text(summary: dict) -> str:
@@ -235,59 +237,5 @@ def load_text(summary: dict) -> str:
             "time of both processes, they were waiting for a core, not working: compare the CPU column.")
 
 
-def _range(d: dict, fmt: str) -> str:
-    if d["median"] is None:
-        return '<span class="na">—</span>'
-    return h.esc(f"{d['median']:{fmt}} [{d['min']:{fmt}}–{d['max']:{fmt}}]")
-
-
-def main_table(summary: dict) -> str:
-    body = []
-    for r in summary["rows"]:
-        if r["group"] != "main":
-            continue
-        body.append([f"#{r['size']}", h.esc(r["label"]), f"#{r['n']}", "#" + _range(r["real"], ".2f"),
-                     "#" + _range(r["messages_per_s"], ",.0f"), "#" + _range(r["mb_per_s"], ",.1f"),
-                     *("#" + h.num(r[m]["median"], 3) for m in ("client_user", "client_sys", "server_user", "server_sys",
-                                                                "cpu", "cpu_us_per_message"))])
-    return h.table("ipc-main", ["size (B)", "mechanism", "valid runs", "real s / 100 MB", "messages/s", "MB/s",
-                                "client user s", "client sys s", "server user s", "server sys s",
-                                "CPU s, both", "CPU µs / message"], body,
-                   "no run at the classic sizes")
-
-
-def sweep_table(summary: dict) -> str:
-    sizes = summary["all_sizes"]
-    by = {(r["mechanism"], r["size"]): r for r in summary["rows"]}
-    skipped = {(s["mechanism"], s["size"]) for s in summary["skipped"]}
-    body = []
-    for m in summary["mechanisms"]:
-        cells = [h.esc(LABELS.get(m, m))]
-        for s in sizes:
-            r = by.get((m, s))
-            if (m, s) in skipped:
-                cells.append('<span class="na">over limit</span>')
-            elif r is None or r["mb_per_s"]["median"] is None:
-                cells.append('<span class="na">—</span>')
-            else:
-                cells.append("#" + h.esc(f"{r['mb_per_s']['median']:,.1f}"))
-        body.append(cells)
-    return ("<p>MB/s, median of the valid runs (messages/s = MB/s × 10⁶ ÷ size):</p>"
-            + h.table("ipc-sweep", ["mechanism", *[_size(s) for s in sizes]], body, "no sweep"))
-
-
 def _size(s: int) -> str:
     return f"{s // 1024} KiB" if s >= 1024 and s % 1024 == 0 else f"{s} B"
-
-
-def limits_table(summary: dict) -> str:
-    skipped: dict[str, list[int]] = {}
-    for s in summary["skipped"]:
-        skipped.setdefault(s["mechanism"], []).append(s["size"])
-    body = []
-    for m, lim in summary["limits"].items():
-        biggest = f"{lim['max_size']:,} B" if lim.get("max_size") else "none (a byte stream)"
-        body.append([h.esc(LABELS.get(m, m)), h.esc(biggest), h.esc(lim.get("source", "")),
-                     h.esc(", ".join(_size(x) for x in sorted(skipped.get(m, []))) or "none")])
-    return h.table("ipc-limits", ["mechanism", "largest message", "where the limit comes from (this machine)",
-                                  "sizes skipped"], body, "limits not recorded (the run did not get to prepare)")

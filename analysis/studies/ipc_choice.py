@@ -7,7 +7,6 @@ The speed side is computed from the run; the other columns are properties of the
 """
 from __future__ import annotations
 
-from analysis import html as h
 
 SIZES = (71, 512)
 KERNEL = ("unix-stream", "unix-dgram", "fifo", "pipe", "sysv-mq", "posix-mq")
@@ -81,14 +80,12 @@ def advice(c: dict, labels: dict[str, str]) -> list[str]:
     return out
 
 
-def section(summary: dict, labels: dict[str, str]) -> list[str]:
+def view(summary: dict, labels: dict[str, str]) -> dict:
+    """The section's paragraphs and table rows: (mechanism, messages/s at each of SIZES, its
+    PROPERTIES)."""
     c = summary["choice"]
-    body = []
-    for m in summary["mechanisms"]:
-        p = PROPERTIES.get(m, ("",) * 5)
-        rates = [c["rates"].get(str(s), {}).get(m) for s in SIZES]
-        body.append([h.esc(labels.get(m, m)), *(("#" + h.esc(f"{r:,.0f}")) if r else '<span class="na">—</span>' for r in rates), *(h.esc(x) for x in p)])
-    return (["<h2>Which to choose</h2>"] + [f"<p>{h.esc(t)}</p>" for t in advice(c, labels)]
-            + [h.table("ipc-choice", ["mechanism", *(f"messages/s at {s} B" for s in SIZES), "a peer dies",
-                                      "message boundaries", "who talks", "beyond this host, growth",
-                                      "after a crash"], body)])
+    return {"advice": advice(c, labels),
+            "headers": ["mechanism", *(f"messages/s at {s} B" for s in SIZES), "a peer dies", "message boundaries",
+                        "who talks", "beyond this host, growth", "after a crash"],
+            "rows": [(labels.get(m, m), [c["rates"].get(str(s), {}).get(m) for s in SIZES], PROPERTIES.get(m, ("",) * 5))
+                     for m in summary["mechanisms"]]}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from analysis import html as h
 from analysis.studies import rpc_findings
 from analysis.studies import rpc_table as t
 
@@ -157,113 +156,29 @@ def figures(summary: dict) -> dict[str, Figure]:
             "split": split_figure(rs)}
 
 
-def _n(v, digits: int = 3) -> str:
-    """A right-aligned figure: 3 significant digits below 1000, whole numbers with separators above."""
-    if isinstance(v, float) and abs(v) >= 1000:
-        return "#" + h.esc(f"{v:,.0f}")
-    return "#" + h.num(v, digits)
-
-
-def _us(v: float | None) -> str:
-    return "—" if v is None else f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
-
-
-def _grid(rs: list[dict], configs, cell) -> str:
+def view(summary: dict) -> dict:
+    """The report's tables (templates/studies/rpc.html.j2), rows picked from the summary."""
+    rs, sp = summary["rows"], summary["speedups"]
+    env = summary["experiment"].get("environment") or {}
     sizes = _sizes(rs)
-    body = [[h.esc(t.config_text(s, x))] + [cell(t.find(rs, s, x, size)) for size in sizes] for s, x in configs]
-    return sizes, body
-
-
-def latency_table(rs: list[dict]) -> str:
-    sizes, body = _grid(rs, _configs(rs), lambda r: "#" + (h.esc(f"{_us(r['median_us'])} / {_us(r['p99_us'])}")
-                                                           if r else '<span class="na">—</span>'))
-    return h.table("latency", ["system over transport"] + [t.size_text(s) for s in sizes], body)
-
-
-def speedup_table(rs: list[dict], sp: list[dict]) -> str:
-    configs = [(s, x) for s, x in _configs(rs) if x != "tcp"]
-    sizes = _sizes(rs)
-    body = [[h.esc(t.config_text(s, x))] + [_n(t.speedup(sp, s, x, size)) for size in sizes] for s, x in configs]
-    return h.table("speedup", ["speed-up over TCP"] + [t.size_text(s) for s in sizes], body)
-
-
-def split_table(rs: list[dict]) -> str:
-    body = []
-    for r in rs:
-        if r["system"] == "raw" or r.get("transport_us") is None:
-            continue
-        share = r["transport_us"] / r["median_us"] if r["median_us"] else None
-        body.append([h.esc(t.config_text(r["system"], r["transport"])), h.esc(t.size_text(r["size"])),
-                     _n(r["median_us"]), _n(r["client_us"]), _n(r["transport_us"]), _n(r["server_us"]), h.pct(share),
-                     "#" + h.esc(f"{r['request_bytes']} / {r['response_bytes']}")])
-    return h.table("split", ["configuration", "size", "total µs", "client µs", "transport µs", "server µs",
-                             "transport share", "bytes out / in"], body)
-
-
-def raw_table(rs: list[dict]) -> str:
     raws = [r for r in rs if r["system"] == "raw"]
-    sizes = _sizes(raws, "raw")
-    transports = list(dict.fromkeys(r["transport"] for r in raws))
-    body = [[h.esc(t.TRANSPORTS[x])] + [_n((t.find(raws, "raw", x, s) or {}).get("half_rtt_us")) for s in sizes]
-            for x in transports]
-    return h.table("raw", ["half round trip (µs)"] + [t.size_text(s) for s in sizes], body)
-
-
-def layer_table(layers: list[dict]) -> str:
-    body = [[h.esc(t.config_text(x["system"], x["transport"])), _n(x["null_us"]), _n(x["raw_rtt_us"]),
-             _n(x["layer_us"]), h.pct(x["share"])] for x in layers]
-    return h.table("rpc-layer", ["configuration", "null call µs", "raw 4 B round trip µs", "RPC layer µs",
-                                 "share of the call"], body)
-
-
-def cpu_table(rs: list[dict]) -> str:
-    body = []
+    raw_sizes = _sizes(raws, "raw")
+    loads = [r["load_avg"] for r in rs if r.get("load_avg") is not None]
+    cpu = []
     for system, transport in _configs(rs, rpc_only=False):
         r = t.find(rs, system, transport, None) or t.find(rs, system, transport, t.RAW_CLASSIC_SIZE)
-        if not r:
-            continue
-        body.append([h.esc(t.config_text(system, transport)), h.esc(t.size_text(r["size"])), _n(r["median_us"]),
-                     _n(r["client_cpu_us"]), _n(r["server_cpu_us"]), _n(r["idle_cpu_pct"]), _n(r["idle_runnable_pct"])])
-    return h.table("cpu", ["configuration", "size", "median µs", "client CPU µs/call", "server CPU µs/call",
-                           "server CPU while idle (% of a core)", "server runnable while idle (%)"], body)
-
-
-def points_table(rs: list[dict]) -> str:
-    body = [[h.esc(r["label"]), f"#{r['rounds']}", f"#{r['calls']}", _n(r["median_us"]), _n(r["p1_us"]),
-             _n(r["p99_us"]), h.pct(r["spread"]), _n(r.get("half_rtt_us")), _n(r.get("client_us")),
-             _n(r.get("transport_us")), _n(r.get("server_us")), _n(r["load_avg"], 2)] for r in rs]
-    return h.table("points", ["point", "rounds", "calls", "median µs", "p1 µs", "p99 µs", "spread", "half RTT µs",
-                              "client µs", "transport µs", "server µs", "load avg"], body, "no point measured")
-
-
-def sections(summary: dict, images: dict[str, str]) -> list[str]:
-    rs = summary["rows"]
-    env = (summary.get("experiment") or {}).get("environment") or {}
-    pinning = env.get("pinning", "not recorded")
-    loads = [r["load_avg"] for r in rs if r.get("load_avg") is not None]
-    load = (f" The host's 1-minute load average during the measurements: {min(loads):.1f} … {max(loads):.1f} "
-            f"(on {h.esc(env.get('cpus allowed', '?'))}: other work shares the CPUs)." if loads else "")
-    return [
-        "<h2>Response time by transport and size</h2>",
-        f"<p>Median / p99 of the call in µs (each cell: {h.esc(str(max((r['calls'] for r in rs), default=0)))} calls "
-        f"or fewer, over the rounds). Pinning: {h.esc(pinning)}. Dashed lines in the figure: the raw round trip "
-        f"of the same bytes on the same transport, the floor under the RPC layer.{load}</p>",
-        latency_table(rs), images.get("latency", ""),
-        "<h2>Speed-up over TCP</h2>",
-        "<p>TCP's median over the lighter transport's, same system and size. Stars: the classic study.</p>",
-        speedup_table(rs, summary["speedups"]), images.get("speedup", ""),
-        "<h2>Where a call's time goes</h2>",
-        "<p>client: the client's call outside the transport's send/receive (marshalling, stubs, HTTP); server: "
-        "first byte of the request read to reply handed over, minus its own send/receive; transport: the rest "
-        "(kernel or rings, wake-ups, scheduling). Bytes: what the client's transport moved in one call.</p>",
-        split_table(rs), images.get("split", ""),
-        "<h2>The raw floor</h2>",
-        "<p>Half round trip of a message of the size, echoed, no RPC layer (medians, µs).</p>", raw_table(rs),
-        "<h2>The RPC layer over the raw transport</h2>",
-        "<p>The null call minus the raw 4-byte round trip on the same transport, as the classic study "
-        "compared them.</p>", layer_table(summary["rpc_layer"]),
-        "<h2>CPU per call and while idle</h2>",
-        "<p>CPU time per timed call (client and server processes), and the server's CPU while the connection "
-        "idles: a spinning server wants a whole core (runnable ≈ 100 %) even when a busy host gives it less; a "
-        "futex-waiting one sleeps.</p>", cpu_table(rs),
-        "<h2>Every point</h2>", points_table(rs)]
+        if r:
+            cpu.append({**r, "config": t.config_text(system, transport), "size_text": t.size_text(r["size"])})
+    return {"sizes": [t.size_text(s) for s in sizes],
+            "latency": [(t.config_text(s, x), [t.find(rs, s, x, size) for size in sizes]) for s, x in _configs(rs)],
+            "speedup": [(t.config_text(s, x), [t.speedup(sp, s, x, size) for size in sizes])
+                        for s, x in _configs(rs) if x != "tcp"],
+            "split": [{**r, "config": t.config_text(r["system"], r["transport"]), "size_text": t.size_text(r["size"]),
+                       "share": r["transport_us"] / r["median_us"] if r["median_us"] else None}
+                      for r in rs if r["system"] != "raw" and r.get("transport_us") is not None],
+            "raw_sizes": [t.size_text(s) for s in raw_sizes],
+            "raw": [(t.TRANSPORTS[x], [(t.find(raws, "raw", x, s) or {}).get("half_rtt_us") for s in raw_sizes])
+                    for x in dict.fromkeys(r["transport"] for r in raws)],
+            "layers": [{**x, "config": t.config_text(x["system"], x["transport"])} for x in summary["rpc_layer"]],
+            "cpu": cpu, "pinning": env.get("pinning", "not recorded"), "cpus_allowed": env.get("cpus allowed", "?"),
+            "calls": max((r["calls"] for r in rs), default=0), "loads": (min(loads), max(loads)) if loads else None}

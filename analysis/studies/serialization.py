@@ -3,7 +3,8 @@ cli/testbed/studies/serialization.py, the contract analysis/study_report.py).
 
 summarize -> rows (serialization_data), findings (serialization_findings) and the MTOM
 recommendation; figures -> overhead by type and size, time per item, writers, transmit;
-sections -> the tables (serialization_sections).
+view -> the rows of the report's tables (serialization_sections; the page:
+analysis/templates/studies/serialization.html.j2).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from matplotlib.figure import Figure
 
 from analysis.studies import serialization_findings as F
 from analysis.studies.serialization_data import call_rows, find, message_rows, writer_rows
-from analysis.studies.serialization_sections import sections  # noqa: F401  (the module contract)
+from analysis.studies.serialization_sections import view  # noqa: F401  (the module contract)
 
 METHOD = """\
 Programs: tb-serialization (C++, gSOAP 2.8's code generated from the contract: the request
@@ -170,4 +171,4 @@ def _transmit_figure(rows: list[dict]) -> Figure:
     return fig
 
 
-__all__ = ["METHOD", "summarize", "figures", "sections", "find"]
+__all__ = ["METHOD", "summarize", "figures", "view", "find"]

@@ -4,7 +4,6 @@ length, pool size) for every per-message work, the classic findings
 (analysis/studies/servers_findings.py), figures and the report's sections."""
 from __future__ import annotations
 
-from analysis import html as h
 from analysis import stats
 from analysis.studies import servers_findings as sf
 
@@ -120,70 +119,25 @@ def figures(summary: dict) -> dict:
     return servers_figures.all_figures(sw, summary["base"])
 
 
-def _range(d: dict) -> str:
-    if not d or d["median"] is None:
-        return '<span class="na">no valid run</span>'
-    if d["n"] < 2:
-        return h.esc(f"{d['median']:.3f}")
-    return h.esc(f"{d['median']:.3f} ({d['min']:.3f}–{d['max']:.3f})")
-
-
-def _n(v, digits: int = 0) -> str:
-    return "#" + (h.num(None) if v is None else h.esc(f"{v:,.{digits}f}"))
-
-
-def _table(tid: str, first: str, rows: list[tuple[str, dict]]) -> str:
-    head = [first, "model", "M per connection", "runs", "completion s: median (range)", "messages/s",
-            "p99 ms", "threads peak / mean", "busy peak / mean", "JVM threads peak", "RSS peak / mean MiB"]
-    body = []
-    for key, r in rows:
-        model = MODEL_TEXT[r["model"]] + (f", pool {r['pool']}" if r["model"] == "pooled" else "")
-        both = lambda a, b, d=0: "#" + (h.num(None) if a is None else h.esc(f"{a:,.0f} / {b:,.{d}f}"))  # noqa: E731
-        body.append([h.esc(key), h.esc(model), _n(r["messages"]), _n(r["completion"]["n"]),
-                     "#" + _range(r["completion"]), _n(r["messages_per_s"]),
-                     _n(None if r["p99_us"] is None else r["p99_us"] / 1000, 2),
-                     both(r["threads_peak"], r["threads_mean"]), both(r["busy_peak"], r["busy_mean"], 1),
-                     _n(r["os_threads_peak"]), both(r["rss_peak_mib"], r["rss_mean_mib"])])
-    return h.table(tid, head, body, "no points")
-
-
 def _work_title(work: str) -> str:
     return "no per-message work" if work == "none" else f"per-message work {work}"
 
 
-def sections(summary: dict, images: dict) -> list[str]:
+def view(summary: dict) -> dict:
+    """The report's tables (templates/studies/servers.html.j2): per sweep, per work, the id of
+    its table and its rows (the first column's text, the point's row)."""
     base = summary["base"]
     sw = sweeps(summary["rows"], base)
-    out = [f"<h2>The published default point: {base['base_clients']} clients × {base['base_length']} bytes</h2>",
-           "<p>Each model at the published client count and message length (the pooled model with the published "
-           f"pool of {base['pool']}), for each per-message work. Threads are the model's own (acceptor, selector, "
-           "workers, connection threads); busy = of those, handling a message at that moment; JVM threads = all "
-           "threads of the server process (/proc), including the JVM's own.</p>"]
-    for work, s in sw.items():
-        rows = [(_work_title(work), s["default"][m]) for m in MODELS if m in s["default"]]
-        out.append(_table(f"default-{work.replace(':', '')}", "work", rows))
-    sets = [("clients", "Clients", "clients", "messages per second against the number of client connections (M "
-             "per connection is raised at few clients, and lowered with work, so completion times of different "
-             "client counts are not comparable; messages/s are, connection set-up included)",
-             lambda s: [(str(n), m[k]) for n, m in s["clients"].items() for k in MODELS if k in m]),
-            ("pools", "Pool size", "pool", f"the pooled model at {base['base_clients']} clients with pools of "
-             "1 … 100 workers, beside thread-per-connection (dashed, with its range and the noise tolerance X, "
-             "dotted) and the poller",
-             lambda s: ([("—", s["thread"])] if s["thread"] else []) + [(str(r["pool"]), r) for r in s["pools"]]),
-            ("lengths", "Message length", "bytes", f"completion time against the message length at "
-             f"{base['base_clients']} clients",
-             lambda s: [(str(n), m[k]) for n, m in s["lengths"].items() for k in MODELS if k in m])]
-    for name, title, first, text, pick in sets:
-        bars = "" if name == "clients" else ", bars = range of the runs"
-        out.append(f"<h2>{h.esc(title)} sweep</h2><p>{h.esc(text[0].upper() + text[1:])}; medians{bars}.</p>")
-        if name in images:
-            out.append(images[name])
-        for work, s in sw.items():
-            out.append(f"<h3>{h.esc(_work_title(work).capitalize())}</h3>")
-            out.append(_table(f"{name}-{work.replace(':', '')}", first, pick(s)))
-    if "threads" in images:
-        out += ["<h2>Threads and memory</h2><p>The model's threads (peak) and the server's peak RSS against the "
-                "number of clients (no per-message work). What each model promises: thread-per-connection one "
-                "thread per connection + the acceptor, the poller 1, the pooled model its pool + the selector; "
-                "the figure is what this run measured.</p>", images["threads"]]
-    return out
+
+    def tables(name: str, pick) -> list[dict]:
+        return [{"title": _work_title(work).capitalize(), "id": f"{name}-{work.replace(':', '')}",
+                 "rows": pick(work, s)} for work, s in sw.items()]
+    return {"base": base, "models": MODEL_TEXT,
+            "default": tables("default", lambda w, s: [(_work_title(w), s["default"][m])
+                                                       for m in MODELS if m in s["default"]]),
+            "clients": tables("clients", lambda w, s: [(str(n), m[k]) for n, m in s["clients"].items()
+                                                       for k in MODELS if k in m]),
+            "pools": tables("pools", lambda w, s: ([("—", s["thread"])] if s["thread"] else [])
+                            + [(str(r["pool"]), r) for r in s["pools"]]),
+            "lengths": tables("lengths", lambda w, s: [(str(n), m[k]) for n, m in s["lengths"].items()
+                                                       for k in MODELS if k in m])}

@@ -32,7 +32,8 @@ import requests
 
 from testbed import ROOT, contract
 from testbed.procs import ProcError
-from testbed.stack import Stack, StackError, select
+from testbed.stack import Stack, StackError
+from testbed.stacks import open_stack
 
 WRK_LUA = """
 wrk.method = "POST"
@@ -174,7 +175,7 @@ def main(args) -> int:
     if not shutil.which("wrk"):
         raise SystemExit("bench: wrk not found; install it: sudo apt-get install -y wrk")
     try:
-        stack = select()
+        stack = open_stack()
     except StackError as e:
         raise SystemExit(f"bench: {e}") from None
     started_here = False

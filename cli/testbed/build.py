@@ -60,15 +60,21 @@ def _maven_progress(line: str) -> bool:
 
 
 def java(force: bool = False, run_tests: bool = False) -> None:
-    """mvn package (with the unit tests when run_tests), skipped when no input changed."""
+    """mvn package (with the unit tests when run_tests), skipped when no input changed; when
+    only the tests are missing (built by `./testbed build`, nothing changed since), mvn test:
+    the jars are not made a second time."""
     built, tested = STATE / "java.stamp", STATE / "java-tested.stamp"
     fp = _fingerprint(JAVA_INPUTS)
     done = [tested] if run_tests else [built, tested]
-    if not force and all(p.exists() for p in JAVA_OUTPUTS) and \
-            any(s.exists() and s.read_text() == fp for s in done):
+    current = all(p.exists() for p in JAVA_OUTPUTS)
+    if not force and current and any(s.exists() and s.read_text() == fp for s in done):
         print("build: Java modules up to date" + (" and tested" if run_tests else ""))
         return
-    goals = ["package"] if run_tests else ["package", "-DskipTests"]
+    if run_tests:
+        only_tests = not force and current and built.exists() and built.read_text() == fp
+        goals = ["test"] if only_tests else ["package"]
+    else:
+        goals = ["package", "-DskipTests"]
     _run("maven", ["mvn", "-B", "-ntp", *goals], _maven_progress)
     for s in [built, tested] if run_tests else [built]:
         s.parent.mkdir(parents=True, exist_ok=True)

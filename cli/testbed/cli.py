@@ -25,9 +25,10 @@ def _stack(docker: bool | None = None):
     """The stack to act on: the one that runs (local or containers), else a local one
     (docker=True: a containerized one). Exits naming the fix when that cannot be."""
     from testbed.config import ConfigError, StackConfig
-    from testbed.stack import StackError, select
+    from testbed.stack import StackError
+    from testbed.stacks import open_stack
     try:
-        return select(StackConfig.load(), docker)
+        return open_stack(StackConfig.load(), docker)
     except (ConfigError, StackError) as e:
         raise SystemExit(f"testbed: {e}")
 
@@ -122,7 +123,8 @@ def _print_entry_points(entry_points: dict[str, str], tiers_up: set[str]) -> Non
 
 
 def cmd_down(args) -> int:
-    from testbed.stack import StackError, detect
+    from testbed.stack import StackError
+    from testbed.stacks import detect
     stack = detect()
     if stack is None:
         print("down: stopped nothing (no stack was running)")
@@ -139,7 +141,7 @@ def cmd_down(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from testbed.stack import detect
+    from testbed.stacks import detect
     stack = detect()
     st = stack.status() if stack else {"mode": None, "up": False, "entry_points": {}, "haproxy": None,
                                        "locust": [], "replicas": []}
@@ -182,7 +184,8 @@ def _quota_text(cores: float | None) -> str:
 def cmd_scale(args) -> int:
     from testbed import tiers
     from testbed.procs import ProcError
-    from testbed.stack import StackError, detect
+    from testbed.stack import StackError
+    from testbed.stacks import detect
     stack = detect()
     if stack is None:
         print("testbed: scale: the stack is not up; start it with ./testbed up", file=sys.stderr)
@@ -217,7 +220,7 @@ def cmd_logs(args) -> int:
 
 def cmd_fault(args) -> int:
     from testbed import faults
-    from testbed.stack import detect
+    from testbed.stacks import detect
     try:
         fault = faults.parse(args.action, args.target, args.at, args.duration, args.speed)
     except faults.FaultError as e:
@@ -245,12 +248,37 @@ def cmd_fault(args) -> int:
     return 0
 
 
+# --quick: the inner loop, no test that starts a stack of its own or runs an experiment end
+# to end (markers in pyproject.toml; tests/README.md)
+QUICK_MARKERS = "not slow and not own_stack"
+
+
+def _pytest_argv(args) -> list[str]:
+    """pytest's arguments: the user's, after -n WORKERS --dist loadgroup (pytest-xdist: the
+    tests of one file on one worker, in the order tests/conftest.py gives the groups: slow
+    ones first) unless the user chose -n or -p no:xdist,
+    and -m QUICK_MARKERS for --quick (joined with the user's own -m)."""
+    user = list(args.pytest_args)
+    argv: list[str] = []
+    chose = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in user) or \
+        any(a == "no:xdist" or a == "-pno:xdist" for a in user)
+    if not chose and args.workers != 0:
+        argv += ["-n", str(args.workers), "--dist", "loadgroup", "--no-loadscope-reorder"]
+    if args.quick:
+        if "-m" in user:
+            i = user.index("-m")
+            user[i + 1] = f"({user[i + 1]}) and {QUICK_MARKERS}"
+        else:
+            argv += ["-m", QUICK_MARKERS]
+    return argv + user
+
+
 def cmd_test(args) -> int:
     from testbed import build, prereqs
     prereqs.ensure()
     try:
         build.native()
-        build.java(run_tests=True)
+        build.java(run_tests=not args.quick)
     except build.BuildError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 1
@@ -258,7 +286,17 @@ def cmd_test(args) -> int:
     if rc != 0:
         print("testbed: ctest failed", file=sys.stderr)
         return rc
-    return subprocess.call([sys.executable, "-m", "pytest", *args.pytest_args], cwd=ROOT)
+    return subprocess.call([sys.executable, "-m", "pytest", *_pytest_argv(args)], cwd=ROOT, env=_pytest_env())
+
+
+def _pytest_env() -> dict[str, str]:
+    """The environment of the pytest run. Python's bytecode cache stays on: without it
+    (PYTHONDONTWRITEBYTECODE) every worker compiles, and pytest rewrites, every test module
+    again, about 25 s of CPU each; the cache then goes to .testbed/pycache, not the tree."""
+    env = dict(os.environ)
+    if env.pop("PYTHONDONTWRITEBYTECODE", None):
+        env.setdefault("PYTHONPYCACHEPREFIX", str(ROOT / ".testbed" / "pycache"))
+    return env
 
 
 def cmd_bench(args) -> int:
@@ -365,7 +403,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_fault)
 
     s = sub.add_parser("test", help="build everything and run every test (JUnit, ctest, pytest)",
-                       description="Arguments after the verb go to pytest, e.g. ./testbed test -k interop -x")
+                       description="Arguments after the verb (and its own options) go to pytest, "
+                                   "e.g. ./testbed test -k interop -x")
+    s.add_argument("--quick", action="store_true",
+                   help="the inner loop (about 3 min): build what changed without the JUnit run, then "
+                        f"the tests that need no stack restart (pytest -m \"{QUICK_MARKERS}\")")
+    s.add_argument("--workers", type=int, metavar="N",
+                   default=int(os.environ.get("TESTBED_TEST_WORKERS", "4")),
+                   help="pytest worker processes (pytest-xdist; default 4, or TESTBED_TEST_WORKERS: "
+                        "the tests mostly wait for JVMs, timers and sockets, so more than the cores pay); "
+                        "0: one process, as plain pytest")
     s.add_argument("pytest_args", nargs=argparse.REMAINDER)
     s.set_defaults(func=cmd_test)
 
@@ -400,14 +447,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _test_options(words: list[str]) -> tuple[list[str], list[str]]:
+    """`./testbed test`'s own leading options (--quick, --workers N, --workers=N), and the rest."""
+    own: list[str] = []
+    while words:
+        if words[0] == "--quick" or words[0].startswith("--workers="):
+            own, words = own + words[:1], words[1:]
+        elif words[0] == "--workers" and len(words) > 1:
+            own, words = own + words[:2], words[2:]
+        else:
+            break
+    return own, words
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     if argv[:1] == ["test"] and argv[1:] not in (["-h"], ["--help"]):
-        # everything after `test` goes to pytest, options too (argparse's REMAINDER refuses a
-        # leading option: ./testbed test -k interop -x)
-        args = parser.parse_args(["test"])
-        args.pytest_args = argv[1:]
+        # test's own options first (--quick, --workers N), then everything goes to pytest,
+        # options too (argparse's REMAINDER refuses a leading option: ./testbed test -k interop -x)
+        own, rest = _test_options(argv[1:])
+        args = parser.parse_args(["test", *own])
+        args.pytest_args = rest
     else:
         args = parser.parse_args(argv)
     try:

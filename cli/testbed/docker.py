@@ -7,7 +7,7 @@ HAProxy reports the new count UP, reading its stats page (CSV). Before a scale-d
 through HAProxy's runtime API in the haproxy container, the replicas compose is about to
 remove, so none of them is stopped with a request on it or sent to after.
 
-Measuring: CPU per replica from each container's cgroup (sampler.py), thread dumps of the Java
+Measuring: CPU per replica from each container's cgroup (cgroup.py, sampled by run/sampler.py), thread dumps of the Java
 tiers by SIGQUIT (`docker kill --signal QUIT`: the JVM prints a jstack-format dump to its
 stdout, read back with `docker logs`; the images carry a JRE, which has no jcmd/jstack)."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 import time
 import urllib.request
 
-from testbed import haproxy, tiers
+from testbed import cgroup, haproxy, tiers
 from testbed.config import StackConfig
 from testbed.dockercli import (DockerError, compose, containers, engine_version, extract_dump, inspect,
                                number_of, slots_of, to_remove)
@@ -304,13 +304,12 @@ class ComposeStack(Stack):
 
     # ------------------------------------------------------------------ measurement
     def cpu_targets(self) -> list[CpuTarget]:
-        from testbed.run.sampler import cgroup_cpu_file
         out = []
         for c in self._running_inspected():
             tier = "loadgen" if c["service"] in LOCUST else c["service"]
             replica = ("ui-master" if c["service"] == "locust-master" else
                        f"ui-worker-{c['number']}" if c["service"] == "locust-worker" else str(c["number"]))
-            out.append(CpuTarget(tier, replica, c["pid"], tree=True, cgroup=cgroup_cpu_file(c["pid"])))
+            out.append(CpuTarget(tier, replica, c["pid"], tree=True, cgroup=cgroup.cpu_file(c["pid"])))
         return out
 
     def signal(self, replica: dict, sig: int) -> None:

@@ -43,6 +43,7 @@ REQUIREMENTS = [
     ("gSOAP library", _header("stdsoap2.h"), "libgsoap-dev"),
     ("OpenSSL headers (gSOAP links them)", _header("openssl/ssl.h"), "libssl-dev"),
     ("zlib headers", _header("zlib.h"), "zlib1g-dev"),
+    ("nlohmann/json headers (the C++ programs' JSON)", _header("nlohmann/json.hpp"), "nlohmann-json3-dev"),
     ("rpcgen (RPC study)", lambda: shutil.which("rpcgen"), "rpcsvc-proto"),
     ("libtirpc headers (RPC study)", _header("tirpc/rpc/rpc.h"), "libtirpc-dev"),
     ("haproxy", lambda: shutil.which("haproxy"), "haproxy"),

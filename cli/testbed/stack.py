@@ -3,8 +3,8 @@ testbed.local) or containers of the compose project (ComposeStack, testbed.docke
 verbs, the experiment runner and the benchmarks talk to a Stack and never ask which one
 they hold.
 
-    stack = select(cfg, docker=None)      # the stack in place, else a local one (docker=True:
-                                          # a containerized one); refuses a second stack
+    stack = stacks.open_stack(cfg)        # which one: testbed/stacks.py (this module imports
+                                          # no implementation, so they form no import circle)
     stack.up({"front": 1, "clone": 2, "axis": 1}, {"CLIENT_MODE": "pool"})
     stack.scale("clone", 4); stack.restart("clone", {"CLIENT_MODE": "request"})
     stack.status()                        # same shape in both modes (status_shape below)
@@ -39,7 +39,7 @@ class CpuTarget:
     replica: str             # "1".., "master", "worker-1", "ui-master" ...
     pid: int                 # the process, or the container's main process (cpu.csv "pid")
     tree: bool = False       # a process: add the CPU of its children (HAProxy's workers)
-    cgroup: str | None = None  # a container: its cgroup's CPU accounting file (sampler.py)
+    cgroup: str | None = None  # a container: its cgroup's CPU accounting file (cgroup.py)
 
 
 class Stack(ABC):
@@ -150,32 +150,3 @@ class Stack(ABC):
     def describe(self) -> dict:
         """For experiment.json: mode, CPU quotas per tier, images (where they apply)."""
 
-
-def detect(cfg: StackConfig | None = None) -> Stack | None:
-    """The stack that runs now: local processes, containers of this compose project, or a
-    Swarm stack (SWARM_STACK, default testbed) deployed from this manager node."""
-    from testbed import docker, local, swarm
-    cfg = cfg or StackConfig.load()
-    for cls in (local.LocalStack, docker.ComposeStack, swarm.SwarmStack):
-        s = cls(cfg)
-        if s.running():
-            return s
-    return None
-
-
-def select(cfg: StackConfig | None = None, docker: bool | None = None, log=print) -> Stack:
-    """The stack to act on. docker=None: the one that runs, else a local one; docker=True or
-    False: that mode, refused (StackError naming the fix) when the other mode runs — two
-    stacks would fight over the same ports."""
-    from testbed import docker as dockermod
-    from testbed import local
-    cfg = cfg or StackConfig.load()
-    found = detect(cfg)
-    if found is not None:
-        found.log = log
-        if docker is not None and (found.mode != "local") != docker:
-            want = "containerized" if docker else "local"
-            raise StackError(f"a {found.mode} stack is running (./testbed status); a {want} one would "
-                             f"take the same ports: ./testbed down first")
-        return found
-    return dockermod.ComposeStack(cfg, log) if docker else local.LocalStack(cfg, log)

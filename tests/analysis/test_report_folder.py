@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from analysis import html, report, summary
+from analysis import report, summary
 from analysis.folder import NotAResultFolder, load
 
 SAMPLES = ["real-sample", "segments-handmade", "clones-handmade", "calibration-handmade"]
@@ -33,7 +33,7 @@ def test_report_html_contains_every_table_of_its_kind(reports, name):
     dest, _ = reports[name]
     kind = json.loads((dest / "summary.json").read_text())["experiment"]["kind"]
     text = (dest / "report.html").read_text()
-    for table_id in html.TABLE_IDS["common"] + html.TABLE_IDS[kind]:
+    for table_id in report.TABLE_IDS["common"] + report.TABLE_IDS[kind]:
         assert f'<table id="{table_id}">' in text, table_id
     assert 'id="method"' in text
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
 from axis.axistools import AxisProcess, run_axis_until_exit
 from testbed import procs
+
+pytestmark = pytest.mark.own_stack     # Axis2 services of its own, started and stopped
 
 
 def test_start_up_logs_one_line_with_the_effective_configuration(axis_server):

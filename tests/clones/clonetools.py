@@ -7,16 +7,14 @@ which both paths would have to exist."""
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from stacks import RUN_DIR   # tests/stacks.py: one folder per worker
 from testbed import procs, tiers
-
-RUN_DIR = Path(os.environ.get("TESTBED_TEST_RUN_DIR", tiers.ROOT / ".testbed" / "test-run"))
 
 
 class Clone:

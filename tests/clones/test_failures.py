@@ -15,6 +15,8 @@ import pytest
 from clones.clonetools import dead_endpoint, start_clone
 from testbed import procs, tiers
 
+pytestmark = pytest.mark.own_stack     # clones of its own, with dead or slow services
+
 
 @pytest.mark.parametrize("mode", ["singleton", "request", "pool"])
 def test_a_service_that_is_down_gives_502_naming_the_service_tier(mode):

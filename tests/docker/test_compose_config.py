@@ -87,15 +87,34 @@ def instructions(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def runtime_env(path: Path) -> dict[str, str]:
-    """ENV of the last stage (the image that runs)."""
-    stages = [[]]
+def stages(path: Path) -> dict[str, list[tuple[str, str]]]:
+    """Each stage's instructions by its name (FROM ... AS name; unnamed: its index), in order."""
+    out: dict[str, list[tuple[str, str]]] = {}
     for word, rest in instructions(path):
         if word == "FROM":
-            stages.append([])
-        stages[-1].append((word, rest))
+            name = rest.partition(" AS ")[2].strip() or str(len(out))
+            out[name] = []
+        out[name].append((word, rest))
+    return out
+
+
+def image_instructions(service: str) -> list[tuple[str, str]]:
+    """The instructions that make the service's image: its build target's stage (the last stage
+    without one), after those of the stages it starts FROM (e.g. jre, then front)."""
+    all_stages = stages(dockerfile(service))
+    name = (SERVICES[service].get("build") or SERVICES["locust-master"]["build"]).get("target") or \
+        list(all_stages)[-1]
+    chain = []
+    while name in all_stages:
+        chain = all_stages[name] + chain
+        name = all_stages[name][0][1].partition(" AS ")[0].strip()
+    return chain
+
+
+def runtime_env(service: str) -> dict[str, str]:
+    """ENV of the image that runs."""
     env = {}
-    for word, rest in stages[-1]:
+    for word, rest in image_instructions(service):
         if word == "ENV":
             env.update(dict(pair.split("=", 1) for pair in rest.split()))
     return env
@@ -113,7 +132,7 @@ def test_every_variable_the_compose_files_use_has_its_one_home_in_env():
 
 @pytest.mark.parametrize("tier", sorted(tiers.TIERS))
 def test_each_tier_container_gets_the_environment_local_mode_gives_it(tier):
-    image_env = runtime_env(dockerfile(tier))
+    image_env = runtime_env(tier)
     compose_env = {k: interpolate(str(v), KNOBS) for k, v in SERVICES[tier].get("environment", {}).items()}
     expected = tiers.process_env(tiers.TIERS[tier], haproxy.DOCKER_TIER_PORT, KNOBS, bind="0.0.0.0",
                                  extra=WIRING.get(tier))
@@ -139,13 +158,13 @@ def test_swarm_publishes_everywhere_so_its_haproxy_wants_a_ui_password():
 
 @pytest.mark.parametrize("tier", sorted(n for n, t in tiers.TIERS.items() if t.java_jar))
 def test_java_images_run_the_jar_with_the_jvm_flags_of_local_mode(tier):
-    cmd = [json.loads(rest) for word, rest in instructions(dockerfile(tier)) if word == "CMD"][-1]
+    cmd = [json.loads(rest) for word, rest in image_instructions(tier) if word == "CMD"][-1]
     assert cmd == ["java", *tiers.JAVA_OPTS, "-jar", Path(tiers.TIERS[tier].java_jar).name]
 
 
 @pytest.mark.parametrize("tier", sorted(tiers.TIERS))
 def test_every_tier_image_listens_where_haproxy_looks_for_it(tier):
-    env = runtime_env(dockerfile(tier))
+    env = runtime_env(tier)
     assert env["PORT"] == str(haproxy.DOCKER_TIER_PORT) and env["BIND"] == "0.0.0.0"
 
 
@@ -161,12 +180,38 @@ def test_every_dockerfile_builds_from_the_one_base_image_in_stages(service):
     assert all(f == BASE_IMAGE or f in stages for f in froms), froms
 
 
+JAVA_TIERS = ("front", "clone", "axis")
+
+
 @pytest.mark.parametrize("service", sorted(SERVICES))
 def test_each_service_is_built_from_the_folder_of_its_code(service):
+    """Each image's Dockerfile is in the folder of its code, except the Java tiers': one
+    Dockerfile (java-common's, what they share) builds them together, and each tier's image is
+    its stage, named like the service, that copies the tier's own build output."""
     folders = {"front": "services/front", "clone": "client-clones", "axis": "services/axis",
                "gsoap": "services/gsoap", "haproxy": "services/haproxy",
                "locust-master": "loadgen", "locust-worker": "loadgen"}
-    assert dockerfile(service).parent == ROOT / folders[service]
+    if service not in JAVA_TIERS:
+        assert dockerfile(service).parent == ROOT / folders[service]
+        return
+    assert dockerfile(service) == ROOT / "java-common" / "Dockerfile"
+    assert SERVICES[service]["build"]["target"] == service
+    own = stages(dockerfile(service))[service]
+    copies = [rest.split()[1] for word, rest in own if word == "COPY"]
+    assert copies and all(c.startswith(f"/src/{folders[service]}/target/") for c in copies), copies
+
+
+def test_the_java_tiers_share_one_build_stage_that_runs_maven_once_for_all_three():
+    """`duplicates` found the Java Dockerfiles' first 33 lines three times; now one build stage
+    builds the three tiers' modules in one Maven run, and every tier's image copies from it."""
+    all_stages = stages(ROOT / "java-common" / "Dockerfile")
+    mvn = [rest for word, rest in all_stages["build"] if word == "RUN" and " mvn " in f" {rest}"]
+    assert len(mvn) == 1
+    built = re.search(r"-pl (\S+)", mvn[0]).group(1).split(",")
+    assert sorted(built) == sorted(tiers.TIERS[t].java_jar.split("/target/")[0] for t in JAVA_TIERS)
+    for tier in JAVA_TIERS:
+        sources = {rest.split()[0] for word, rest in all_stages[tier] if word == "COPY"}
+        assert sources == {"--from=build"}, (tier, sources)
 
 
 @pytest.mark.parametrize("service", SCALED)

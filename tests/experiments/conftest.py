@@ -23,7 +23,8 @@ def experiment_stack():
     docker = os.environ.get("TESTBED_STACK_MODE", "local") == "docker"
     cfg = make_stack_config("experiments-docker" if docker else "experiments")
     if docker:
-        cfg.knobs["COMPOSE_PROJECT_NAME"] = "testbed-experiments"
+        worker = os.environ.get("PYTEST_XDIST_WORKER")          # one project per parallel worker
+        cfg.knobs["COMPOSE_PROJECT_NAME"] = "testbed-experiments" + (f"-{worker}" if worker else "")
         st = ComposeStack(cfg, log=lambda *a: None)
     else:
         missing = [t for t in ("front", "clone", "axis") if not tiers.TIERS[t].built()]

@@ -1,7 +1,8 @@
 """End to end: `./testbed run <experiment> --quick` for each shipped experiment on a private
-stack (one for the module), then the result folder is checked for completeness and for numbers
-that agree with each other (experimentcheck). Each run also prints its wall time; the target
-(≤ 2 min each) is measured, not asserted (STYLE.md: no timed assertions)."""
+stack (one for the module; under pytest -n each run is a group of its own, on its worker's
+stack, so the runs go on in parallel), then the result folder is checked for completeness and
+for numbers that agree with each other (experimentcheck). Each run also prints its wall time;
+the target (≤ 2 min each) is measured, not asserted (STYLE.md: no timed assertions)."""
 from __future__ import annotations
 
 import _thread
@@ -38,6 +39,7 @@ def quick_run(name, stack, tmp_path) -> tuple:
     return exp, folder, wall
 
 
+@pytest.mark.xdist_group("quick-segments")     # in parallel with the other runs, on a stack of its own
 def test_segments_quick_run_writes_a_complete_folder_whose_numbers_agree(experiment_stack, tmp_path):
     exp, folder, _ = quick_run("segments", experiment_stack, tmp_path)
     summary = check_folder(folder, len(exp.runs))
@@ -54,6 +56,7 @@ def test_segments_quick_run_writes_a_complete_folder_whose_numbers_agree(experim
     assert (folder / "runs" / "axis-path5-r0" / "threaddump-clone-1.txt").is_file()
 
 
+@pytest.mark.xdist_group("quick-clones")     # in parallel with the other runs, on a stack of its own
 def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experiment_stack, tmp_path):
     exp, folder, _ = quick_run("clones", experiment_stack, tmp_path)
     summary = check_folder(folder, len(exp.runs))
@@ -81,6 +84,7 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     assert summary["experiment"]["scaling"]["sentence"].startswith("scaled to this host: service wait")
 
 
+@pytest.mark.xdist_group("quick-calibration")     # in parallel with the other runs, on a stack of its own
 def test_calibration_quick_run_compares_derived_with_configured_demands(experiment_stack, tmp_path):
     exp, folder, _ = quick_run("calibration", experiment_stack, tmp_path)
     summary = check_folder(folder, len(exp.runs))
@@ -99,6 +103,7 @@ def test_calibration_quick_run_compares_derived_with_configured_demands(experime
     assert meta["demands"]["CLONE"] == {"cpu_us": 0, "wait_us": 16000, "locked": True}
 
 
+@pytest.mark.xdist_group("quick-classic")     # in parallel with the other runs, on a stack of its own
 def test_classic_quick_run_has_both_analyses_their_findings_and_the_side_by_side_table(experiment_stack, tmp_path):
     exp, folder, _ = quick_run("classic", experiment_stack, tmp_path)
     summary = check_folder(folder, len(exp.runs))
@@ -128,6 +133,7 @@ def test_classic_quick_run_has_both_analyses_their_findings_and_the_side_by_side
     assert not (folder / "calibration").exists()
 
 
+@pytest.mark.xdist_group("quick-ctrl-c")     # in parallel with the other runs, on a stack of its own
 def test_ctrl_c_keeps_finished_steps_and_marks_run_and_experiment_interrupted(experiment_stack, tmp_path):
     exp = definition.parse({
         "name": "interrupt", "kind": "segments",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis import pages
 from analysis.findings import HOLDS, NOT_MEASURED, Finding
 from testbed.run import study
 from testbed.run.progress import Progress
@@ -64,7 +65,9 @@ def echo_study(monkeypatch):
     a.METHOD = "run a Python process that prints a number"
     a.summarize = _summarize
     a.figures = _figures
-    a.sections = lambda s, images: ["<h2>Values</h2>", images["values"]]
+    a.TEMPLATE = pages.ENV.from_string('{% extends "study.html.j2" %}{% from "macros.html.j2" import image %}'
+                                       '{% block sections %}<h2>Values</h2>{{ image(images["values"], "values") }}'
+                                       '{% endblock %}')
     monkeypatch.setitem(sys.modules, "testbed.studies.echo", m)
     monkeypatch.setitem(sys.modules, "analysis.studies.echo", a)
     return cleaned

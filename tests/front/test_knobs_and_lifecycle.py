@@ -14,7 +14,7 @@ import pytest
 from frontcheck import FRONT, Front, field, get
 from testbed import tiers
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.own_stack]   # fronts of its own
 
 
 def timed_get(url: str) -> tuple[int, float]:

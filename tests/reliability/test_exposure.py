@@ -14,7 +14,7 @@ from stacks import make_stack_config
 from testbed import haproxy
 from testbed.local import LocalStack
 
-pytestmark = pytest.mark.stack
+pytestmark = [pytest.mark.stack, pytest.mark.own_stack]    # stacks of its own, one per UI setting
 
 
 def _status(url: str, auth: str | None = None) -> int:

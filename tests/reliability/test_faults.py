@@ -44,6 +44,7 @@ def test_requests_and_failures_inside_a_window_come_from_the_cumulative_counts()
 
 @pytest.mark.slow
 @pytest.mark.stack
+@pytest.mark.own_stack
 def test_a_clone_killed_mid_run_is_ejected_fails_at_most_its_requests_in_flight_and_comes_back(tmp_path):
     from stacks import make_stack_config
     from testbed.local import LocalStack

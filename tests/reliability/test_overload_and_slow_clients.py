@@ -23,7 +23,7 @@ from slowclient import slow_connection
 from stacks import make_stack_config
 from testbed import contract
 
-pytestmark = [pytest.mark.stack, pytest.mark.slow]
+pytestmark = [pytest.mark.stack, pytest.mark.slow, pytest.mark.own_stack]
 
 
 def _post(url: str, op: str = "ping", timeout: float = 30) -> int:

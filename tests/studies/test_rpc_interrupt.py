@@ -12,6 +12,10 @@ import pytest
 
 from testbed import ROOT
 
+# one worker for the RPC programs' tests (pytest -n): the Ctrl-C test checks that no /tmp/tb-rpc-*
+# socket folder is left, which another test's running programs would hold
+pytestmark = pytest.mark.xdist_group("rpc-programs")
+
 
 def _leftovers(marker: str) -> list[str]:
     """Processes whose command line names this test's folder (the programs get --raw-out in it)."""

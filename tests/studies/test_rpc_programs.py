@@ -10,6 +10,10 @@ import pytest
 
 from rpcprograms import client_argv, data_lines, run, sockdir
 
+# one worker for the RPC programs' tests (pytest -n): the Ctrl-C test checks that no /tmp/tb-rpc-*
+# socket folder is left, which another test's running programs would hold
+pytestmark = pytest.mark.xdist_group("rpc-programs")
+
 RPC_CONFIGS = [("onc", "tcp"), ("onc", "unix"), ("gsoap", "tcp"), ("gsoap", "unix"), ("gsoap", "shm-spin"),
                ("gsoap", "shm-futex")]
 RAW_TRANSPORTS = ["tcp", "unix", "shm-spin", "shm-futex"]

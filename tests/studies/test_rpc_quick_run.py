@@ -10,6 +10,10 @@ from testbed import ROOT
 from testbed.run import study
 from testbed.run.progress import Progress
 
+# one worker for the RPC programs' tests (pytest -n): the Ctrl-C test checks that no /tmp/tb-rpc-*
+# socket folder is left, which another test's running programs would hold
+pytestmark = pytest.mark.xdist_group("rpc-programs")
+
 FINDING_KEYS = {"null_rpc", "speedup_shrinks", "raw_latency", "rpc_layer", "null_split", "null_bytes"}
 
 

@@ -15,6 +15,10 @@ import pytest
 
 from rpcprograms import open_fds, program, run, shm_mappings, sockdir
 
+# one worker for the RPC programs' tests (pytest -n): the Ctrl-C test checks that no /tmp/tb-rpc-*
+# socket folder is left, which another test's running programs would hold
+pytestmark = pytest.mark.xdist_group("rpc-programs")
+
 
 def _client(transport: str, address: str, folder: Path, calls: int, extra=()) -> list[str]:
     return [str(program("rpc-gsoap-client")), "--transport", transport, "--size", "64", "--calls", str(calls),

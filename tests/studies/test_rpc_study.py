@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from analysis import plots
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.study_report import render
 from analysis.studies import rpc as report
 from analysis.studies import rpc_table as t
 from testbed.run.study import StudyError
@@ -119,12 +121,15 @@ def test_the_rpc_layer_is_the_null_call_minus_the_raw_round_trip():
     assert f["rpc_layer"]["verdict"] == DOES_NOT_HOLD
 
 
-def test_report_sections_and_figures_render_from_the_summary():
+def test_report_sections_and_figures_render_from_the_summary(tmp_path):
     summary = report.summarize({}, _classic_like())
-    summary["experiment"] = {"environment": {"pinning": "client on CPU 0, server on CPU 1"}}
+    summary["experiment"] = {"name": "rpc", "kind": "rpc",
+                             "environment": {"pinning": "client on CPU 0, server on CPU 1"}}
     figs = report.figures(summary)
     assert set(figs) == {"latency", "speedup", "split"}
-    html = "".join(report.sections(summary, {name: f"<img {name}>" for name in figs}))
+    pngs = {name: plots.save(fig, tmp_path, name)[0].read_bytes() for name, fig in figs.items()}
+    html = render({**summary, "measurements": {"ok": 1}, "lost": []}, report, pngs)
+    assert html.count('src="data:image/png;base64,') == 3
     for table_id in ("latency", "speedup", "split", "raw", "rpc-layer", "cpu", "points"):
         assert f'id="{table_id}"' in html
     assert "client on CPU 0, server on CPU 1" in html

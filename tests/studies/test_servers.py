@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.study_report import render
 from analysis.studies import servers as analysis
 from analysis.studies import servers_findings as sf
 from testbed import ROOT
@@ -160,5 +161,6 @@ def test_summary_builds_the_sweeps_and_findings_from_samples_alone():
     assert verdict["default-none"] == DOES_NOT_HOLD                 # pooled 1.05 is not below thread 1.0
     row = next(r for r in s["rows"] if r["id"] == pts[0].id)
     assert row["completion"]["n"] == 2 and row["rss_peak_mib"] == 64
-    html = "".join(analysis.sections(s, {}))
+    experiment = {"name": "servers", "kind": "servers"}
+    html = render({"experiment": experiment, "measurements": {"ok": 1}, "lost": [], **s}, analysis, {})
     assert 'id="pools-none"' in html and 'id="clients-wait1000"' in html and "poller + worker pool" in html

@@ -81,9 +81,10 @@ def main(args) -> int:
     except ConfigError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 2
-    from testbed.stack import StackError, select
+    from testbed.stack import StackError
+    from testbed.stacks import open_stack
     try:
-        stack = select(cfg, docker=True if args.docker else None)
+        stack = open_stack(cfg, docker=True if args.docker else None)
     except StackError as e:
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2

@@ -11,8 +11,8 @@ container below: nanoseconds of every thread and child instead of /proc's 10 ms 
 
 A container (docker mode) is sampled from its cgroup's CPU accounting, which counts every
 process in it (cgroup v1 cpuacct.usage in ns, v2 cpu.stat usage_usec); `pid` is then the
-container's main process as the host sees it. Where the cgroup cannot be read from this host,
-the main process and its children are sampled instead.
+container's main process as the host sees it (reading the accounting: testbed/cgroup.py). Where
+the cgroup cannot be read from this host, the main process and its children are sampled instead.
 """
 from __future__ import annotations
 
@@ -22,43 +22,11 @@ from pathlib import Path
 
 import psutil
 
+from testbed.cgroup import cpu_seconds
 from testbed.stack import CpuTarget as Target  # noqa: F401  (what a sampler is given)
 
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
 INTERVAL_S = 1.0
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-
-
-def cgroup_cpu_file(pid: int, proc: Path = Path("/proc"), root: Path = CGROUP_ROOT) -> str | None:
-    """The CPU accounting file of the cgroup a process is in (v1 cpuacct.usage, v2 cpu.stat),
-    or None when it cannot be read from here (another host, no permission, no such pid)."""
-    try:
-        lines = (proc / str(pid) / "cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "cpuacct" in controllers.split(","):
-            for mount in ("cpu,cpuacct", "cpuacct,cpu", "cpuacct"):
-                f = root / mount / path.lstrip("/") / "cpuacct.usage"
-                if f.exists():
-                    return str(f)
-    for line in lines:
-        if line.startswith("0::"):
-            f = root / line[3:].lstrip("/") / "cpu.stat"
-            if f.exists():
-                return str(f)
-    return None
-
-
-def cgroup_cpu_seconds(path: str) -> float:
-    text = Path(path).read_text()
-    if path.endswith("cpuacct.usage"):
-        return int(text) / 1e9
-    for line in text.splitlines():
-        if line.startswith("usage_usec "):
-            return int(line.split()[1]) / 1e6
-    raise ValueError(f"{path}: no usage_usec line")
 
 
 class _CgroupMeter:
@@ -66,11 +34,11 @@ class _CgroupMeter:
 
     def __init__(self, path: str):
         self.path = path
-        self.last = (time.monotonic(), cgroup_cpu_seconds(path))
+        self.last = (time.monotonic(), cpu_seconds(path))
 
     def read(self) -> float | None:
         try:
-            now = (time.monotonic(), cgroup_cpu_seconds(self.path))
+            now = (time.monotonic(), cpu_seconds(self.path))
         except (OSError, ValueError) as e:
             raise psutil.NoSuchProcess(0, msg=str(e)) from None   # the container is gone
         (t0, c0), (t1, c1) = self.last, now

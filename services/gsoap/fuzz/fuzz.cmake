@@ -44,7 +44,7 @@ target_include_directories(tb-gsoap-fuzz PRIVATE ${GEN} src)
 target_compile_definitions(tb-gsoap-fuzz PRIVATE WITH_IPV6 WITH_DOM WITH_PURE_VIRTUAL)
 target_compile_options(tb-gsoap-fuzz PRIVATE ${FUZZ_FLAGS})
 target_link_options(tb-gsoap-fuzz PRIVATE ${FUZZ_FLAGS})
-target_link_libraries(tb-gsoap-fuzz PRIVATE ${FUZZ_GSOAP} Threads::Threads)
+target_link_libraries(tb-gsoap-fuzz PRIVATE ${FUZZ_GSOAP} Threads::Threads nlohmann_json::nlohmann_json)
 
 # ctest in this build: every committed regression input once through the harness.
 add_test(NAME gsoap_fuzz_regressions_replay_without_a_finding

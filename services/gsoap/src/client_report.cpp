@@ -2,13 +2,26 @@
 // lines of text, and the exit status.
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "client_run.hpp"
-#include "json.hpp"
 
 namespace tb {
 namespace {
+
+using Json = nlohmann::ordered_json;  // keys in the order docs/tiers.md lists them
+
+// v rounded to `digits` decimals for humans (NaN and infinities are written as null)
+double rounded(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::isfinite(v) ? std::round(v * scale) / scale : v;
+}
+
+template <typename T>
+Json or_null(const std::optional<T> &v) {
+  return v ? Json(*v) : Json(nullptr);
+}
 
 // Nearest-rank percentile of sorted values.
 int64_t percentile(const std::vector<int64_t> &sorted, int p) {
@@ -17,31 +30,37 @@ int64_t percentile(const std::vector<int64_t> &sorted, int p) {
   return sorted[std::min(n - 1, rank > 0 ? rank - 1 : 0)];
 }
 
-JsonObject latency_ms(std::vector<int64_t> ns) {
+Json latency_ms(std::vector<int64_t> ns) {
   std::sort(ns.begin(), ns.end());
   double sum = 0;
   for (int64_t v : ns) sum += static_cast<double>(v);
-  return JsonObject()
-      .dbl("mean", sum / static_cast<double>(ns.size()) / 1e6)
-      .dbl("p50", percentile(ns, 50) / 1e6)
-      .dbl("p90", percentile(ns, 90) / 1e6)
-      .dbl("p99", percentile(ns, 99) / 1e6)
-      .dbl("max", ns.back() / 1e6);
+  Json j;
+  j["mean"] = rounded(sum / static_cast<double>(ns.size()) / 1e6, 3);
+  j["p50"] = rounded(percentile(ns, 50) / 1e6, 3);
+  j["p90"] = rounded(percentile(ns, 90) / 1e6, 3);
+  j["p99"] = rounded(percentile(ns, 99) / 1e6, 3);
+  j["max"] = rounded(ns.back() / 1e6, 3);
+  return j;
 }
 
-JsonObject timings_ms(const Timings &t, int calls) {
+Json timings_ms(const Timings &t, int calls) {
   const double per = 1e6 * calls;
-  return JsonObject()
-      .dbl("serialize_ms", t.serialize / per, 4)
-      .dbl("connect_ms", t.connect / per, 4)
-      .dbl("send_ms", t.send / per, 4)
-      .dbl("wait_ms", t.wait / per, 4)
-      .dbl("receive_ms", t.receive / per, 4)
-      .dbl("total_ms", t.total / per, 4);
+  Json j;
+  j["serialize_ms"] = rounded(t.serialize / per, 4);
+  j["connect_ms"] = rounded(t.connect / per, 4);
+  j["send_ms"] = rounded(t.send / per, 4);
+  j["wait_ms"] = rounded(t.wait / per, 4);
+  j["receive_ms"] = rounded(t.receive / per, 4);
+  j["total_ms"] = rounded(t.total / per, 4);
+  return j;
 }
 
-JsonObject work_of(const Outcome &o) {
-  return JsonObject().str("implementation", o.implementation).str("host", o.host).num("pid", o.pid);
+Json work_of(const Outcome &o) {
+  Json j;
+  j["implementation"] = o.implementation;
+  j["host"] = o.host;
+  j["pid"] = o.pid;
+  return j;
 }
 
 }  // namespace
@@ -49,25 +68,29 @@ JsonObject work_of(const Outcome &o) {
 std::string report_json(const ClientOptions &o, const RunResult &r) {
   const Outcome none;
   const Outcome &s = r.sample ? *r.sample : none;
-  JsonObject j;
-  j.str("client", "gsoap").str("endpoint", o.endpoint).str("op", o.op).num("n", o.n);
-  j.unum("seed", o.seed).num("calls", o.calls).num("connections", r.connections);
-  j.num("ok", r.ok).num("errors", r.errors());
-  j.opt_num("count", s.count).opt_num("checksum", s.checksum);
-  j.opt_num("expected_checksum", s.expected_checksum);
-  if (s.echo_equal) j.boolean("echo_equal", *s.echo_equal);
-  else j.null("echo_equal");
-  if (s.served) j.obj("work", work_of(s));
-  else j.null("work");
-  j.opt_num("request_bytes", r.request_bytes).opt_num("response_bytes", r.response_bytes);
-  j.dbl("seconds", r.seconds, 6);
-  if (r.seconds > 0) j.dbl("throughput_rps", o.calls / r.seconds);
-  else j.null("throughput_rps");
-  j.obj("latency_ms", latency_ms(r.latency_ns));
-  if (r.first_fault.empty()) j.null("fault");
-  else j.str("fault", r.first_fault);
-  j.obj("timings", timings_ms(r.timings, o.calls));
-  return j.text() + "\n";
+  Json j;
+  j["client"] = "gsoap";
+  j["endpoint"] = o.endpoint;
+  j["op"] = o.op;
+  j["n"] = o.n;
+  j["seed"] = o.seed;
+  j["calls"] = o.calls;
+  j["connections"] = r.connections;
+  j["ok"] = r.ok;
+  j["errors"] = r.errors();
+  j["count"] = or_null(s.count);
+  j["checksum"] = or_null(s.checksum);
+  j["expected_checksum"] = or_null(s.expected_checksum);
+  j["echo_equal"] = or_null(s.echo_equal);
+  j["work"] = s.served ? work_of(s) : Json(nullptr);
+  j["request_bytes"] = or_null(r.request_bytes);
+  j["response_bytes"] = or_null(r.response_bytes);
+  j["seconds"] = rounded(r.seconds, 6);
+  j["throughput_rps"] = r.seconds > 0 ? Json(rounded(o.calls / r.seconds, 3)) : Json(nullptr);
+  j["latency_ms"] = latency_ms(r.latency_ns);
+  j["fault"] = r.first_fault.empty() ? Json(nullptr) : Json(r.first_fault);
+  j["timings"] = timings_ms(r.timings, o.calls);
+  return j.dump() + "\n";
 }
 
 std::string report_text(const ClientOptions &o, const RunResult &r) {
@@ -82,24 +105,34 @@ std::string report_text(const ClientOptions &o, const RunResult &r) {
         << *r.sample->expected_checksum << ")\n";
   if (r.sample && r.sample->echo_equal)
     out << "echo equal: " << (*r.sample->echo_equal ? "true" : "false") << "\n";
-  if (r.sample && r.sample->served) out << "served by: " << work_of(*r.sample).text() << "\n";
+  if (r.sample && r.sample->served) out << "served by: " << work_of(*r.sample).dump() << "\n";
   if (r.request_bytes)
     out << "bodies: request " << *r.request_bytes << " bytes, response "
         << r.response_bytes.value_or(0) << " bytes\n";
-  out << "latency ms: " << latency_ms(r.latency_ns).text() << "\n";
-  out << "timings (mean ms per call): " << timings_ms(r.timings, o.calls).text() << "\n";
+  out << "latency ms: " << latency_ms(r.latency_ns).dump() << "\n";
+  out << "timings (mean ms per call): " << timings_ms(r.timings, o.calls).dump() << "\n";
   if (!r.first_fault.empty()) out << "first fault: " << r.first_fault << "\n";
   return out.str();
 }
 
 std::string dry_run_json(const ClientOptions &o) {
   const PayloadDigest d = digest_payload(o.op, o.n, o.seed);
-  JsonObject j;
-  j.str("client", "gsoap").str("op", o.op).num("n", o.n).unum("seed", o.seed);
-  if (d.kind.empty()) return j.null("kind").null("count").null("checksum").text() + "\n";
-  j.str("kind", d.kind).num("count", d.count).unum("checksum", d.checksum);
-  if (o.n <= 16) j.str("items_hex", d.items_hex);
-  return j.text() + "\n";
+  Json j;
+  j["client"] = "gsoap";
+  j["op"] = o.op;
+  j["n"] = o.n;
+  j["seed"] = o.seed;
+  if (d.kind.empty()) {
+    j["kind"] = nullptr;
+    j["count"] = nullptr;
+    j["checksum"] = nullptr;
+    return j.dump() + "\n";
+  }
+  j["kind"] = d.kind;
+  j["count"] = d.count;
+  j["checksum"] = d.checksum;
+  if (o.n <= 16) j["items_hex"] = d.items_hex;
+  return j.dump() + "\n";
 }
 
 int exit_status(const RunResult &r) {

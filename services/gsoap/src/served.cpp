@@ -2,7 +2,7 @@
 #include "served.hpp"
 
 #include <atomic>
-#include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace tb {
 namespace {
@@ -19,10 +19,12 @@ void served_end(bool counted, bool ok) {
 }
 
 std::string served_json() {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "{\"started\":%ld,\"ok\":%ld,\"errors\":%ld,\"in_flight\":%ld}\n",
-                started.load(), ok_count.load(), errors.load(), in_flight.load() - 1);  // minus this GET
-  return buf;
+  nlohmann::ordered_json j;
+  j["started"] = started.load();
+  j["ok"] = ok_count.load();
+  j["errors"] = errors.load();
+  j["in_flight"] = in_flight.load() - 1;  // minus this GET
+  return j.dump() + "\n";
 }
 
 }  // namespace tb

@@ -2,34 +2,16 @@
 // vectors (tests/contract/vectors.json): every case's checksum, and for small n the items'
 // canonical bytes. Usage: payload_vectors_test path/to/vectors.json
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
-#include <regex>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "payload.hpp"
 
 namespace {
-
-// The objects of the "cases" array: every {...} two levels deep.
-std::vector<std::string> case_objects(const std::string &json) {
-  std::vector<std::string> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < json.size(); ++i) {
-    if (json[i] == '{' && ++depth == 2) start = i;
-    if (json[i] == '}' && depth-- == 2) out.push_back(json.substr(start, i - start + 1));
-  }
-  return out;
-}
-
-std::string field(const std::string &obj, const std::string &name) {
-  std::smatch m;
-  std::regex re("\"" + name + "\"\\s*:\\s*\"?([0-9a-zA-Z]*)\"?");
-  return std::regex_search(obj, m, re) ? m[1].str() : "";
-}
 
 template <typename T>
 std::string hex_of(const std::vector<T> &items) {
@@ -74,20 +56,17 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::ifstream in(argv[1]);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string default_seed = field(text.str(), "seed");
+  const nlohmann::json vectors = nlohmann::json::parse(in);
+  const uint64_t default_seed = vectors.at("seed").get<uint64_t>();
   int cases = 0, failures = 0;
-  for (const std::string &obj : case_objects(text.str())) {
-    const std::string kind = field(obj, "kind");
-    const size_t n = std::stoul(field(obj, "n"));
-    const std::string seed_text = field(obj, "seed").empty() ? default_seed : field(obj, "seed");
-    const uint64_t seed = std::stoull(seed_text);
-    const uint32_t want = static_cast<uint32_t>(std::stoul(field(obj, "checksum")));
-    const bool has_hex = obj.find("\"items_hex\"") != std::string::npos;
+  for (const nlohmann::json &obj : vectors.at("cases")) {
+    const std::string kind = obj.at("kind").get<std::string>();
+    const size_t n = obj.at("n").get<size_t>();
+    const uint64_t seed = obj.value("seed", default_seed);
+    const uint32_t want = obj.at("checksum").get<uint32_t>();
     const auto [got, hex] = generated(kind, n, seed);
     ++cases;
-    if (got != want || (has_hex && hex != field(obj, "items_hex"))) {
+    if (got != want || (obj.contains("items_hex") && hex != obj["items_hex"].get<std::string>())) {
       ++failures;
       std::cerr << "FAIL " << kind << " n=" << n << " seed=" << seed << ": checksum " << got
                 << " want " << want << ", hex " << hex << "\n";

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -172,14 +174,31 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "rpc-gsoap-client: cannot write %s\n", o.raw_out);
     return 1;
   }
-  std::printf("{\"program\": \"gsoap\", \"transport\": \"%s\", \"size\": %d, \"calls\": %d, \"warmup\": %d, "
-              "\"checked\": %d, \"ok\": %d, \"mismatches\": %d, \"request_bytes\": %lld, \"response_bytes\": %lld, "
-              "\"client_cpu\": %d, \"server_cpu\": %d, \"client_cpu_us_per_call\": %.3f, "
-              "\"server_cpu_us_per_call\": %.3f, \"wall_us_per_call\": %.3f, \"server_idle_cpu_pct\": %.1f, "
-              "\"server_idle_runnable_pct\": %.1f, \"server_address\": \"%s\", \"server_exit\": %d, \"server\": %s}\n",
-              o.transport, o.size, o.calls, o.warmup, o.warmup + o.calls, o.warmup + o.calls - mismatches, mismatches,
-              static_cast<long long>(req_bytes), static_cast<long long>(resp_bytes), o.client_cpu, o.server_cpu,
-              cpu / 1e3 / o.calls, srv_cpu < 0 ? -1.0 : srv_cpu / 1e3 / o.calls, wall / 1e3 / o.calls,
-              idle.cpu_pct, idle.runnable_pct, address.c_str(), sstatus, sjson[0] ? sjson : "null");
+  // the same keys as the C programs' line (onc, raw), decimals rounded as they print them
+  const auto rounded = [](double v, double scale) { return std::round(v * scale) / scale; };
+  nlohmann::ordered_json j;
+  j["program"] = "gsoap";
+  j["transport"] = o.transport;
+  j["size"] = o.size;
+  j["calls"] = o.calls;
+  j["warmup"] = o.warmup;
+  j["checked"] = o.warmup + o.calls;
+  j["ok"] = o.warmup + o.calls - mismatches;
+  j["mismatches"] = mismatches;
+  j["request_bytes"] = req_bytes;
+  j["response_bytes"] = resp_bytes;
+  j["client_cpu"] = o.client_cpu;
+  j["server_cpu"] = o.server_cpu;
+  j["client_cpu_us_per_call"] = rounded(cpu / 1e3 / o.calls, 1e3);
+  j["server_cpu_us_per_call"] = srv_cpu < 0 ? -1.0 : rounded(srv_cpu / 1e3 / o.calls, 1e3);
+  j["wall_us_per_call"] = rounded(wall / 1e3 / o.calls, 1e3);
+  j["server_idle_cpu_pct"] = rounded(idle.cpu_pct, 10);
+  j["server_idle_runnable_pct"] = rounded(idle.runnable_pct, 10);
+  j["server_address"] = address;
+  j["server_exit"] = sstatus;
+  // the server's own last line (a JSON object), kept as it is; null when it printed none
+  j["server"] = sjson[0] ? nlohmann::ordered_json::parse(sjson, nullptr, false) : nullptr;
+  if (j["server"].is_discarded()) j["server"] = std::string(sjson);
+  std::printf("%s\n", j.dump().c_str());
   return mismatches ? 1 : 0;
 }

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -212,11 +213,16 @@ int main(int argc, char **argv) {
   close(lfd);
   if (o.transport != "tcp") unlink(path.c_str());
   write_raw(o.raw_out);
-  std::printf("{\"program\": \"rpc-gsoap-server\", \"transport\": \"%s\", \"requests\": %zu, \"failed_requests\": %d, "
-              "\"sessions\": %d, \"sessions_closed_in_order\": %d, \"sessions_peer_died\": %d, "
-              "\"sessions_peer_died_mid_request\": %d}\n",
-              o.transport.c_str(), census.span.size(), census.failed, census.sessions, census.closed_in_order,
-              census.peer_died, census.died_mid_request);
+  nlohmann::ordered_json j;
+  j["program"] = "rpc-gsoap-server";
+  j["transport"] = o.transport;
+  j["requests"] = census.span.size();
+  j["failed_requests"] = census.failed;
+  j["sessions"] = census.sessions;
+  j["sessions_closed_in_order"] = census.closed_in_order;
+  j["sessions_peer_died"] = census.peer_died;
+  j["sessions_peer_died_mid_request"] = census.died_mid_request;
+  std::printf("%s\n", j.dump().c_str());
   std::fflush(stdout);
   return 0;
 }

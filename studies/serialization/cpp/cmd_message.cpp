@@ -66,9 +66,8 @@ void write_file(const std::string &path, const std::string &bytes) {
 
 int run_message(const Options &o) {
   auto msg = make_message(o.op, o.n, o.seed);
-  JsonObject out;
-  out.str("impl", "gsoap").str("command", "message").str("op", o.op).num("n", o.n)
-      .unum("seed", o.seed).unum("raw_bytes", msg->raw_bytes());
+  Json out = {{"impl", "gsoap"}, {"command", "message"}, {"op", o.op}, {"n", o.n}, {"seed", o.seed},
+              {"raw_bytes", msg->raw_bytes()}};
 
   // the envelope, in memory
   struct soap *ser = soap_new1(SOAP_IO_BUFFER);
@@ -78,7 +77,7 @@ int run_message(const Options &o) {
   if (msg->write_envelope(ser)) throw std::runtime_error("serializing the envelope failed");
   soap_end(ser);
   const std::string xml = ser_io.out();
-  out.unum("xml_bytes", xml.size());
+  out["xml_bytes"] = xml.size();
 
   // the whole HTTP request, from the generated proxy to a loopback sink
   std::string http;
@@ -88,13 +87,13 @@ int run_message(const Options &o) {
     const std::string endpoint = "http://127.0.0.1:" + std::to_string(sink.port()) + "/gsoap";
     const uint64_t mark = sink.mark();
     if (tp.send_to(*msg, endpoint) < 0) throw std::runtime_error("the proxy's send failed");
-    out.unum("http_bytes", sink.wait_bytes(mark, kSinkTimeoutMs));
+    out["http_bytes"] = sink.wait_bytes(mark, kSinkTimeoutMs);
     http = sink.bytes();
   }
   const bool body_is_envelope =
       http.size() >= xml.size() && http.compare(http.size() - xml.size(), xml.size(), xml) == 0;
-  out.unum("http_header_bytes", http.size() - std::min(http.size(), xml.size()))
-      .boolean("http_body_is_envelope", body_is_envelope);
+  out["http_header_bytes"] = http.size() - std::min(http.size(), xml.size());
+  out["http_body_is_envelope"] = body_is_envelope;
   if (!o.dump.empty()) write_file(o.dump, xml);
   if (!o.dump_http.empty()) write_file(o.dump_http, http);
 
@@ -107,14 +106,16 @@ int run_message(const Options &o) {
   soap_destroy(deser);
   soap_end(deser);
   const bool valid = err == SOAP_OK && got == msg->expected() && body_is_envelope;
-  out.num("count", got.count).unum("checksum", got.checksum)
-      .num("expected_count", msg->expected().count).unum("expected_checksum", msg->expected().checksum)
-      .boolean("valid", valid);
+  out["count"] = got.count;
+  out["checksum"] = got.checksum;
+  out["expected_count"] = msg->expected().count;
+  out["expected_checksum"] = msg->expected().checksum;
+  out["valid"] = valid;
   if (!valid) {
-    out.str("invalid_reason", err ? "gSOAP could not read its own envelope (error " + std::to_string(err) + ")"
-                              : !body_is_envelope ? "the proxy's HTTP body differs from the envelope"
-                                                  : "the envelope read back has another count or checksum");
-    std::cout << out.text() << std::endl;
+    out["invalid_reason"] = err ? "gSOAP could not read its own envelope (error " + std::to_string(err) + ")"
+                            : !body_is_envelope ? "the proxy's HTTP body differs from the envelope"
+                                                : "the envelope read back has another count or checksum";
+    std::cout << out.dump() << std::endl;
     return 1;
   }
 
@@ -139,7 +140,8 @@ int run_message(const Options &o) {
         const auto t1 = Clock::now();
         return e || !(d == msg->expected()) ? int64_t{-1} : ns_between(t0, t1);
       }}, {"serialization", "deserialization"});
-  out.obj("ser_ns", mem[0].json()).obj("deser_ns", mem[1].json());
+  out["ser_ns"] = mem[0].json();
+  out["deser_ns"] = mem[1].json();
 
   if (o.socket) {  // the whole write to, and read from, a loopback socket, interleaved
     LoopbackSink sink(false);
@@ -166,13 +168,15 @@ int run_message(const Options &o) {
           return e || !(d == msg->expected()) ? int64_t{-1} : ns_between(t0, t1);
         }}, {"the write to a loopback socket", "the read from a loopback socket"});
     soap_free(reader);
-    out.obj("write_ns", net[0].json()).obj("read_ns", net[1].json());
+    out["write_ns"] = net[0].json();
+    out["read_ns"] = net[1].json();
   } else {
-    out.null("write_ns").null("read_ns");
+    out["write_ns"] = nullptr;
+    out["read_ns"] = nullptr;
   }
   soap_free(ser);
   soap_free(deser);
-  std::cout << out.text() << std::endl;
+  std::cout << out.dump() << std::endl;
   return 0;
 }
 

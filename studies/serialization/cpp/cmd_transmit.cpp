@@ -24,7 +24,7 @@ soap_mode io_mode(const std::string &io) {
 }
 
 // Warm-up call(s), then the timed calls; prints the JSON. Exit 0 all ok, 1 a wrong answer, 3 a failure.
-int timed_calls(const Options &o, CountedProxy &cp, Message &msg, JsonObject &out) {
+int timed_calls(const Options &o, CountedProxy &cp, Message &msg, Json &out) {
   TimingPolicy policy = o.timing;
   policy.min_runs = o.calls;
   policy.max_runs = o.calls;
@@ -40,12 +40,15 @@ int timed_calls(const Options &o, CountedProxy &cp, Message &msg, JsonObject &ou
       }
       return ns_between(t0, Clock::now());
     }, "a call");
-    out.unum("request_bytes", cp.bytes_sent).boolean("valid", true).obj("call_ns", ns.json());
-    std::cout << out.text() << std::endl;
+    out["request_bytes"] = cp.bytes_sent;
+    out["valid"] = true;
+    out["call_ns"] = ns.json();
+    std::cout << out.dump() << std::endl;
     return 0;
   } catch (const std::runtime_error &) {
-    out.boolean("valid", false).str("invalid_reason", error);
-    std::cout << out.text() << std::endl;
+    out["valid"] = false;
+    out["invalid_reason"] = error;
+    std::cout << out.dump() << std::endl;
     return wrong ? 1 : 3;
   }
 }
@@ -58,11 +61,10 @@ int run_transmit(const Options &o) {
   CountedProxy cp(io_mode(o.io) | keep);
   if (o.sndbuf >= 0) cp.proxy.soap->sndbuf = o.sndbuf;
   if (o.rcvbuf >= 0) cp.proxy.soap->rcvbuf = o.rcvbuf;
-  JsonObject out;
-  out.str("impl", "gsoap").str("command", "transmit").str("op", o.op).num("n", o.n)
-      .unum("seed", o.seed).unum("raw_bytes", msg->raw_bytes()).str("io", o.io)
-      .boolean("keepalive", o.keepalive).num("sndbuf", o.sndbuf).num("rcvbuf", o.rcvbuf)
-      .num("expected_count", msg->expected().count).unum("expected_checksum", msg->expected().checksum);
+  Json out = {{"impl", "gsoap"}, {"command", "transmit"}, {"op", o.op}, {"n", o.n}, {"seed", o.seed},
+              {"raw_bytes", msg->raw_bytes()}, {"io", o.io}, {"keepalive", o.keepalive},
+              {"sndbuf", o.sndbuf}, {"rcvbuf", o.rcvbuf}, {"expected_count", msg->expected().count},
+              {"expected_checksum", msg->expected().checksum}};
   return timed_calls(o, cp, *msg, out);
 }
 
@@ -72,11 +74,9 @@ int run_mtom(const Options &o) {
   CountedProxy cp(SOAP_IO_KEEPALIVE | (mtom ? SOAP_ENC_MTOM : 0));
   // the array form of the same ints: what both forms must decode to
   const uint32_t array_checksum = checksum(int_items(static_cast<size_t>(o.n), o.seed));
-  JsonObject out;
-  out.str("impl", "gsoap").str("command", "mtom").str("form", o.form).num("n", o.n)
-      .unum("seed", o.seed).unum("raw_bytes", msg->raw_bytes())
-      .num("expected_count", msg->expected().count).unum("expected_checksum", msg->expected().checksum)
-      .unum("int_array_checksum", array_checksum);
+  Json out = {{"impl", "gsoap"}, {"command", "mtom"}, {"form", o.form}, {"n", o.n}, {"seed", o.seed},
+              {"raw_bytes", msg->raw_bytes()}, {"expected_count", msg->expected().count},
+              {"expected_checksum", msg->expected().checksum}, {"int_array_checksum", array_checksum}};
   return timed_calls(o, cp, *msg, out);
 }
 

@@ -115,18 +115,24 @@ int run_writers(const Options &o) {
 
   const bool same = printf_bytes == hand_bytes && gsoap_bytes == hand_bytes;
   const double floor_ns = ns[3].median();
-  JsonObject j;
-  j.str("impl", "gsoap").str("command", "writers").num("n", o.n).unum("seed", o.seed)
-      .unum("bytes", hand_bytes.size()).unum("itoa_bytes", used[3]).boolean("valid", same);
-  if (!same) j.str("invalid_reason", "the writers' outputs differ");
-  JsonObject techniques;
+  Json j;
+  j["impl"] = "gsoap";
+  j["command"] = "writers";
+  j["n"] = o.n;
+  j["seed"] = o.seed;
+  j["bytes"] = hand_bytes.size();
+  j["itoa_bytes"] = used[3];
+  j["valid"] = same;
+  if (!same) j["invalid_reason"] = "the writers' outputs differ";
+  Json techniques;
   for (size_t k = 0; k < names.size(); ++k) {
-    JsonObject t = ns[k].json();
-    t.dbl("over_itoa", floor_ns > 0 ? ns[k].median() / floor_ns : 0.0, 3);
-    techniques.obj(names[k], t);
+    Json t = ns[k].json();
+    const double over = floor_ns > 0 ? ns[k].median() / floor_ns : 0.0;
+    t["over_itoa"] = std::round(over * 1000) / 1000;  // 3 decimals
+    techniques[names[k]] = t;
   }
-  j.obj("ns", techniques);
-  std::cout << j.text() << std::endl;
+  j["ns"] = techniques;
+  std::cout << j.dump() << std::endl;
   return same ? 0 : 1;
 }
 

@@ -6,15 +6,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "json.hpp"
+#include <nlohmann/json.hpp>
 
 namespace tb {
+
+using Json = nlohmann::ordered_json;  // keys in the order they are set
 
 struct TimingPolicy {
   int warmup = 1;
@@ -38,18 +41,19 @@ class Samples {
     return static_cast<double>(v[lo]) + (pos - static_cast<double>(lo)) * static_cast<double>(v[hi] - v[lo]);
   }
   double median() const { return quantile(0.5); }
-  JsonObject json() const {  // nanoseconds per run
-    JsonObject o;
-    o.num("runs", static_cast<int64_t>(ns_.size()))
-        .dbl("median", median(), 0)
-        .dbl("min", quantile(0.0), 0)
-        .dbl("p25", quantile(0.25), 0)
-        .dbl("p75", quantile(0.75), 0)
-        .dbl("max", quantile(1.0), 0);
+  Json json() const {  // whole nanoseconds per run
+    Json o;
+    o["runs"] = static_cast<int64_t>(ns_.size());
+    o["median"] = whole(median());
+    o["min"] = whole(quantile(0.0));
+    o["p25"] = whole(quantile(0.25));
+    o["p75"] = whole(quantile(0.75));
+    o["max"] = whole(quantile(1.0));
     return o;
   }
 
  private:
+  static int64_t whole(double ns) { return static_cast<int64_t>(std::nearbyint(ns)); }
   std::vector<int64_t> ns_;
 };
 

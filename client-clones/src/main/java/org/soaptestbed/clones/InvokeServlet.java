@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.soaptestbed.common.Json;
 import org.soaptestbed.contract.v1.WorkResponse;
 
 /**

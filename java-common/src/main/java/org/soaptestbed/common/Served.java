@@ -1,5 +1,7 @@
 package org.soaptestbed.common;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -27,8 +29,13 @@ public final class Served {
 
     public String json() {
         long client = clientErrors.sum(), server = serverErrors.sum();
-        return String.format("{\"started\":%d,\"ok\":%d,\"errors\":%d,\"client_errors\":%d,"
-                + "\"server_errors\":%d,\"in_flight\":%d}", started.sum(), ok.sum(), client + server, client,
-                server, inFlight.get());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("started", started.sum());
+        m.put("ok", ok.sum());
+        m.put("errors", client + server);
+        m.put("client_errors", client);
+        m.put("server_errors", server);
+        m.put("in_flight", inFlight.get());
+        return Json.write(m);
     }
 }

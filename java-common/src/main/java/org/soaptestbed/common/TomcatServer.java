@@ -66,6 +66,9 @@ public final class TomcatServer {
         this.name = name;
         this.settings = settings;
         Logs.quietLibraries();
+        Thread json = new Thread(Json::warmUp, name + "-json-warm-up");   // beside Tomcat's own start-up
+        json.setDaemon(true);
+        json.start();
         try {
             // Tomcat's work files go to a private temporary folder, never the current directory.
             baseDir = Files.createTempDirectory("tomcat-" + name + "-");

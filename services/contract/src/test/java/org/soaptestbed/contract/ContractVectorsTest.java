@@ -4,10 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -27,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ContractVectorsTest {
 
-    record Case(String kind, int n, long seed, long checksum, JsonArray items, String itemsHex) {
+    record Case(String kind, int n, long seed, long checksum, JsonNode items, String itemsHex) {
         @Override
         public String toString() {
             return kind + " n=" + n + " seed=" + Long.toUnsignedString(seed);
@@ -36,16 +35,17 @@ class ContractVectorsTest {
 
     static Stream<Case> cases() throws IOException {
         Path file = Path.of(System.getProperty("contract.vectors", "../../tests/contract/vectors.json"));
-        JsonObject root = JsonParser.parseString(Files.readString(file)).getAsJsonObject();
-        long defaultSeed = root.get("seed").getAsBigInteger().longValue();
+        // decimals kept as written, so a float item is parsed from its text, not from a double
+        JsonNode root = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .readTree(Files.readString(file));
+        long defaultSeed = root.get("seed").bigIntegerValue().longValue();
         List<Case> cases = new ArrayList<>();
-        for (JsonElement e : root.getAsJsonArray("cases")) {
-            JsonObject c = e.getAsJsonObject();
-            long seed = c.has("seed") ? c.get("seed").getAsBigInteger().longValue() : defaultSeed;
-            cases.add(new Case(c.get("kind").getAsString(), c.get("n").getAsInt(), seed,
-                    c.get("checksum").getAsLong(),
-                    c.has("items") ? c.getAsJsonArray("items") : null,
-                    c.has("items_hex") ? c.get("items_hex").getAsString() : null));
+        for (JsonNode c : root.get("cases")) {
+            long seed = c.has("seed") ? c.get("seed").bigIntegerValue().longValue() : defaultSeed;
+            cases.add(new Case(c.get("kind").asText(), c.get("n").asInt(), seed,
+                    c.get("checksum").asLong(),
+                    c.has("items") ? c.get("items") : null,
+                    c.has("items_hex") ? c.get("items_hex").asText() : null));
         }
         assertTrue(cases.size() >= 16, "vectors.json holds " + cases.size() + " cases");
         return cases.stream();
@@ -118,12 +118,12 @@ class ContractVectorsTest {
         }
         assertEquals(c.items().size(), c.n());
         for (int i = 0; i < c.n(); i++) {
-            JsonElement want = c.items().get(i);
+            JsonNode want = c.items().get(i);
             switch (c.kind()) {
-                case "byte" -> assertEquals(want.getAsInt(), Payload.bytes(c.n(), c.seed())[i]);
-                case "int" -> assertEquals(want.getAsInt(), Payload.ints(c.n(), c.seed())[i]);
-                case "float" -> assertEquals(want.getAsFloat(), Payload.floats(c.n(), c.seed())[i]);
-                case "double" -> assertEquals(want.getAsDouble(), Payload.doubles(c.n(), c.seed())[i]);
+                case "byte" -> assertEquals(want.asInt(), Payload.bytes(c.n(), c.seed())[i]);
+                case "int" -> assertEquals(want.asInt(), Payload.ints(c.n(), c.seed())[i]);
+                case "float" -> assertEquals(Float.parseFloat(want.asText()), Payload.floats(c.n(), c.seed())[i]);
+                case "double" -> assertEquals(Double.parseDouble(want.asText()), Payload.doubles(c.n(), c.seed())[i]);
                 default -> throw new IllegalArgumentException(c.kind());
             }
         }

@@ -1,7 +1,6 @@
 package org.soaptestbed.serialization;
 
-import com.google.gson.Gson;
-import com.google.gson.GsonBuilder;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +27,7 @@ public final class Main {
         "Exit: 0 ok, 1 a check failed, 2 usage error, 3 failure.",
         "Operations: " + Message.OPERATIONS);
 
-    private static final Gson GSON = new GsonBuilder().serializeNulls().disableHtmlEscaping().create();
+    private static final ObjectMapper JSON = new ObjectMapper();   // nulls written, maps in order
 
     private Main() {
     }
@@ -41,7 +40,7 @@ public final class Main {
                 return;
             }
             Map<String, Object> out = run(args, clients);
-            System.out.println(GSON.toJson(out));
+            System.out.println(JSON.writeValueAsString(out));
             System.exit(status(out));
         }
     }
@@ -89,7 +88,7 @@ public final class Main {
                 return;
             }
             if (!line.isEmpty()) {
-                System.out.println(GSON.toJson(run(line.split("\\s+"), clients)));
+                System.out.println(JSON.writeValueAsString(run(line.split("\\s+"), clients)));
                 System.out.flush();
             }
         }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.soaptestbed.common.Json;
 
 /**
  * {@code servers.jar server}: runs one model until its standard input ends (or says "stop"), or
@@ -105,7 +106,7 @@ final class ServerCommand {
     }
 
     static synchronized void emit(Map<String, ?> m) {
-        System.out.println(Json.of(m));
+        System.out.println(Json.write(m));
         System.out.flush();
     }
 }

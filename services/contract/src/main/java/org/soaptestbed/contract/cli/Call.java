@@ -40,7 +40,7 @@ public final class Call {
             System.err.println("error: cannot set up the Axis2 client: " + Run.describe(e));
             return 3;
         }
-        System.out.print(options.json() ? Json.write(Report.json(options, result)) + "\n"
+        System.out.print(options.json() ? Report.write(Report.json(options, result)) + "\n"
                 : Report.text(options, result));
         System.out.flush();
         return Report.exitStatus(result);

@@ -1,5 +1,7 @@
 package org.soaptestbed.contract.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,7 +9,18 @@ import java.util.Map;
 /** A run's result as the JSON object of docs/tiers.md, or as a few lines of text. */
 final class Report {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private Report() {
+    }
+
+    /** One compact JSON document (Jackson): maps in their order, nulls written. */
+    static String write(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not writable as JSON: " + e.getOriginalMessage(), e);
+        }
     }
 
     /** Exit status: 0 all checked, 1 a mismatch, 3 a fault or transport error. */
@@ -73,11 +86,15 @@ final class Report {
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 
-    private static double ms(long nanos) {
+    private static Double ms(long nanos) {
         return round(nanos / 1e6, 3);
     }
 
-    private static double round(double v, int digits) {
+    /** v rounded to digits decimals; null (JSON has no NaN) when v is not finite. */
+    private static Double round(double v, int digits) {
+        if (!Double.isFinite(v)) {
+            return null;
+        }
         double scale = Math.pow(10, digits);
         return Math.round(v * scale) / scale;
     }
@@ -96,11 +113,11 @@ final class Report {
             sb.append("echo equal: ").append(j.get("echo_equal")).append('\n');
         }
         if (j.get("work") != null) {
-            sb.append("served by: ").append(Json.write(j.get("work"))).append('\n');
+            sb.append("served by: ").append(write(j.get("work"))).append('\n');
         }
         sb.append("bodies: request ").append(j.get("request_bytes"))
                 .append(" bytes, response ").append(j.get("response_bytes")).append(" bytes\n");
-        sb.append("latency ms: ").append(Json.write(j.get("latency_ms"))).append('\n');
+        sb.append("latency ms: ").append(write(j.get("latency_ms"))).append('\n');
         if (r.firstFault() != null) {
             sb.append("first fault: ").append(r.firstFault()).append('\n');
         }

@@ -51,6 +51,6 @@ class ReportTest {
         m.put("a", "q\"\n");
         m.put("b", null);
         m.put("c", 1.5);
-        assertEquals("{\"a\": \"q\\\"\\n\", \"b\": null, \"c\": 1.5}", Json.write(m));
+        assertEquals("{\"a\":\"q\\\"\\n\",\"b\":null,\"c\":1.5}", Report.write(m));
     }
 }

@@ -1,11 +1,12 @@
 package org.soaptestbed.front.invoker;
 
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
-import com.google.gson.JsonParseException;
-import com.google.gson.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import java.net.URI;
 import java.util.List;
+import org.soaptestbed.common.Json;
 import org.soaptestbed.front.FrontException;
 
 /**
@@ -30,13 +31,16 @@ public record CloneAnswer(String host, String pid, String result) {
     static final int MAX_TEXT = 200;
     private static final List<String> RESULT_FIELDS = List.of("ok", "count", "checksum", "echo_equal", "work");
     private static final List<String> REASON_FIELDS = List.of("reason", "error", "message", "fault");
+    /** The whole body must be one JSON document (trailing text makes it not JSON). */
+    private static final ObjectReader READER = Json.MAPPER.reader()
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     /**
      * Interprets one answer; any status but 200 is a {@link FrontException}: 504 when the
      * client tier answered 504 (a timeout behind it), else 502.
      */
     static CloneAnswer of(int status, String body, URI uri) {
-        JsonObject root = object(body);
+        JsonNode root = object(body);
         if (status != 200) {
             String tier = root == null ? null : text(root.get("tier"));
             String failing = tier == null || tier.equals("clone") ? FrontException.CLIENT_TIER : tier;
@@ -54,28 +58,28 @@ public record CloneAnswer(String host, String pid, String result) {
         return new CloneAnswer(find(root, "host"), find(root, "pid"), result(root));
     }
 
-    private static JsonObject object(String body) {
+    private static JsonNode object(String body) {
         try {
-            JsonElement e = JsonParser.parseString(body == null ? "" : body);
-            return e.isJsonObject() ? e.getAsJsonObject() : null;
-        } catch (JsonParseException e) {
+            JsonNode e = READER.readTree(body == null ? "" : body);
+            return e != null && e.isObject() ? e : null;
+        } catch (JsonProcessingException e) {
             return null;
         }
     }
 
     /** The member in "clone", else at the top level, else in the first nested object that has it; "?" if none. */
-    private static String find(JsonObject root, String key) {
-        JsonElement clone = root.get("clone");
-        String value = clone != null && clone.isJsonObject() ? text(clone.getAsJsonObject().get(key)) : null;
+    private static String find(JsonNode root, String key) {
+        JsonNode clone = root.get("clone");
+        String value = clone != null && clone.isObject() ? text(clone.get(key)) : null;
         if (value == null) {
             value = text(root.get(key));
         }
         if (value != null) {
             return value;
         }
-        for (var member : root.entrySet()) {
-            if (member.getValue().isJsonObject()) {
-                value = text(member.getValue().getAsJsonObject().get(key));
+        for (JsonNode member : root) {
+            if (member.isObject()) {
+                value = text(member.get(key));
                 if (value != null) {
                     return value;
                 }
@@ -85,14 +89,14 @@ public record CloneAnswer(String host, String pid, String result) {
     }
 
     /** The result fields as {@code name=value} words, e.g. {@code ok=true count=5 checksum=123}. */
-    private static String result(JsonObject root) {
+    private static String result(JsonNode root) {
         StringBuilder words = new StringBuilder();
-        JsonElement result = root.get("result");
-        if (result != null && result.isJsonObject()) {
-            for (var member : result.getAsJsonObject().entrySet()) {
+        JsonNode result = root.get("result");
+        if (result != null && result.isObject()) {
+            for (var member : result.properties()) {
                 words(words, member.getKey(), member.getValue());
             }
-        } else if (result != null && !result.isJsonNull()) {
+        } else if (result != null && !result.isNull()) {
             words(words, "result", result);
         } else {
             for (String field : RESULT_FIELDS) {
@@ -103,12 +107,12 @@ public record CloneAnswer(String host, String pid, String result) {
     }
 
     /** Primitives as name=value; objects flattened with dotted names; arrays by size. */
-    private static void words(StringBuilder out, String name, JsonElement e) {
-        if (e == null || e.isJsonNull()) {
+    private static void words(StringBuilder out, String name, JsonNode e) {
+        if (e == null || e.isNull()) {
             return;
         }
-        if (e.isJsonObject()) {
-            for (var member : e.getAsJsonObject().entrySet()) {
+        if (e.isObject()) {
+            for (var member : e.properties()) {
                 words(out, name + "." + member.getKey(), member.getValue());
             }
             return;
@@ -117,11 +121,11 @@ public record CloneAnswer(String host, String pid, String result) {
             out.append(' ');
         }
         out.append(name).append('=');
-        out.append(e.isJsonArray() ? "[" + e.getAsJsonArray().size() + " items]" : e.getAsString());
+        out.append(e.isArray() ? "[" + e.size() + " items]" : e.asText());
     }
 
     /** The error's own words: a reason-like JSON field, else the body's text. */
-    private static String reason(JsonObject root, String body) {
+    private static String reason(JsonNode root, String body) {
         if (root != null) {
             for (String field : REASON_FIELDS) {
                 String value = text(root.get(field));
@@ -134,8 +138,8 @@ public record CloneAnswer(String host, String pid, String result) {
         return text.isEmpty() ? "(empty body)" : clip(text);
     }
 
-    private static String text(JsonElement e) {
-        return e != null && e.isJsonPrimitive() ? e.getAsString() : null;
+    private static String text(JsonNode e) {
+        return e != null && e.isValueNode() && !e.isNull() ? e.asText() : null;
     }
 
     private static String clip(String s) {

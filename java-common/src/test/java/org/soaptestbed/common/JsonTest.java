@@ -1,4 +1,4 @@
-package org.soaptestbed.clones;
+package org.soaptestbed.common;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,0 +1,61 @@
+"""`./testbed test`: its own options, and the pytest arguments it makes (parallel workers,
+--quick's markers) without running anything."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from testbed import cli
+
+
+def _args(words):
+    own, rest = cli._test_options(words)
+    args = cli.build_parser().parse_args(["test", *own])
+    args.pytest_args = rest
+    return args
+
+
+def test_the_suite_runs_in_parallel_groups_handed_out_in_the_order_conftest_gives():
+    argv = cli._pytest_argv(_args(["-k", "interop", "-x"]))
+    assert argv[:5] == ["-n", str(_args([]).workers), "--dist", "loadgroup", "--no-loadscope-reorder"]
+    assert argv[5:] == ["-k", "interop", "-x"]
+
+
+def test_a_users_own_worker_count_or_workers_zero_runs_pytest_as_asked():
+    assert cli._pytest_argv(_args(["-n", "0", "--pdb"])) == ["-n", "0", "--pdb"]
+    assert cli._pytest_argv(_args(["-p", "no:xdist"])) == ["-p", "no:xdist"]
+    assert cli._pytest_argv(_args(["--workers", "0", "tests/clones"])) == ["tests/clones"]
+    assert cli._pytest_argv(_args(["--workers=2"]))[:2] == ["-n", "2"]
+
+
+def test_quick_leaves_out_slow_and_own_stack_tests_and_keeps_a_users_marker():
+    argv = cli._pytest_argv(_args(["--quick", "--workers", "0"]))
+    assert argv == ["-m", cli.QUICK_MARKERS] and "not slow" in cli.QUICK_MARKERS and "not own_stack" in cli.QUICK_MARKERS
+    argv = cli._pytest_argv(_args(["--quick", "--workers", "0", "-m", "stack", "-x"]))
+    assert argv == ["-m", f"(stack) and {cli.QUICK_MARKERS}", "-x"]
+
+
+def test_options_after_the_first_pytest_argument_go_to_pytest():
+    own, rest = cli._test_options(["-k", "x", "--quick"])
+    assert own == [] and rest == ["-k", "x", "--quick"]
+
+
+def test_a_slot_another_process_holds_is_not_taken(tmp_path, monkeypatch):
+    """Parallel workers (and other checkouts' suites) never share a stack's port slot."""
+    monkeypatch.setenv("TESTBED_TEST_SLOT_LOCKS", str(tmp_path))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import stacks, sys; print(stacks.replica_port_base(), flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": "tests:cli:."}, cwd=cli.ROOT)
+    try:
+        held = int(holder.stdout.readline())
+        import stacks      # tests/stacks.py, as the fixtures use it
+        monkeypatch.setattr(stacks, "SLOT_LOCKS", tmp_path)
+        monkeypatch.setattr(stacks, "_bases_taken", {})
+        mine = stacks.replica_port_base()
+        assert mine != held and (tmp_path / f"{held}.lock").exists()
+        stacks._bases_taken.pop(mine).close()
+    finally:
+        holder.stdin.close()
+        holder.wait(10)
