@@ -13,9 +13,11 @@ from testbed.run.plan import LoadPlan
 from testbed.run.scaling import SCALED_POINT, Costs, costs_from_steps
 
 CALIBRATION_DIR = "calibration"
-# one step: the stack's first seconds under load are its JIT's (prime), then 6 s measured;
-# --quick: 4 s measured after a 2 s warm-up
-CALIBRATION_LOAD = LoadPlan(users=(16,), step_seconds=9.0, warmup_seconds=3.0, prime_seconds=6.0)
+# one step: a cold JVM's first 15 s or so under load are its JIT's, at several times the CPU per
+# request it settles at (measured here: /seg/5 costs 2-3× more in its first 10 s), so a cold
+# stack is primed 15 s first (a warm one not at all), then 6 s measured; --quick: 4 s measured
+# after a 2 s warm-up, no prime (costs read high: a longer wait, the safe side)
+CALIBRATION_LOAD = LoadPlan(users=(16,), step_seconds=9.0, warmup_seconds=3.0, prime_seconds=15.0)
 CALIBRATION_LOAD_QUICK = LoadPlan(users=(16,), step_seconds=6.0, warmup_seconds=2.0)
 
 

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 POOL_SIZE = 32                 # pre-built clients: more than the front lets through at once
 NAME = "classic-system"
-MIN_QUOTA = 0.05               # cores: below this a CFS quota throttles in coarse bursts
+MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
 
 
 def published() -> dict:
