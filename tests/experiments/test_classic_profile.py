@@ -164,3 +164,10 @@ def test_the_runner_step_calibrates_then_designs_and_applies_the_profile(tmp_pat
     exp = definition.load("classic", profile="classic-system")
     with pytest.raises(tohost.FitError, match="calibration run calibration-path1"):
         tohost.fit_profile(exp, tmp_path / "empty", [], lambda spec, root: None, 2.0)
+
+
+def test_paths_held_by_the_fronts_quota_get_users_enough_to_reach_it():
+    runs = profile.apply(definition.load("classic").runs, design(M))
+    seg = {r.entry: r for r in runs if r.kind == "segments"}
+    assert all(seg[f"axis-path{k}"].load.users == profile.SEGMENT_USERS for k in (1, 2, 3, 4))
+    assert seg["axis-path5"].load.users == definition.load("classic").runs[4].load.users   # the lock: few do

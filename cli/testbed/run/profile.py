@@ -32,6 +32,11 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 
 POOL_SIZE = 32                 # pre-built clients: more than the front lets through at once
+# users of the segment paths ①-④: a tier under a CPU quota runs a share of every 100 ms period
+# and then waits for the next, so a request's time there grows by tens of ms and the front's
+# quota is only reached with some hundreds of requests in flight (Little's law: N = X·R)
+SEGMENT_USERS = (16, 32, 64, 128, 256, 512)
+SEGMENT_USERS_QUICK = (64, 512)
 NAME = "classic-system"
 MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
 
@@ -133,9 +138,10 @@ def design(m: Measured, share: float = 0.6) -> Profile:
     return Profile(t1, s, wait_us, demand, quotas, POOL_SIZE, share, binding, expected, notes, m)
 
 
-def apply(specs, p: Profile) -> list:
+def apply(specs, p: Profile, quick: bool = False) -> list:
     """The runs with the profile: every run gets the quotas, the front's demands and the service
-    wait (unlocked, in the scaled wait's place); pool runs the profile's pool size."""
+    wait (unlocked, in the scaled wait's place); pool runs the profile's pool size; the segment
+    paths ①-④, held by the front's quota, SEGMENT_USERS."""
     out = []
     for s in specs:
         demands = {k: v for k, v in s.demands.items() if k not in ("SEG2", "SEG3", "SEG4", "INVOKER", "SERVICE")}
@@ -145,7 +151,9 @@ def apply(specs, p: Profile) -> list:
         # every run: only /seg/5 reaches the service, and one value spares the service a restart
         demands["SERVICE"] = {"cpu_us": 0, "wait_us": p.wait_us, "locked": False}
         knobs = {**s.knobs, **{f"CPUS_{t.upper()}": f"{q:g}" for t, q in p.quotas.items()}}
-        out.append(replace(s, demands=demands, knobs=knobs, auto_wait=False,
+        users = SEGMENT_USERS_QUICK if quick else SEGMENT_USERS
+        load = replace(s.load, users=users) if s.kind == "segments" and s.path < 5 else s.load
+        out.append(replace(s, demands=demands, knobs=knobs, auto_wait=False, load=load,
                            pool_size=p.pool_size if s.client_mode == "pool" else s.pool_size))
     return out
 

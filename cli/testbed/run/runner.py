@@ -25,7 +25,7 @@ from testbed import ROOT, procs
 from testbed.faults import Injector
 from testbed.run import reconfigure, results, threaddumps, tohost
 from testbed.run.costs import calibration_spec, needs_calibration, run_steps
-from testbed.run.profile import calibration_specs as profile_calibration
+from testbed.run.profile import SEGMENT_USERS as profile_users, calibration_specs as profile_calibration
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
 from testbed.run.progress import Progress, latest_history, line
@@ -153,9 +153,11 @@ class Runner:
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
         if needs_calibration(self.exp, self.scale_from):       # one Locust run and one restart more
             seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
-        if self.exp.profile != "stack":      # its calibration runs, a client restart there and back, the quotas
-            cal = profile_calibration(runs[0], self.exp.quick)
-            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 4 * JVM_START_S
+        if self.exp.profile != "stack":      # its calibration runs, a client restart there and back, the quotas,
+            cal = profile_calibration(runs[0], self.exp.quick)     # the segment paths' extra users
+            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 4 * JVM_START_S + sum(
+                (len(profile_users) - len(r.load.users)) * r.load.step_seconds
+                for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
         return seconds + changes * JVM_START_S
 
     # ------------------------------------------------------------------ the stack

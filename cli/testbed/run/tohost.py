@@ -48,7 +48,7 @@ def fit_profile(exp, folder: Path, failed: list[str], run_one, host_cores: float
     if m is None:
         raise FitError(f"profile {exp.profile}: {'; '.join(errors) or why}")
     p = profile.design(m, exp.scale.share)
-    exp.runs[:] = profile.apply(exp.runs, p)
+    exp.runs[:] = profile.apply(exp.runs, p, exp.quick)
     sentence = (f"scaled to this host: service wait {p.wait_us / 1000:g} ms because the {exp.profile} profile "
                 f"puts the singleton at {p.singleton:.1f}/s, 7.4/812 of T(①) {p.t1:,.0f}/s, which {p.binding} "
                 f"allows at {p.share:.0%} of the host")
