@@ -200,7 +200,8 @@ def emulation_lines(summary: dict) -> list[str]:
         return []
     d = p["demands_cpu_us"]
     return [f"emulated by the {p['name']} profile (cli/testbed/run/profile.py): CPU per request added to the "
-            f"JSP {d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs; "
+            f"JSP {d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
+            f"a client per request's build {p.get('request_cpu_us', 0)} µs on the clone (that run only); "
             f"front quota {p['quotas']['front']:g} core, clone quota {p['quotas']['clone']:g} core per replica; "
             f"service wait {p['wait_us'] / 1000:g} ms; pool of {p['pool_size']}",
             *(f"  profile: {n}" for n in p.get("notes") or [])]
@@ -209,9 +210,10 @@ def emulation_lines(summary: dict) -> list[str]:
 EMULATION_INTRO = (
     "The segment demands of this run are emulated by the {name} profile (cli/testbed/run/profile.py), "
     "from this stack's own costs measured first (calibration runs): CPU added per request so that the "
-    "front's cost of each path relative to the static page is the published one, a CPU quota per tier for "
-    "the classic system's one machine per tier, and the service wait that puts the singleton at 7.4/812 "
-    "of T(①). The singleton's lock is the real client's: no demand is locked.")
+    "front's cost of each path relative to the static page is the published one, a client per request's "
+    "build as dear relative to a pooled call as the classic's, a CPU quota per tier for the classic system's "
+    "one machine per tier, and the service wait that puts the singleton at 7.4/812 of T(①). The singleton's "
+    "lock is the real client's: no demand is locked.")
 
 
 def emulation(summary: dict) -> dict | None:
@@ -228,6 +230,9 @@ def emulation(summary: dict) -> dict | None:
                                   ("SEG3", "③ the access bean (DEMAND_SEG3_CPU_US)", 3),
                                   ("SEG4", "④ the session bean (DEMAND_SEG4_CPU_US)", 4),
                                   ("INVOKER", "⑤ the Invoker, front side (DEMAND_INVOKER_CPU_US)", 5))]
+    own = (p.get("measured") or {}).get("clone_request_s")
+    added.append(("⑤ a client per request's build from the WSDL, on the clone (DEMAND_CLONE_CPU_US, the request "
+                  "run only)", f"{p.get('request_cpu_us', 0)} µs", f"{own * 1e6:.0f} µs (clone)" if own else "—"))
     settings = [("front quota (one machine: paths ①–④ and the pool are held by it)",
                  f"{p['quotas']['front']:g} core → T(①) {p['t1']:,.0f}/s"),
                 ("clone quota per replica (a client per request builds its client on it)",

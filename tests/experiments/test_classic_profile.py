@@ -12,7 +12,7 @@ from testbed.run.profile import Measured, design
 # beans nearly free, /seg/5's front 0.6 ms; Locust and HAProxy included in total_s
 M = Measured(front_s={1: 90e-6, 2: 80e-6, 3: 85e-6, 4: 100e-6, 5: 600e-6},
              total_s={1: 340e-6, 5: 2.0e-3}, clone_request_s=3.0e-3, total_request_s=5.0e-3,
-             round_trip_s=1.0e-3, host_cores=2.0)
+             clone_pool_s=1.0e-3, total_pool_s=2.5e-3, round_trip_s=1.0e-3, host_cores=2.0)
 
 
 def front_per_request(p, k: int) -> float:
@@ -40,8 +40,11 @@ def test_the_quota_wait_and_clone_quota_give_the_published_ratios():
     # the singleton 7.4/812 of T(①); its rate 1/(wait + round trip)
     assert p.singleton / p.t1 == pytest.approx(7.4 / 812)
     assert 1 / (p.wait_us / 1e6 + M.round_trip_s) == pytest.approx(p.singleton, rel=0.03)
-    # a client per request held by the clone's quota at 22/7.4 singletons
-    assert p.quotas["clone"] / M.clone_request_s / p.singleton == pytest.approx(22 / 7.4, rel=0.01)
+    # the clone's quota leaves the pool (13.5 singletons) room: it uses 60 % of it ...
+    assert 13.5 * p.singleton * M.clone_pool_s / p.quotas["clone"] == pytest.approx(profile.CLONE_SHARE, rel=0.01)
+    # ... and holds a client per request, with its emulated build, at 22/7.4 singletons
+    x_request = p.quotas["clone"] / (M.clone_request_s + p.request_cpu_us / 1e6)
+    assert x_request / p.singleton == pytest.approx(22 / 7.4, rel=0.01)
     assert p.expected["pool/singleton"] == pytest.approx(13.5, rel=0.01)
 
 
@@ -54,7 +57,7 @@ def test_a_busier_or_bigger_host_moves_t1_and_nothing_else_of_the_shape():
 
 
 def test_the_heaviest_configuration_sets_t1():
-    # a client per request twice as dear as the pool's requests ... here far dearer: it binds
+    # a client per request far dearer than anything else on the host: it binds
     dear = design(Measured(**{**M.to_json(), "total_request_s": 60e-3}))
     assert dear.binding.startswith("a client per request") and dear.t1 < design(M).t1
 
@@ -63,6 +66,8 @@ def test_a_front_already_dearer_than_the_shape_is_said_and_nothing_negative_is_a
     p = design(Measured(**{**M.to_json(), "front_s": {**M.front_s, 2: 200e-6}}))
     assert all(v >= 0 for v in p.demands_cpu_us.values()) and p.demands_cpu_us["SEG2"] == 0
     assert any("path 2" in n for n in p.notes)
+    dear = design(Measured(**{**M.to_json(), "clone_request_s": 30e-3}))   # the build already dearer
+    assert dear.request_cpu_us == 0 and any("client per request" in n for n in dear.notes)
 
 
 def test_apply_sets_quotas_demands_wait_and_pool_in_every_run_and_scales_nothing_else():
@@ -77,7 +82,10 @@ def test_apply_sets_quotas_demands_wait_and_pool_in_every_run_and_scales_nothing
     assert seg3.demands["SEG3"] == {"cpu_us": p.demands_cpu_us["SEG3"], "wait_us": 0, "locked": False}
     assert not any(d.get("locked") for r in runs for d in r.demands.values())   # the lock stays the client's
     pool = next(r for r in runs if r.client_mode == "pool")
-    assert pool.pool_size == profile.POOL_SIZE
+    assert pool.pool_size == profile.POOL_SIZE and "CLONE" not in pool.demands
+    request = next(r for r in runs if r.client_mode == "request")           # the emulated build: that run only
+    assert request.demands["CLONE"] == {"cpu_us": p.request_cpu_us, "wait_us": 0, "locked": False}
+    assert not any("CLONE" in r.demands for r in runs if r.client_mode != "request")
     assert next(r for r in runs if r.entry == "singleton-c4-a1").tiers["clone"] == 4
     k = seg3.stack_knobs()
     assert k["DEMAND_SEG3_CPU_US"] == str(p.demands_cpu_us["SEG3"]) and k["DEMAND_SEG3_LOCKED"] == "0"
@@ -88,7 +96,8 @@ def test_the_calibration_runs_measure_the_stack_without_demands_waits_or_quotas(
     first = profile.apply(exp.runs, design(M))[0]
     specs = profile.calibration_specs(first)
     assert [(s.id, s.path, s.client_mode) for s in specs] == [
-        *((f"calibration-path{k}", k, "singleton") for k in range(1, 6)), ("calibration-request", 5, "request")]
+        *((f"calibration-path{k}", k, "singleton") for k in range(1, 6)), ("calibration-pool", 5, "pool"),
+        ("calibration-request", 5, "request")]
     assert all(not s.demands and not any(k.startswith("CPUS_") for k in s.knobs) for s in specs)
 
 
@@ -144,7 +153,7 @@ def test_the_runner_step_calibrates_then_designs_and_applies_the_profile(tmp_pat
         cpu = {"front/1": front[spec.path] if spec.client_mode == "singleton" else 10.0,
                "haproxy/1": 5.0, "loadgen/master": 20.0}
         if spec.path == 5:
-            cpu.update({"clone/1": 30.0 if spec.client_mode == "request" else 4.0, "axis/1": 4.0})
+            cpu.update({"clone/1": {"request": 30.0, "pool": 10.0}.get(spec.client_mode, 4.0), "axis/1": 4.0})
         run(root / "_made", spec.id, T0, {"kind": "segments", "path": spec.path, "label": spec.label},
             [dict(s, cpu=cpu, host=sum(cpu.values()), x=x) for s in plateau(x, users=(16,))])
         root.mkdir(parents=True, exist_ok=True)
@@ -154,7 +163,8 @@ def test_the_runner_step_calibrates_then_designs_and_applies_the_profile(tmp_pat
     exp = definition.load("classic", profile="classic-system")
     failed: list[str] = []
     prof, chosen, lines = tohost.fit_profile(exp, tmp_path, failed, run_one, 2.0)
-    assert calls == [f"calibration-path{k}" for k in range(1, 6)] + ["calibration-request"] and not failed
+    assert calls == [f"calibration-path{k}" for k in range(1, 6)] + ["calibration-pool", "calibration-request"]
+    assert not failed
     assert prof["measured"]["front_s"][1] == pytest.approx(90e-6, rel=0.02)
     assert prof["measured"]["clone_request_s"] == pytest.approx(3e-3, rel=0.02)
     assert chosen["wait_us"] == prof["wait_us"] and chosen["sentence"].startswith("scaled to this host")

@@ -15,10 +15,13 @@ system's shape"):
   service wait W (unlocked) is chosen for T(1..5)/T(1) = 7.4/812;
 - the eventual fix (published about 100 tps, 13.5× the singleton) is a pool of clients large
   enough not to bind (POOL_SIZE), held back by the front's quota: the Invoker's CPU
-  (DEMAND_INVOKER_CPU_US) brings the front's CPU per /seg/5 request to F(1)·812/100;
+  (DEMAND_INVOKER_CPU_US) brings the front's CPU per /seg/5 request to F(1)·812/100; the
+  clone's quota leaves the pool room (the pool at CLONE_SHARE of it);
 - a client per request (22 tps, 2.97× the singleton) builds its client from the WSDL on every
-  call, on the clone's CPU: the clone's quota is that many requests a second × the clone CPU
-  one such request costs here (measured).
+  call, on the clone's machine: here that costs about 3-4 pooled calls of clone CPU, there it
+  cost more (100/22 = 4.5 calls of the fix, on a machine the fix did not fill), so the request
+  run alone adds the difference as clone CPU per call (DEMAND_CLONE_CPU_US, that run only): the
+  clone's quota then holds it at 2.97 singletons.
 The singleton's lock stays the real synchronized client: no demand is locked, and the clone
 runs' scaling comes from the clones' own monitors. T(1) itself — the scale of everything — is
 chosen like the scaled wait of run/scaling.py: the heaviest configuration (path ① at T(1), or
@@ -39,6 +42,7 @@ SEGMENT_USERS = (16, 32, 64, 128, 256, 512)
 SEGMENT_USERS_QUICK = (64, 512)
 NAME = "classic-system"
 MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
+CLONE_SHARE = 0.6              # the pool may use this share of the clone's quota (the front holds it)
 
 
 def published() -> dict:
@@ -52,8 +56,9 @@ class Measured:
 
     front_s -- path k -> the front's CPU-seconds per request on /seg/k (k = 1..5)
     total_s -- path k -> every process's CPU-seconds per request (stack and Locust), k = 1, 5
-    clone_request_s -- the clone's CPU-seconds per /seg/5 request with a client per request
-    total_request_s -- every process's, the same
+    clone_request_s, total_request_s -- the clone's and every process's CPU-seconds per /seg/5
+        request with a client per request
+    clone_pool_s, total_pool_s -- the same with a pool of clients
     round_trip_s -- one singleton call without a service wait at its plateau (1/X): the lock's
         own time beside the wait (an upper bound)
     host_cores, background_cores -- the host, and what other programs used meanwhile
@@ -62,6 +67,8 @@ class Measured:
     total_s: dict[int, float]
     clone_request_s: float
     total_request_s: float
+    clone_pool_s: float
+    total_pool_s: float
     round_trip_s: float
     host_cores: float
     background_cores: float = 0.0
@@ -76,6 +83,7 @@ class Profile:
     singleton: float                # the singleton's rate it aims at, /s
     wait_us: int
     demands_cpu_us: dict[str, int]  # SEG2, SEG3, SEG4, INVOKER -> µs of CPU per request
+    request_cpu_us: int             # the client per request's emulated build cost (CLONE, that run only)
     quotas: dict[str, float]        # front, clone -> cores per replica
     pool_size: int
     share: float
@@ -93,7 +101,8 @@ class Profile:
         d = self.demands_cpu_us
         return (f"profile {NAME} (emulated): front quota {self.quotas['front']:.2f} core (T(①) {self.t1:,.0f}/s), "
                 f"clone quota {self.quotas['clone']:.2f} core per replica, CPU per request added: JSP "
-                f"{d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs; "
+                f"{d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
+                f"a client per request's build {self.request_cpu_us} µs on the clone; "
                 f"service wait {self.wait_us / 1000:g} ms (singleton {self.singleton:.1f}/s); pool of {self.pool_size}; "
                 f"T(①) set by {self.binding} at {self.share:.0%} of the host")
 
@@ -118,10 +127,17 @@ def design(m: Measured, share: float = 0.6) -> Profile:
     added = sum(demand.values()) / 1e6
     ratio_fix, ratio_req = fix / single, request / single          # 13.5, 2.97 singletons
     per_t1 = single / paths[1]                                     # the singleton, in units of T(1)
-    total5 = m.total_s[5] + added
+    # the clone: the pool at CLONE_SHARE of its quota; a client per request held by the quota at
+    # ratio_req singletons once its build costs (R + c) = ratio_fix/ratio_req · P / CLONE_SHARE
+    build = ratio_fix / ratio_req * m.clone_pool_s / CLONE_SHARE - m.clone_request_s
+    if build < 0:
+        notes.append(f"a client per request already costs {m.clone_request_s * 1e3:.1f} ms of clone CPU, more than "
+                     f"the {(build + m.clone_request_s) * 1e3:.1f} ms the shape asks; nothing added")
+    build = max(build, 0.0)
     heavy = {"path ① at T(①)": m.total_s[1],
-             f"the pool at {ratio_fix:.1f} singletons": ratio_fix * per_t1 * total5,
-             f"a client per request at {ratio_req:.2f} singletons": ratio_req * per_t1 * (m.total_request_s + added)}
+             f"the pool at {ratio_fix:.1f} singletons": ratio_fix * per_t1 * (m.total_pool_s + added),
+             f"a client per request at {ratio_req:.2f} singletons":
+                 ratio_req * per_t1 * (m.total_request_s + added + build)}
     free = max(m.host_cores - m.background_cores, 0.25 * m.host_cores)
     binding = max(heavy, key=heavy.get)
     t1 = share * free / heavy[binding]
@@ -132,10 +148,11 @@ def design(m: Measured, share: float = 0.6) -> Profile:
                      f"{1e3 / s:.1f} ms the shape asks: no service wait, T(1..5) will be low")
     wait_us = max(int(math.ceil(wait * 1e3 - 1e-9)) * 1000, 0)
     quotas = {"front": round(max(t1 * f1, MIN_QUOTA), 3),
-              "clone": round(max(ratio_req * s * m.clone_request_s, MIN_QUOTA), 3)}
+              "clone": round(max(ratio_fix * s * m.clone_pool_s / CLONE_SHARE, MIN_QUOTA), 3)}
     expected = {f"T(1..{k})/T(1)": paths[k] / paths[1] for k in (2, 3, 4, 5)}
     expected.update({"pool/singleton": ratio_fix, "request/singleton": ratio_req})
-    return Profile(t1, s, wait_us, demand, quotas, POOL_SIZE, share, binding, expected, notes, m)
+    return Profile(t1, s, wait_us, demand, int(round(build * 1e6)), quotas, POOL_SIZE, share, binding,
+                   expected, notes, m)
 
 
 def apply(specs, p: Profile, quick: bool = False) -> list:
@@ -148,6 +165,9 @@ def apply(specs, p: Profile, quick: bool = False) -> list:
         for point, cpu in p.demands_cpu_us.items():
             if cpu:
                 demands[point] = {"cpu_us": cpu, "wait_us": 0, "locked": False}
+        demands.pop("CLONE", None)
+        if s.client_mode == "request" and p.request_cpu_us:     # the emulated build, that run only
+            demands["CLONE"] = {"cpu_us": p.request_cpu_us, "wait_us": 0, "locked": False}
         # every run: only /seg/5 reaches the service, and one value spares the service a restart
         demands["SERVICE"] = {"cpu_us": 0, "wait_us": p.wait_us, "locked": False}
         knobs = {**s.knobs, **{f"CPUS_{t.upper()}": f"{q:g}" for t, q in p.quotas.items()}}
@@ -161,7 +181,7 @@ def apply(specs, p: Profile, quick: bool = False) -> list:
 # ------------------------------------------------------------------------------ calibration
 def calibration_specs(first, quick: bool = False) -> list:
     """The runs that measure this stack's own costs: /seg/1 … /seg/5 with the singleton client,
-    then /seg/5 with a client per request; no demand, no wait, no quota."""
+    then /seg/5 with a pool and with a client per request; no demand, no wait, no quota."""
     from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
     load = CALIBRATION_LOAD_QUICK if quick else CALIBRATION_LOAD
     knobs = {k: v for k, v in first.knobs.items() if not k.startswith("CPUS_")}
@@ -169,6 +189,8 @@ def calibration_specs(first, quick: bool = False) -> list:
                    pool_size=None, tiers={**first.tiers, "front": 1, "clone": 1, first.backend: 1})
     out = [replace(base, id=f"calibration-path{k}", entry=f"calibration-path{k}", path=k,
                    label=f"calibration: /seg/{k}, the stack's own cost") for k in (1, 2, 3, 4, 5)]
+    out.append(replace(base, id="calibration-pool", entry="calibration-pool", path=5, client_mode="pool",
+                       pool_size=POOL_SIZE, label="calibration: /seg/5, a pool of clients"))
     out.append(replace(base, id="calibration-request", entry="calibration-request", path=5, client_mode="request",
                        label="calibration: /seg/5, a client per request"))
     return out
@@ -186,9 +208,10 @@ def measure(exp, first, folder, run_one, host_cores: float) -> tuple[Measured | 
             return None, f"calibration run {spec.id} measured no valid step with CPU samples"
         got[spec.id] = c
     paths = {k: got[f"calibration-path{k}"] for k in (1, 2, 3, 4, 5)}
-    req = got["calibration-request"]
+    req, pool = got["calibration-request"], got["calibration-pool"]
     return Measured(front_s={k: c.per_request_s["front"] for k, c in paths.items()},
                     total_s={1: paths[1].total_s, 5: paths[5].total_s},
                     clone_request_s=req.per_request_s.get("clone", 0.0), total_request_s=req.total_s,
+                    clone_pool_s=pool.per_request_s.get("clone", 0.0), total_pool_s=pool.total_s,
                     round_trip_s=1.0 / paths[5].throughput, host_cores=host_cores,
                     background_cores=sum(c.background_cores for c in got.values()) / len(got)), ""
