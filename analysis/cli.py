@@ -7,6 +7,9 @@
                                      decompose path maxima into segment throughputs
   analyze capacity --throughput X --critical-users N --think-time Z
                                      users served with think time: N = N* + X·Z
+  predict FOLDER [--clones C] [--axis A] [--client-mode M] [--pool P] [--users 4,16,64]
+          [--target 100/s] [--json]  the queueing model calibrated on FOLDER's baseline
+                                     (analysis/predict, docs/predict.md)
 """
 from __future__ import annotations
 
@@ -69,6 +72,7 @@ def _number(minimum: float, name: str, strict: bool = False):
 def parser(prog: str = "analysis") -> argparse.ArgumentParser:
     p = _Parser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub.add_parser("predict", help="the queueing model calibrated on a result folder's baseline (predict --help)")
     r = sub.add_parser("report", help="regenerate the derived files of a result folder")
     r.add_argument("folder", help="a result folder results/<experiment>-<stamp>/")
     r.add_argument("-o", "--output", help="write derived files here instead of into FOLDER")
@@ -112,6 +116,10 @@ def segments_text(paths: dict[int, float], tolerance: float, target_t5: float | 
 
 
 def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["predict"]:
+        from analysis.predict.command import main as predict   # scipy and simpy only when asked
+        return predict(argv[1:], prog=f"{prog} predict")
     p = parser(prog)
     args = p.parse_args(argv)
     if args.command == "report":

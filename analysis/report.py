@@ -16,6 +16,8 @@ from analysis import maxima, pages, plots, regime, sidebyside, steps
 from analysis.clones import config_text
 from analysis.findings import Finding, finding_rows
 from analysis.folder import load
+from analysis.predict import figures as pfigures
+from analysis.predict.report_section import view as prediction_view
 from analysis.summary import Analysis, analyse
 
 STEPS_FILE, SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "steps.csv", "summary.json", "report.html", "plots"
@@ -54,6 +56,12 @@ def figures(a: Analysis) -> dict[str, object]:
             lines, f"{s['experiment']['name']}: throughput vs users (clone runs, /seg/5)", groups)
     if s.get("segments"):
         figs["segments"] = plots.segment_bars(s["segments"])
+    p = s.get("prediction") or {}
+    if p.get("configurations"):
+        figs["prediction"] = pfigures.overlay(
+            [{"text": c["text"], "users": c["users"], "predicted": c["predicted"],
+              "measured": [(u, x) for u, x in zip(c["users"], c["measured"]) if x is not None]}
+             for c in p["configurations"]], f"{s['experiment']['name']}: predicted vs measured")
     if "scaling" in s:
         figs["clones"] = plots.clone_scaling({k: [tuple(p) for p in v] for k, v in s["scaling"].items()})
     for run in a.result.runs:
@@ -108,7 +116,8 @@ def context(a: Analysis) -> dict:
             "calibration_paths": [(c, p) for c in calibration for p in c["paths"]],
             "settings_rows": settings_rows(s), "fault_grace_s": faultmod.GRACE_S,
             "scaling": regime.scaling_rows(s), "emulation": sidebyside.emulation(s),
-            "config_text": config_text, "value_text": sidebyside.value_text}
+            "config_text": config_text, "value_text": sidebyside.value_text,
+            "prediction_view": prediction_view(s.get("prediction"))}
 
 
 def render(a: Analysis, pngs: dict[str, bytes]) -> str:

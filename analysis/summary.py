@@ -79,7 +79,10 @@ def accounting(run) -> dict | None:
     front_ok = sum(after[k]["ok"] - before[k]["ok"] for k in fronts)
     locust_ok = int(run.stats["requests"] - (run.stats.get("failures") or 0))
     steps = run.meta.get("steps") or []
-    allowance = max((s.get("users") or 0 for s in steps), default=0)
+    # in flight when Locust stopped (at most one per user), and at the front when the run began
+    # (the previous run's last requests, if they had not settled: results.served_counts)
+    allowance = max((s.get("users") or 0 for s in steps), default=0) + \
+        sum(int(before[k].get("in_flight") or 0) for k in fronts)
     return {"locust_ok": locust_ok, "front_ok": front_ok, "difference": front_ok - locust_ok,
             "allowance": allowance, "within": abs(front_ok - locust_ok) <= allowance,
             "tiers": {k: after[k]["ok"] - before[k]["ok"] for k in sorted(after)
@@ -176,8 +179,9 @@ def part_settings(result: ResultFolder, part: str | None) -> Settings:
     return Settings.from_json({**base, **sub})
 
 
-def analyse(result: ResultFolder) -> Analysis:
-    """Steps, maxima, hints and the summary dict of a loaded result folder."""
+def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
+    """Steps, maxima, hints and the summary dict of a loaded result folder; simulate=False
+    leaves out the simulation's check of the prediction (seconds a point)."""
     caps = bottleneck.Capacities.from_experiment(result.experiment)
     all_steps, run_max, hints, entries = {}, {}, {}, []
     excluded, notes, lost = [], [], [{"run_id": None, "what": w} for w in result.lost]
@@ -229,6 +233,9 @@ def analyse(result: ResultFolder) -> Analysis:
         summary.update(_clones_section([e for e in entries if part[e["id"]] == "clones"]))
         summary["side_by_side"] = sidebyside.rows(summary)
         summary["method"]["classic beside this run"] = sidebyside.__doc__.split("\n", 3)[3].strip()
+    if result.kind in ("clones", "classic"):
+        from analysis.predict import section as prediction
+        summary["prediction"] = prediction.build(result, all_steps, simulate=simulate)
     summary["faults"] = [f for run in result.runs for f in faultmod.summarize(run.id, run.faults, run.history)]
     summary["findings"] = [f.to_json() for f in classic.findings(summary)]
     return Analysis(result, all_steps, run_max, hints, summary)

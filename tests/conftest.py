@@ -75,12 +75,17 @@ def pytest_collection_finish(session):
                                 "in a subprocess instead (it monkey-patches the test process)")
 
 
-@pytest.fixture(scope="session", params=["iterative", "thread", "pool"])
+@pytest.fixture(scope="session", params=["iterative", "thread", "pool", "pool-generated"])
 def gsoap_server(request):
-    """The gSOAP service, once per server model."""
-    model = request.param
-    server = start_tier("gsoap", f"gsoap-{model}", "/gsoap", {"GSOAP_SERVER_MODEL": model})
-    server.model = model
+    """The gSOAP service, once per server model (the default, tuned serializers), and once more
+    in the pool model with the generated serializers (GSOAP_SERIALIZERS); client_args make
+    tb-gsoap-client use the same serializers as the service."""
+    model, _, generated = request.param.partition("-")
+    serializers = "generated" if generated else "tuned"
+    server = start_tier("gsoap", f"gsoap-{request.param}", "/gsoap",
+                        {"GSOAP_SERVER_MODEL": model, "GSOAP_SERIALIZERS": serializers})
+    server.model, server.serializers = model, serializers
+    server.client_args = ("--serializers", serializers)
     yield server
     procs.stop(server.proc)
 

@@ -27,25 +27,32 @@ def test_a_target_is_warm_once_it_served_enough_and_stopped_speeding_up(rates, r
     assert bench.is_warm(rates, requests) is warm
 
 
+def run_bench(stack, folder, **args) -> tuple[SimpleNamespace, list[str]]:
+    """bench.measure with these arguments; (the arguments, every line it said)."""
+    if not shutil.which("wrk"):
+        pytest.fail("wrk is missing; install it: sudo apt-get install -y wrk (or ./testbed setup)")
+    said: list[str] = []
+    ns = SimpleNamespace(**args)
+    bench.measure(stack, folder, ns, say=lambda line, **_: said.append(line))
+    return ns, said
+
+
 @pytest.mark.stack
 @pytest.mark.slow          # ./testbed bench end to end: warm-up rounds, then measured ones
 @pytest.mark.timeout(600)
 def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack, tmp_path):
-    if not shutil.which("wrk"):
-        pytest.fail("wrk is missing; install it: sudo apt-get install -y wrk (or ./testbed setup)")
-    said: list[str] = []
-    args = SimpleNamespace(connections=4, duration=1, repeat=1, warmup=1)
-    bench.measure(stack, tmp_path, args, say=lambda line, **_: said.append(line))
+    args, said = run_bench(stack, tmp_path, connections=4, duration=1, repeat=1, warmup=1)
 
     first_round = next(i for i, line in enumerate(said) if line.startswith("bench: round 1/"))
     warmups = [i for i, line in enumerate(said) if line.startswith("bench: warm-up ")]
-    assert "warming up every target" in said[0]
-    assert len(warmups) == 9 and max(warmups) < first_round      # bound + 2 services × 2 routes × 2 ops
+    assert any("warming up every target" in line for line in said[:2])
+    # bound + (2 services × 2 routes + gSOAP with the other serializers, direct) × 2 ops
+    assert len(warmups) == 11 and max(warmups) < first_round
 
     result = json.loads((tmp_path / "bench.json").read_text())
     warm = result["warmup"]["targets"]
     rows = {r["target"]: r for r in result["rows"]}
-    assert set(warm) == set(rows) and len(rows) == 9
+    assert set(warm) == set(rows) and len(rows) == 11
     for target, w in warm.items():
         assert 1 <= len(w["rps"]) <= bench.WARMUP_MAX_RUNS
         assert w["warm"] == bench.is_warm(w["rps"], w["requests"]) == rows[target]["warm"]
@@ -53,3 +60,36 @@ def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack,
         assert rows[target]["runs"] == args.repeat           # the warm-up runs are not among them
     md = (tmp_path / "bench.md").read_text()
     assert "warmed up before the rounds" in md and "## Warm-up" in md
+
+
+@pytest.mark.stack
+@pytest.mark.slow          # ./testbed bench end to end, both serializers
+@pytest.mark.timeout(600)
+def test_bench_measures_both_gsoap_serializers_side_by_side_and_stops_its_own_process(stack, tmp_path):
+    _, said = run_bench(stack, tmp_path, connections=2, duration=1, repeat=1, warmup=1, ops="sendInts:100",
+                        serializers="generated,tuned")
+    result = json.loads((tmp_path / "bench.json").read_text())
+    other = "generated" if bench.stack_serializers(stack) == "tuned" else "tuned"
+    assert result["gsoap_serializers"] == {"gsoap": bench.stack_serializers(stack), f"gsoap-{other}": other}
+    assert {r["target"] for r in result["rows"]} >= {f"gsoap-{other}/direct/sendInts:100", "gsoap/direct/sendInts:100"}
+    versus = result["tuned_over_generated"]
+    assert [(v["op"], v["route"]) for v in versus] == [("sendInts:100", "direct")] and versus[0]["ratio"] > 0
+    assert {v["service"] for v in result["gsoap_over_axis"]} == {"gsoap", f"gsoap-{other}"}
+    started = next(line for line in said if f"the {other} serializers on port" in line)
+    pid = int(started.split("(pid ")[1].split(")")[0])
+    import os
+    assert not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower()
+
+
+def test_serializers_to_measure_are_checked_with_a_message_naming_the_flag():
+    assert bench.parse_serializers("tuned, generated") == ["tuned", "generated"]
+    with pytest.raises(SystemExit, match="--serializers: printf"):
+        bench.parse_serializers("tuned,printf")
+
+
+def test_tuned_over_generated_compares_the_two_gsoap_targets_of_one_run():
+    med = {"gsoap/direct/ping": 2000.0, "gsoap-generated/direct/ping": 1000.0, "gsoap/haproxy/ping": 900.0}
+    cpu = {"gsoap/direct/ping": 50.0, "gsoap-generated/direct/ping": 100.0}
+    assert bench.tuned_over_generated(med, cpu, {"gsoap": "tuned", "gsoap-generated": "generated"}) == [
+        {"op": "ping", "route": "direct", "ratio": 2.0, "cpu_ratio": 2.0}]
+    assert bench.tuned_over_generated(med, cpu, {"gsoap": "tuned"}) == []

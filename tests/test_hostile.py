@@ -21,7 +21,11 @@ OCCURS, LIMITS = inputs.OCCURS, inputs.SERVICE_LIMITS
 # Growth of the service's RSS during one input (peak minus before). Generous: the benchmark
 # measured at most ~100 MiB for gSOAP (decoding a 64 MiB chunked body) and ~120 MiB for
 # Axis2 (its heap, capped by -Xmx512m); unbounded buffering of 100 MB would cross these.
-RSS_GROWTH_BOUND_MIB = {"gsoap": 512, "axis": 1024}
+RSS_GROWTH_BOUND_MIB = {"gsoap": 512, "gsoap-generated": 512, "axis": 1024}
+# where each input goes: both services directly and through HAProxy, and directly to a second
+# gSOAP service with the generated serializers of the arrays (the stack's has the tuned ones)
+TARGETS = [("direct", "axis"), ("direct", "gsoap"), ("direct", "gsoap-generated"),
+           ("haproxy", "axis"), ("haproxy", "gsoap")]
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +37,15 @@ def fetch_listener():
 
 @pytest.fixture(scope="module")
 def direct_services():
-    """A gSOAP pool service and an Axis2 service on free loopback ports."""
+    """A gSOAP pool service (tuned serializers), another with the generated ones, and an
+    Axis2 service on free loopback ports."""
     from stacks import start_tier
     started = {}
     try:
-        started["gsoap"] = start_tier("gsoap", "hostile-gsoap", "/gsoap", {"GSOAP_SERVER_MODEL": "pool", **LIMITS})
+        started["gsoap"] = start_tier("gsoap", "hostile-gsoap", "/gsoap", {"GSOAP_SERVER_MODEL": "pool",
+                                                                           "GSOAP_SERIALIZERS": "tuned", **LIMITS})
+        started["gsoap-generated"] = start_tier("gsoap", "hostile-gsoap-generated", "/gsoap", {
+            "GSOAP_SERVER_MODEL": "pool", "GSOAP_SERIALIZERS": "generated", **LIMITS})
         started["axis"] = start_tier("axis", "hostile-axis", "/axis", LIMITS)
         yield started
     finally:
@@ -67,7 +75,8 @@ def target_of(request, route: str, service: str, fetch_url: str) -> tuple[inputs
     """Where to send, and the service process that will parse it."""
     if route == "direct":
         server = request.getfixturevalue("direct_services")[service]
-        return inputs.Target("127.0.0.1", server.port, f"/{service}", OCCURS, fetch_url), server.proc
+        return inputs.Target("127.0.0.1", server.port, server.endpoint.split(str(server.port), 1)[1], OCCURS,
+                             fetch_url), server.proc
     st = request.getfixturevalue("hostile_stack")
     proc = st.load()["replicas"][service][0]["proc"]
     return inputs.Target("127.0.0.1", st.cfg.soap_port, f"/{service}", OCCURS, fetch_url), proc
@@ -78,8 +87,7 @@ def ping(t: inputs.Target):
     return stream_exchange(t.host, t.port, inputs.head(t, "ping", len(body)), [body], timeout=30)
 
 
-@pytest.mark.parametrize("route", ["direct", "haproxy"])
-@pytest.mark.parametrize("service", ["axis", "gsoap"])
+@pytest.mark.parametrize("route,service", TARGETS, ids=[f"{s}-{r}" for r, s in TARGETS])
 @pytest.mark.parametrize("case", list(inputs.CASES))
 def test_hostile_input_is_refused_and_the_service_survives(request, fetch_listener, case, service, route):
     target, proc = target_of(request, route, service, fetch_listener.url)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from analysis.studies import serialization_findings as F
+from analysis.studies import serialization_proposals as P
 from analysis.studies.serialization_data import call_rows, find, message_rows, writer_rows
 from analysis.studies.serialization_sections import view  # noqa: F401  (the module contract)
 
@@ -20,6 +21,11 @@ serializers and deserializers, the proxy class) and serialization-study.jar (Jav
 ADB classes and stub generated from the same WSDL, Axiom/Woodstox underneath), one JVM for the
 whole run (the JIT warmed on each operation before it is timed). Payloads: the contract's
 seeded generator, so every size is exact and the same for a seed.
+gSOAP is measured twice: "gSOAP" with the serializers soapcpp2 generates, "gSOAP tuned" with the
+gSOAP service's tuned custom serializers of the arrays (services/gsoap/custom, the same program
+with --serializers tuned: items written straight into gSOAP's buffer with std::to_chars, floats
+and doubles in their shortest round-trip form, plain items scanned from its receive buffer);
+the same WSDL and wire format, the same values read back.
 
 Sizes: xml = the SOAP envelope the generated code writes; http = every byte of the HTTP request
 the generated client sends (headers, chunk framing, body) as a loopback sink received it;
@@ -59,6 +65,7 @@ def summarize(experiment: dict, samples: list[dict]) -> dict:
     findings = [F.bloat(rows), F.array_vs_buffer(rows, p.get("buffer_counts") or []), F.ser_vs_deser(rows),
                 F.doubles_vs_floats(rows, p.get("float_counts") or []), F.formatting_dominates(rows)]
     findings += F.improvements(transmit, writers)
+    findings += P.proposals(rows, writers)
     return {"messages": rows, "writers": writers, "transmit": transmit, "mtom": mtom,
             "mtom_advice": mtom_advice(mtom),
             "unstable_sizes": [r["point"] for r in rows + transmit + mtom if not r["sizes_stable"]],
@@ -83,6 +90,9 @@ def mtom_advice(mtom: list[dict]) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------- figures
+LABEL = {"gsoap": "gSOAP", "gsoap-tuned": "gSOAP tuned", "axis": "Axis2"}
+STYLES = {"gsoap": "-o", "gsoap-tuned": "-.^", "axis": "--s"}
+
 def figures(summary: dict) -> dict[str, Figure]:
     figs = {}
     rows = summary["messages"]
@@ -104,10 +114,10 @@ def _overhead_figure(rows: list[dict]) -> Figure:
     ax = fig.add_subplot()
     for i, op in enumerate(F.TYPE_NAME):
         colour = f"C{i}"
-        for impl, style in (("gsoap", "-o"), ("axis", "--s")):
+        for impl, style in STYLES.items():
             pts = sorted((r["raw_size"], r["overhead_pct"]) for r in rows if r["op"] == op and r["impl"] == impl)
             if pts:
-                ax.plot(*zip(*pts), style, color=colour, label=f"{F.TYPE_NAME[op]} ({'gSOAP' if impl == 'gsoap' else 'Axis2'})")
+                ax.plot(*zip(*pts), style, color=colour, label=f"{F.TYPE_NAME[op]} ({LABEL[impl]})")
         pub = [(s, F.published_overhead(op, s)) for s in F.RAW_SIZES]
         ax.plot(*zip(*pub), ":", color=colour, alpha=0.5)
     ax.set_xscale("log", base=2)
@@ -124,11 +134,10 @@ def _per_item_figure(rows: list[dict]) -> Figure:
     fig = Figure(figsize=(7.5, 4.2))
     ax = fig.add_subplot()
     for i, op in enumerate(("sendInts", "sendFloats", "sendDoubles")):
-        for impl, style in (("gsoap", "-o"), ("axis", "--s")):
+        for impl, style in STYLES.items():
             pts = sorted((r["n"], r["ser_ns_per_item"]) for r in rows if r["op"] == op and r["impl"] == impl)
             if pts:
-                ax.plot(*zip(*pts), style, color=f"C{i + 1}",
-                        label=f"{F.TYPE_NAME[op]} ({'gSOAP' if impl == 'gsoap' else 'Axis2'})")
+                ax.plot(*zip(*pts), style, color=f"C{i + 1}", label=f"{F.TYPE_NAME[op]} ({LABEL[impl]})")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("items in the message")
@@ -146,7 +155,7 @@ def _writers_figure(writers: list[dict]) -> Figure:
     labels, values = [], []
     for w in writers:
         for name, t in w["techniques"].items():
-            labels.append(f"{'gSOAP/C++' if w['impl'] == 'gsoap' else 'Axis2/Java'}: {name}")
+            labels.append(f"{'gSOAP/C++' if w['impl'] == 'gsoap' else 'Axis2/Java'}: {name}")  # gsoap: both writers
             values.append(t["ms"]["median"] or 0)
     ax.barh(labels, values, color=["C0" if "C++" in label else "C1" for label in labels])
     ax.set_xscale("log")
@@ -158,12 +167,14 @@ def _writers_figure(writers: list[dict]) -> Figure:
 
 
 def _transmit_figure(rows: list[dict]) -> Figure:
-    fig = Figure(figsize=(7.5, 3.4))
+    fig = Figure(figsize=(7.5, 3.4 + 0.15 * len(rows)))
     sizes = sorted({r["raw_size"] for r in rows})
     for k, size in enumerate(sizes):
         ax = fig.add_subplot(1, len(sizes), k + 1)
         sel = [r for r in rows if r["raw_size"] == size and r["call_ms"]["median"]]
-        ax.barh([r["option"] for r in sel], [r["call_ms"]["median"] for r in sel], color=f"C{k}")
+        impls = [r.get("impl", "gsoap") for r in sel]
+        ax.barh([f"{r['option']} ({LABEL[i]})" for r, i in zip(sel, impls)], [r["call_ms"]["median"] for r in sel],
+                color=[f"C{list(LABEL).index(i)}" for i in impls])
         ax.set_title(f"sendInts, {F.size_text(size)} raw")
         ax.set_xlabel("call time, ms (median)")
         ax.invert_yaxis()

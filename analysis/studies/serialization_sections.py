@@ -7,14 +7,17 @@ from __future__ import annotations
 from analysis.studies import serialization_findings as F
 from analysis.studies.serialization_data import find
 
-IMPL_NAME = {"gsoap": "gSOAP", "axis": "Axis2"}
+IMPL_NAME = {"gsoap": "gSOAP", "gsoap-tuned": "gSOAP tuned", "axis": "Axis2"}
 ITEM = {"sendBytes": 1, "sendInts": 4, "sendFloats": 4, "sendDoubles": 8}
-IMPLS = ("gsoap", "axis")
+IMPLS = tuple(IMPL_NAME)   # gSOAP's generated serializers, its tuned ones (issue 23), Axis2/ADB
 
 
 def view(summary: dict) -> dict:
     rows = summary["messages"]
-    return {"impl_name": IMPL_NAME, "sizes": _sizes(rows), "times": _times(rows), "buffer": _buffer(rows),
+    return {"impl_name": IMPL_NAME,
+            "sizes_head": [f"{IMPL_NAME[i]} {c}" for i in IMPLS for c in ("XML (B)", "HTTP (B)", "overhead")],
+            "times_head": [f"{IMPL_NAME[i]} {c}" for i in IMPLS for c in ("ser (ms)", "deser (ms)", "ser/deser")],
+            "sizes": _sizes(rows), "times": _times(rows), "buffer": _buffer(rows),
             "published_1e6_ms": {k: v / 1000 for k, v in F.PUBLISHED_1E6_US.items()},
             "floatdouble": _floatdouble(rows), "share": _share(rows), "writers": _writers(summary["writers"]),
             "transmit": _transmit(summary["transmit"]), "mtom": sorted(summary["mtom"], key=lambda x: (x["impl"], x["n"], x["form"])),
@@ -88,11 +91,14 @@ def _writers(writers: list[dict]) -> list[dict]:
 
 
 def _transmit(rows: list[dict]) -> list[dict]:
-    """Each transmit option beside gSOAP's default (length) at the same size: relative call time."""
+    """Each transmit option beside gSOAP's default (length) at the same size and with the same
+    serializers (client and service): relative call time."""
     out = []
-    for r in sorted(rows, key=lambda x: (x["raw_size"], x["option"])):
-        base = next((x for x in rows if x["raw_size"] == r["raw_size"] and x["option"] == "length"), None)
+    impl = lambda x: x.get("impl", "gsoap")  # noqa: E731
+    for r in sorted(rows, key=lambda x: (x["raw_size"], IMPLS.index(impl(x)), x["option"])):
+        base = next((x for x in rows if x["raw_size"] == r["raw_size"] and impl(x) == impl(r)
+                     and x["option"] == "length"), None)
         rel = (r["call_ms"]["median"] / base["call_ms"]["median"] - 1) if base and base["call_ms"]["median"] \
             and r["call_ms"]["median"] else None
-        out.append({**r, "raw": F.size_text(r["raw_size"]), "vs_default": rel})
+        out.append({**r, "impl": impl(r), "raw": F.size_text(r["raw_size"]), "vs_default": rel})
     return out

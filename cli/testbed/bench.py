@@ -11,6 +11,12 @@ requests/s follow whatever CPU share the service got, CPU per request does not. 
 are interleaved (every target once per round) so a noisy neighbour affects all alike; medians
 of the rounds are reported.
 
+gSOAP is measured with both serializers of its arrays (GSOAP_SERIALIZERS, `--serializers`):
+the stack's gSOAP replica runs the stack's (target `gsoap`), and for each other one bench
+starts a gSOAP process of its own for the run (local mode; the stack's knobs, a free port,
+target `gsoap-<serializers>`, direct only: HAProxy routes /gsoap to the stack's), so that
+generated and tuned serializers are measured side by side in one run.
+
 Every target is warmed up first (the JVM's JIT, connection and thread pools): short wrk runs,
 repeated until it has served WARMUP_MIN_REQUESTS and a run is no more than WARMUP_TOLERANCE
 faster than the one before (at most WARMUP_MAX_RUNS). Warm-up runs are recorded apart
@@ -30,7 +36,7 @@ from pathlib import Path
 
 import requests
 
-from testbed import ROOT, contract
+from testbed import ROOT, contract, procs, tiers
 from testbed.procs import ProcError
 from testbed.stack import Stack, StackError
 from testbed.stacks import open_stack
@@ -52,6 +58,8 @@ WARMUP_MIN_REQUESTS = 10_000   # ... and this many served: HotSpot compiles a me
 
 
 DEFAULT_OPS = "ping,sendInts:1000"
+SERIALIZERS = ("generated", "tuned")
+DEFAULT_SERIALIZERS = "generated,tuned"
 
 
 def parse_ops(text: str) -> list[tuple[str, int]]:
@@ -68,6 +76,48 @@ def parse_ops(text: str) -> list[tuple[str, int]]:
     if not out:
         raise SystemExit("bench: --ops is empty; e.g. --ops ping,sendInts:1000")
     return out
+
+
+def parse_serializers(text: str) -> list[str]:
+    """'generated,tuned' -> the gSOAP serializers to measure."""
+    out = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in out if x not in SERIALIZERS]
+    if bad or not out:
+        raise SystemExit(f"bench: --serializers: {', '.join(bad) or 'empty'}; give generated, tuned or both "
+                         "(e.g. --serializers generated,tuned)")
+    return out
+
+
+def stack_serializers(stack: Stack) -> str:
+    return stack.cfg.knobs.get("GSOAP_SERIALIZERS", "tuned")
+
+
+def start_gsoap_variants(stack: Stack, wanted: list[str], logs: Path, say=print) -> list[tuple]:
+    """A gSOAP process for each serializers the stack's gSOAP does not run (local mode only):
+    the stack's knobs, a free loopback port. [(name, url, proc)]; the caller stops them."""
+    others = [v for v in wanted if v != stack_serializers(stack)]
+    if not others:
+        return []
+    if stack.mode != "local":
+        say(f"bench: note: the {', '.join(others)} serializers are measured only with a local stack "
+            f"(this one runs gSOAP with {stack_serializers(stack)} in containers)")
+        return []
+    tier = tiers.TIERS["gsoap"]
+    started = []
+    try:
+        for variant in others:
+            port = procs.free_port()
+            env = tiers.process_env(tier, port, stack.cfg.knobs, extra={"GSOAP_SERIALIZERS": variant})
+            proc = procs.start(f"bench-gsoap-{variant}", tier.argv(), logs / f"gsoap-{variant}.log", env=env,
+                               port=port, cwd=ROOT, cpus=stack.cfg.stack_cpus)
+            started.append((f"gsoap-{variant}", f"http://127.0.0.1:{port}/gsoap", proc))
+            procs.wait_healthy(proc, f"http://127.0.0.1:{port}{tier.health_path}", tier.start_timeout)
+            say(f"bench: gSOAP with the {variant} serializers on port {port} (pid {proc.pid}) for this run")
+    except ProcError:
+        for _, _, proc in started:
+            procs.stop(proc)
+        raise
+    return started
 
 
 def op_key(op: str, n: int) -> str:
@@ -204,6 +254,7 @@ def measure(stack: Stack, out: Path, args, say=print) -> str:
     `out` after every run (partial results survive) and returns the table."""
     out.mkdir(parents=True, exist_ok=True)
     ops = parse_ops(getattr(args, "ops", None) or DEFAULT_OPS)
+    wanted = parse_serializers(getattr(args, "serializers", None) or DEFAULT_SERIALIZERS)
     scripts = {}
     for op, n in ops:
         name = op_key(op, n).replace(":", "-")
@@ -212,18 +263,28 @@ def measure(stack: Stack, out: Path, args, say=print) -> str:
         scripts[(op, n)] = out / f"{name}.lua"
         scripts[(op, n)].write_text(WRK_LUA.format(op=op, body=body))
     st = stack.status()
-    tgts = targets(stack, st)
-    for svc, route, url, _ in tgts:
-        for op, n in ops:
-            check_answer(url, op, n)
-    bound_url = stack.entry_url("bound") + "/"
-    haproxy_pid = (st.get("haproxy") or {}).get("pid") if stack.mode == "local" else None
-    plan = [("bound", "haproxy", "GET", bound_url, None, haproxy_pid)] + [
-        (svc, route, op_key(op, n), url, scripts[(op, n)], pid)
-        for svc, route, url, pid in tgts for op, n in ops]
+    variants = start_gsoap_variants(stack, wanted, out / "logs", say)
+    try:
+        tgts = targets(stack, st) + [(name, "direct", url, proc.pid) for name, url, proc in variants]
+        serializers = {"gsoap": stack_serializers(stack), **{name: name.split("-", 1)[1] for name, _, _ in variants}}
+        for svc, route, url, _ in tgts:
+            for op, n in ops:
+                check_answer(url, op, n)
+        bound_url = stack.entry_url("bound") + "/"
+        haproxy_pid = (st.get("haproxy") or {}).get("pid") if stack.mode == "local" else None
+        plan = [("bound", "haproxy", "GET", bound_url, None, haproxy_pid)] + [
+            (svc, route, op_key(op, n), url, scripts[(op, n)], pid)
+            for svc, route, url, pid in tgts for op, n in ops]
+        return _rounds(out, args, plan, serializers, say)
+    finally:
+        for _, _, proc in variants:
+            procs.stop(proc)
+
+
+def _rounds(out: Path, args, plan: list[tuple], serializers: dict[str, str], say) -> str:
     warm = warm_up(plan, args.connections, args.warmup, say)
     samples: dict[str, list[dict]] = {}
-    _write(out, args, samples, warm)
+    _write(out, args, samples, warm, serializers)
     for rnd in range(1, args.repeat + 1):
         for svc, route, op, url, script, pid in plan:
             key = f"{svc}/{route}/{op}"
@@ -233,11 +294,15 @@ def measure(stack: Stack, out: Path, args, say=print) -> str:
             say(f"bench: round {rnd}/{args.repeat} {key:24s} {res['rps']:10.0f} req/s{cpu}"
                 + (f"  ({res['non_2xx']} non-2xx, {res['socket_errors']} socket errors)"
                    if res["non_2xx"] or res["socket_errors"] else ""), flush=True)
-            _write(out, args, samples, warm)
-    return _write(out, args, samples, warm)
+            _write(out, args, samples, warm, serializers)
+    return _write(out, args, samples, warm, serializers)
 
 
-def _write(out: Path, args, samples: dict[str, list[dict]], warm: dict[str, dict]) -> str:
+def _write(out: Path, args, samples: dict[str, list[dict]], warm: dict[str, dict],
+           serializers: dict[str, str] | None = None) -> str:
+    """bench.json and bench.md from the samples so far; serializers: gSOAP target -> its
+    serializers (generated | tuned)."""
+    serializers = serializers or {}
     med = {k: statistics.median(s["rps"] for s in v) for k, v in samples.items()}
     bound = med.get("bound/haproxy/GET")
     rows = []
@@ -256,8 +321,11 @@ def _write(out: Path, args, samples: dict[str, list[dict]], warm: dict[str, dict
                        "min_requests": WARMUP_MIN_REQUESTS,
                        "note": "runs before the rounds, until a target stops speeding up; not in rows",
                        "targets": warm},
+            "gsoap_serializers": serializers,
             "rows": rows,
-            "gsoap_over_axis": gsoap_over_axis(med, {r["target"]: r["cpu_us_per_req"] for r in rows})}
+            "gsoap_over_axis": gsoap_over_axis(med, {r["target"]: r["cpu_us_per_req"] for r in rows}),
+            "tuned_over_generated": tuned_over_generated(
+                med, {r["target"]: r["cpu_us_per_req"] for r in rows}, serializers)}
     (out / "bench.json").write_text(json.dumps(meta, indent=1))
     lines = ["| target | runs | median req/s | min | max | ratio to bound | CPU µs/req | errors |",
              "|---|---|---|---|---|---|---|---|"]
@@ -268,11 +336,17 @@ def _write(out: Path, args, samples: dict[str, list[dict]], warm: dict[str, dict
         lines.append(f"| {r['target']}{flag} | {r['runs']} | {r['median_rps']:.0f} | {r['min_rps']:.0f} | "
                      f"{r['max_rps']:.0f} | {ratio} | {cpu} | {r['errors']} |")
     versus = meta["gsoap_over_axis"]
+    names = meta["gsoap_serializers"]
     if versus:
-        lines += ["", "| operation | route | gSOAP / Axis2 req/s | Axis2 / gSOAP CPU per request |",
+        lines += ["", "| gSOAP | operation | route | gSOAP / Axis2 req/s | Axis2 / gSOAP CPU per request |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {v['service']} ({names.get(v['service'], '?')}) | {v['op']} | {v['route']} | {v['ratio']:.2f} | "
+                  + (f"{v['cpu_ratio']:.2f}" if v.get("cpu_ratio") else "-") + " |" for v in versus]
+    if meta["tuned_over_generated"]:
+        lines += ["", "| operation | route | tuned / generated req/s | generated / tuned CPU per request |",
                   "|---|---|---|---|"]
         lines += [f"| {v['op']} | {v['route']} | {v['ratio']:.2f} | "
-                  + (f"{v['cpu_ratio']:.2f}" if v.get("cpu_ratio") else "-") + " |" for v in versus]
+                  + (f"{v['cpu_ratio']:.2f}" if v.get("cpu_ratio") else "-") + " |" for v in meta["tuned_over_generated"]]
     table = "\n".join(lines)
     warm_lines = ["| target | warm-up runs, req/s | requests | warm |", "|---|---|---|---|"] + [
         f"| {k} | {' → '.join(f'{x:.0f}' for x in w['rps'])} | {w['requests']} | {'yes' if w['warm'] else 'no'} |"
@@ -290,17 +364,36 @@ def _write(out: Path, args, samples: dict[str, list[dict]], warm: dict[str, dict
 
 
 def gsoap_over_axis(med: dict[str, float], cpu: dict[str, float] | None = None) -> list[dict]:
-    """gSOAP's median req/s over Axis2's, and Axis2's CPU per request over gSOAP's (both: how
-    many times gSOAP does better), for every operation and route both were measured on."""
+    """Each gSOAP service's median req/s over Axis2's, and Axis2's CPU per request over
+    gSOAP's (both: how many times gSOAP does better), for every operation and route both were
+    measured on."""
     out = []
     cpu = cpu or {}
     for key, rps in med.items():
         svc, route, op = key.split("/", 2)
         other = med.get(f"axis/{route}/{op}")
-        if svc == "gsoap" and other:
+        if svc.startswith("gsoap") and other:
             g, a = cpu.get(key), cpu.get(f"axis/{route}/{op}")
-            out.append({"op": op, "route": route, "ratio": round(rps / other, 3),
+            out.append({"service": svc, "op": op, "route": route, "ratio": round(rps / other, 3),
                         "cpu_ratio": round(a / g, 3) if g and a else None})
+    return out
+
+
+def tuned_over_generated(med: dict[str, float], cpu: dict[str, float], serializers: dict[str, str]) -> list[dict]:
+    """gSOAP with the tuned serializers over gSOAP with the generated ones, direct to each
+    (measured side by side in one run): req/s ratio, and generated's CPU per request over tuned's."""
+    by = {v: k for k, v in serializers.items()}
+    tuned, generated = by.get("tuned"), by.get("generated")
+    if not tuned or not generated:
+        return []
+    out = []
+    for key, rps in med.items():
+        svc, route, op = key.split("/", 2)
+        other = med.get(f"{generated}/{route}/{op}")
+        if svc == tuned and other:
+            t, g = cpu.get(key), cpu.get(f"{generated}/{route}/{op}")
+            out.append({"op": op, "route": route, "ratio": round(rps / other, 3),
+                        "cpu_ratio": round(g / t, 3) if g and t else None})
     return out
 
 

@@ -427,6 +427,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ops", default="ping,sendInts:1000",
                    help="operations and item counts, e.g. ping,sendInts:1000,sendDoubles:100000 "
                         "(default ping,sendInts:1000)")
+    s.add_argument("--serializers", default="generated,tuned",
+                   help="gSOAP's array serializers to measure side by side: the stack's gSOAP runs its "
+                        "GSOAP_SERIALIZERS, bench starts one more gSOAP process for each other one "
+                        "(local mode, direct route) (default generated,tuned)")
     s.add_argument("-o", "--output", default=None, help="result folder (default results/bench-<time>)")
     s.set_defaults(func=cmd_bench)
 
@@ -439,7 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_run)
 
     for verb, text in (("report", "regenerate steps.csv, summary.json, plots and report.html of a result folder"),
-                       ("analyze", "apply the segment or capacity laws to numbers you give")):
+                       ("analyze", "apply the segment or capacity laws to numbers you give"),
+                       ("predict", "predict another configuration from a result folder's baseline (docs/predict.md)")):
         s = sub.add_parser(verb, help=text, add_help=False, prefix_chars="\0",
                            description=f"./testbed {verb} --help for the options (the analysis package's CLI)")
         s.add_argument("args", nargs=argparse.REMAINDER)

@@ -100,3 +100,21 @@ def test_a_thread_dump_under_load_shows_callers_blocked_on_the_singleton(clone_s
                and "waiting to lock" in block and "(a org.soaptestbed.clones.SingletonSoapClient)" in block]
     assert len(blocked) >= 2, dump[-4000:]
     assert all("at org.soaptestbed.clones.SingletonSoapClient.invoke" in b for b in blocked)
+
+
+def test_client_time_shows_the_singleton_lock_held_for_the_call_and_waited_for(clone_singleton):
+    """GET /status client_time (docs/predict.md): the lock is held for the service's wait, and
+    callers queued behind it wait about as long again each."""
+    before = clone_singleton.status()["backends"]["axis"]["client_time"]
+    elapsed, results = concurrent_work(clone_singleton, "axis", CONCURRENT)
+    assert all(status == 200 for status, _ in results)
+    after = clone_singleton.status()["backends"]["axis"]["client_time"]
+    calls = after["calls"] - before["calls"]
+    assert calls == CONCURRENT
+    hold = (after["hold_ns"] - before["hold_ns"]) / calls / 1e9
+    wait = (after["wait_ns"] - before["wait_ns"]) / calls / 1e9
+    assert WAIT_US / 1e6 <= hold < WAIT_US / 1e6 + 0.2
+    # one at a time: the k-th caller waits k-1 holds, on average (CONCURRENT - 1) / 2 of them
+    assert wait == pytest.approx(hold * (CONCURRENT - 1) / 2, rel=0.35)
+    cpu = (after["hold_cpu_ns"] - before["hold_cpu_ns"]) / calls / 1e9
+    assert 0 < cpu < hold

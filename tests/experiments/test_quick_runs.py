@@ -82,6 +82,16 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     assert (folder / "calibration" / "calibration" / "cpu.csv").is_file()
     assert meta["demands"]["SERVICE"] == {"cpu_us": 0, "wait_us": chosen["wait_us"], "locked": False}
     assert summary["experiment"]["scaling"]["sentence"].startswith("scaled to this host: service wait")
+    # the clone's lock timers were sampled, and the model predicted the other runs from the
+    # baseline before the second run started (docs/predict.md)
+    timers = (folder / "runs" / "singleton-c1-a1-r0" / "client_time.csv").read_text().splitlines()
+    assert timers[0] == "timestamp,replica,backend,calls,wait_ns,hold_ns,hold_cpu_ns" and len(timers) > 3
+    prediction = json.loads((folder / "prediction.json").read_text())
+    second = json.loads((folder / "runs" / "singleton-c1-a2-r0" / "run.json").read_text())
+    assert prediction["calibrated_on"] == ["singleton-c1-a1-r0"] and prediction["written"] < second["started"]
+    p = summary["prediction"]
+    assert {tuple(c["runs"]) for c in p["configurations"]} >= {("singleton-c1-a2-r0",), ("singleton-c2-a1-r0",)}
+    assert all(c["agree"] for c in p["configurations"] if c["agree"] is not None)
 
 
 @pytest.mark.xdist_group("quick-calibration")     # in parallel with the other runs, on a stack of its own

@@ -1,6 +1,6 @@
 """Hostile input gets a SOAP 1.1 Client fault with HTTP 500 -- or HTTP 413 for a body over
 MAX_MESSAGE_BYTES -- and the service keeps serving: after each case a ping is answered, in
-every server model."""
+every server model and with both serializers of the arrays (GSOAP_SERIALIZERS)."""
 from __future__ import annotations
 
 import socket
@@ -70,13 +70,15 @@ def test_raw_garbage_instead_of_http_gets_an_answer_and_ping_still_works(gsoap_s
     assert ping_works(gsoap_server.port)
 
 
-@pytest.fixture(scope="module")
-def small_limit_server():
+@pytest.fixture(scope="module", params=["tuned", "generated"])
+def small_limit_server(request):
     """A pool-model service with small limits (200 kB bodies, 5000 items, depth 8, 8
-    attribute names, 2 KiB of header lines) and a locked demand on every operation."""
+    attribute names, 2 KiB of header lines) and a locked demand on every operation, once
+    with each serializers."""
     from stacks import start_tier
-    server = start_tier("gsoap", "gsoap-small-limits", "/gsoap", {
-        "GSOAP_SERVER_MODEL": "pool", "MAX_MESSAGE_BYTES": "200000", "MAX_XML_OCCURS": "5000",
+    server = start_tier("gsoap", f"gsoap-small-limits-{request.param}", "/gsoap", {
+        "GSOAP_SERVER_MODEL": "pool", "GSOAP_SERIALIZERS": request.param,
+        "MAX_MESSAGE_BYTES": "200000", "MAX_XML_OCCURS": "5000",
         "MAX_XML_DEPTH": "8", "MAX_XML_ATTRIBUTES": "8", "MAX_HEADER_BYTES": "2048",
         "DEMAND_SERVICE_CPU_US": "200", "DEMAND_SERVICE_WAIT_US": "200",
         "DEMAND_SERVICE_LOCKED": "1"})

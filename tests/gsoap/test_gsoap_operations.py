@@ -1,7 +1,7 @@
 """Every contract operation through the gSOAP client against the gSOAP service in each
-server model (iterative, thread, pool): counts and checksums agree with the contract's
-reference, echoInts returns exactly its input, work says who served it, and input the
-contract forbids is a Client fault."""
+server model (iterative, thread, pool; and pool with the generated serializers, client and
+service): counts and checksums agree with the contract's reference, echoInts returns exactly
+its input, work says who served it, and input the contract forbids is a Client fault."""
 from __future__ import annotations
 
 import socket
@@ -23,7 +23,7 @@ def expected(op: str, n: int, seed: int) -> int:
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("op", ARRAY_OPS)
 def test_operation_answers_the_contract_count_and_checksum(gsoap_server, op, n):
-    r = call(gsoap_server.endpoint, op, n, 7)
+    r = call(gsoap_server.endpoint, op, n, 7, *gsoap_server.client_args)
     assert r["exit"] == 0 and r["ok"] == 1 and r["errors"] == 0, r
     assert r["count"] == n
     if op == "echoInts":
@@ -45,8 +45,8 @@ def test_work_says_gsoap_and_the_serving_host_and_pid(gsoap_server):
 
 
 def test_int_buffer_and_int_array_of_the_same_ints_have_the_same_digest(gsoap_server):
-    a = call(gsoap_server.endpoint, "sendInts", 1000, 3)
-    b = call(gsoap_server.endpoint, "sendIntBuffer", 1000, 3)
+    a = call(gsoap_server.endpoint, "sendInts", 1000, 3, *gsoap_server.client_args)
+    b = call(gsoap_server.endpoint, "sendIntBuffer", 1000, 3, *gsoap_server.client_args)
     assert (a["count"], a["checksum"]) == (b["count"], b["checksum"]) == (1000, expected("sendInts", 1000, 3))
 
 

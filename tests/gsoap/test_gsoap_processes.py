@@ -33,13 +33,15 @@ def test_server_help_lists_every_variable():
     for var in ("PORT", "BIND", "GSOAP_SERVER_MODEL", "GSOAP_POOL_SIZE", "GSOAP_BACKLOG",
                 "GSOAP_RECV_TIMEOUT_S", "GSOAP_SEND_TIMEOUT_S", "GSOAP_KEEPALIVE_MAX",
                 "MAX_MESSAGE_BYTES", "MAX_XML_DEPTH", "MAX_XML_OCCURS", "DEMAND_SERVICE_CPU_US",
-                "DEMAND_SERVICE_WAIT_US", "DEMAND_SERVICE_LOCKED"):
+                "DEMAND_SERVICE_WAIT_US", "DEMAND_SERVICE_LOCKED", "GSOAP_SERIALIZERS"):
         assert var in r.stdout
 
 
 @pytest.mark.parametrize("args,env,names", [
     (["--model", "forking"], {}, "--model"),
     (["--pool-size", "0"], {}, "--pool-size"),
+    (["--serializers", "fast"], {}, "--serializers"),
+    ([], {"GSOAP_SERIALIZERS": "printf"}, "GSOAP_SERIALIZERS"),
     (["--port", "http"], {}, "--port"),
     (["--no-such-flag"], {}, "--no-such-flag"),
     (["--port"], {}, "--port"),

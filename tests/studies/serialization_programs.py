@@ -7,6 +7,7 @@ import json
 import math
 import subprocess
 
+import numpy
 import pytest
 
 from testbed import contract
@@ -32,13 +33,27 @@ def axis(*args: str) -> dict:
     return {**json.loads(r.stdout.strip().splitlines()[-1]), "exit": r.returncode}
 
 
-def gsoap_item_text(op: str, n: int, seed: int) -> str:
-    """The items of the request body exactly as gSOAP writes them: decimal ints and bytes,
-    floats with %.9G, doubles with %.17G, the int buffer as one base64 value."""
+def shortest(x) -> str:
+    """A numpy float32/float64 as std::to_chars writes it without a format: the shortest text
+    that reads back to the same value, fixed or scientific (e+NN), whichever is shorter
+    (fixed on a tie)."""
+    fixed = numpy.format_float_positional(x, unique=True, trim="-")
+    sci = numpy.format_float_scientific(x, unique=True, trim="-", exp_digits=2)
+    return fixed if len(fixed) <= len(sci) else sci
+
+
+def gsoap_item_text(op: str, n: int, seed: int, serializers: str = "generated") -> str:
+    """The items of the request body exactly as gSOAP writes them: decimal ints and bytes;
+    floats with %.9G and doubles with %.17G (generated serializers) or in their shortest
+    round-trip form (tuned); the int buffer as one base64 value."""
     if op == "sendIntBuffer":
         data = base64.b64encode(contract.int_buffer(contract.items("int", n, seed))).decode()
         assert len(data) == 4 * math.ceil(4 * n / 3)
         return f"<tb:data>{data}</tb:data>"
     kind = contract.KIND_OF[op]
+    values = contract.items(kind, n, seed)
+    if serializers == "tuned" and kind in ("float", "double"):
+        real = numpy.float32 if kind == "float" else numpy.float64
+        return "".join(f"<tb:items>{shortest(real(v))}</tb:items>" for v in values)
     fmt = {"byte": "%d", "int": "%d", "float": "%.9G", "double": "%.17G"}[kind]
-    return "".join(f"<tb:items>{fmt % v}</tb:items>" for v in contract.items(kind, n, seed))
+    return "".join(f"<tb:items>{fmt % v}</tb:items>" for v in values)

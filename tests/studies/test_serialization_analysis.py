@@ -128,12 +128,14 @@ def test_study_file_full_and_quick_are_valid_and_bad_values_name_the_key(tmp_pat
     ids = [p.id for p in full.points()]
     assert "msg-gsoap-sendBytes-9437184" in ids and "msg-axis-sendDoubles-1179648" in ids
     assert "writers-gsoap" in ids and "tx-chunk-9437184" in ids and "mtom-axis-mtom-1000000" in ids
+    assert "msg-gsoap-tuned-sendFloats-262144" in ids and "tx-tuned-chunk-9437184" in ids
+    assert "writers-gsoap-tuned" not in ids and "mtom-gsoap-tuned-mtom-1000000" not in ids
     assert len(quick.points()) < len(ids) / 2
     bad = tmp_path / "bad.toml"
     bad.write_text(path.read_text().replace('"chunk", "close", "kernel', '"chunky", "close", "kernel'))
     with pytest.raises(study.StudyError, match="transmit_options: unknown.*chunky"):
         study.load(bad)
-    bad.write_text(path.read_text().replace('impls = ["gsoap", "axis"]', 'impls = ["cxf"]'))
+    bad.write_text(path.read_text().replace('impls = ["gsoap", "gsoap-tuned", "axis"]', 'impls = ["cxf"]'))
     with pytest.raises(study.StudyError, match="impls"):
         study.load(bad)
 
@@ -141,3 +143,63 @@ def test_study_file_full_and_quick_are_valid_and_bad_values_name_the_key(tmp_pat
 def test_summary_is_json():
     _, s = verdicts(classic({"sendBytes": 1, "sendInts": 1, "sendFloats": 1, "sendDoubles": 1}))
     json.dumps(s)
+
+
+def writers(tuned_over_itoa, itoa_ms=10.0, with_tuned=True):
+    tech = {"printf": 6.0, "gsoap": 12.0, "hand": 1.2, "itoa": 1.0}
+    if with_tuned:
+        tech["tuned"] = tuned_over_itoa
+    data = {"command": "writers", "bytes": 1, "itoa_bytes": 1, "valid": True,
+            "ns": {k: {**ns(v * itoa_ms), "over_itoa": v} for k, v in tech.items()}}
+    return {"point": "writers-gsoap", "repeat": 0, "status": "ok", "params": {"kind": "writers", "impl": "gsoap",
+                                                                               "n": 1000}, "data": data}
+
+
+def test_writer_goal_is_the_tuned_writer_within_two_times_itoa():
+    f = verdicts([writers(1.4)])[0]["writer-goal"]
+    assert f["verdict"] == HOLDS and "1.40× itoa" in f["measured"] and "generated 12.0×" in f["measured"]
+    assert verdicts([writers(2.6)])[0]["writer-goal"]["verdict"] == DOES_NOT_HOLD
+    assert verdicts([writers(1.0, with_tuned=False)])[0]["writer-goal"]["verdict"] == NOT_MEASURED
+
+
+def reals(tuned_ms, axis_ms, generated_ms=50.0, tuned_bytes=900, generated_bytes=1000):
+    out = []
+    for raw in (1024, 1 << 20):
+        for op in ("sendFloats", "sendDoubles"):
+            n = raw // ITEM[op]
+            out += [msg("gsoap", op, n, generated_bytes, generated_ms, generated_ms, raw_size=raw),
+                    msg("gsoap-tuned", op, n, tuned_bytes, tuned_ms, tuned_ms, raw_size=raw),
+                    msg("axis", op, n, 1100, axis_ms, axis_ms, raw_size=raw)]
+    for s in out:
+        s["point"] = f"msg-{s['params']['impl']}-{s['params']['op']}-{s['params']['n']}"
+    return out
+
+
+def test_tuned_gsoap_is_judged_against_axis_and_the_generated_serializers_in_both_directions():
+    v, _ = verdicts(reals(tuned_ms=5, axis_ms=20))
+    assert v["tuned-vs-axis"]["verdict"] == HOLDS and "ser 5 vs 20 ms" in v["tuned-vs-axis"]["measured"]
+    assert v["tuned-vs-generated"]["verdict"] == HOLDS and "floats ser 10.0×" in v["tuned-vs-generated"]["measured"]
+    assert v["shortest-floats"]["verdict"] == HOLDS and "floats 0.900" in v["shortest-floats"]["measured"]
+    samples = reals(tuned_ms=5, axis_ms=20)
+    slow = next(s for s in samples if s["params"]["impl"] == "gsoap-tuned" and s["params"]["op"] == "sendDoubles")
+    slow["data"]["deser_ns"] = ns(30)     # one direction of one type slower than Axis2 ...
+    v, _ = verdicts(samples)
+    assert v["tuned-vs-axis"]["verdict"] == DOES_NOT_HOLD
+    assert v["tuned-vs-generated"]["verdict"] == HOLDS     # ... still faster than the generated 50 ms
+    v, _ = verdicts(reals(tuned_ms=60, axis_ms=20, tuned_bytes=1000))
+    assert v["tuned-vs-generated"]["verdict"] == DOES_NOT_HOLD and v["shortest-floats"]["verdict"] == DOES_NOT_HOLD
+    assert verdicts([])[0]["tuned-vs-axis"]["verdict"] == NOT_MEASURED
+
+
+def test_transmit_findings_add_what_each_option_saves_with_the_tuned_serializers():
+    def tx(impl, option, ms):
+        return {"point": f"tx-{impl}-{option}", "repeat": 0, "status": "ok",
+                "params": {"kind": "transmit", "impl": impl, "option": option, "op": "sendInts",
+                           "n": 262144, "raw_size": 1 << 20},
+                "data": {"request_bytes": 10, "call_ns": ns(ms), "raw_bytes": 1 << 20}}
+    v, s = verdicts([tx("gsoap", "length", 100), tx("gsoap", "chunk", 60),
+                     tx("gsoap-tuned", "length", 40), tx("gsoap-tuned", "chunk", 36)])
+    assert v["chunked"]["verdict"] == HOLDS
+    assert "chunk 60 ms vs default 100 ms" in v["chunked"]["measured"]
+    assert "with the tuned serializers, chunk vs their default: 1 MiB -10%" in v["chunked"]["measured"]
+    assert [r["impl"] for r in s["transmit"]] == ["gsoap", "gsoap", "gsoap-tuned", "gsoap-tuned"]

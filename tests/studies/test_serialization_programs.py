@@ -14,17 +14,19 @@ from testbed import contract
 OPS = ("sendBytes", "sendInts", "sendFloats", "sendDoubles", "sendIntBuffer")
 
 
+@pytest.mark.parametrize("serializers", ["generated", "tuned"])
 @pytest.mark.parametrize("op", OPS)
-def test_gsoap_message_is_the_empty_envelope_plus_the_exact_item_text(op, tmp_path):
+def test_gsoap_message_is_the_empty_envelope_plus_the_exact_item_text(op, serializers, tmp_path):
     empty = tmp_path / "empty.xml"
     full = tmp_path / "full.xml"
-    gsoap("message", "--op", op, "--n", "0", "--seed", "5", *FAST, "--dump", str(empty))
-    r = gsoap("message", "--op", op, "--n", "37", "--seed", "5", *FAST, "--dump", str(full))
+    variant = ("--serializers", serializers)
+    gsoap("message", "--op", op, "--n", "0", "--seed", "5", *variant, *FAST, "--dump", str(empty))
+    r = gsoap("message", "--op", op, "--n", "37", "--seed", "5", *variant, *FAST, "--dump", str(full))
     inner = "<tb:data></tb:data>" if op == "sendIntBuffer" else ""     # the empty buffer's element
     wrapper = f"<tb:{op}>{inner}</tb:{op}>".encode()
     text = empty.read_bytes()
     assert text.count(wrapper) == 1
-    expected = text.replace(wrapper, f"<tb:{op}>{gsoap_item_text(op, 37, 5)}</tb:{op}>".encode())
+    expected = text.replace(wrapper, f"<tb:{op}>{gsoap_item_text(op, 37, 5, serializers)}</tb:{op}>".encode())
     assert full.read_bytes() == expected
     assert r["xml_bytes"] == len(expected) and r["valid"] and r["http_body_is_envelope"]
     assert r["http_bytes"] == r["xml_bytes"] + r["http_header_bytes"] and r["http_header_bytes"] > 100
@@ -64,7 +66,7 @@ def test_every_timing_is_positive():
 
 def test_writers_write_the_same_bytes_as_the_library():
     w = gsoap("writers", "--n", "5000", "--seed", "3", *FAST)
-    assert w["valid"] and set(w["ns"]) == {"printf", "gsoap", "hand", "itoa"}
+    assert w["valid"] and set(w["ns"]) == {"printf", "gsoap", "tuned", "hand", "itoa"}
     ints = contract.items("int", 5000, 3)
     assert w["bytes"] == sum(len(f"<tb:items>{v}</tb:items>") for v in ints)
     assert w["itoa_bytes"] == sum(len(str(v)) for v in ints)
@@ -97,13 +99,14 @@ def _post(endpoint: str, op: str, body: bytes) -> str:
         return resp.read().decode()
 
 
-@pytest.mark.parametrize("library", ["gsoap", "axis"])
+@pytest.mark.parametrize("library", ["gsoap-generated", "gsoap-tuned", "axis"])
 def test_both_services_accept_every_message_either_library_generates(library, gsoap_pool_server, axis_server,
                                                                     tmp_path):
-    run = gsoap if library == "gsoap" else axis
+    run = gsoap if library.startswith("gsoap") else axis
+    variant = ["--serializers", library.split("-")[1]] if library.startswith("gsoap") else []
     for op in OPS:
         dump = tmp_path / f"{op}.xml"
-        r = run("message", "--op", op, "--n", "40", "--seed", "3", *FAST, "--dump", str(dump))
+        r = run("message", "--op", op, "--n", "40", "--seed", "3", *variant, *FAST, "--dump", str(dump))
         assert r["valid"]
         kind = contract.KIND_OF[op]
         want = contract.checksum(kind, contract.items(kind, 40, 3))

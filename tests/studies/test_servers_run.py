@@ -14,7 +14,9 @@ from testbed import ROOT
 from testbed.run import study
 from testbed.run.progress import Progress
 
-pytestmark = pytest.mark.slow
+# one worker runs the three: each checks that no servers.jar JVM is left running, which another
+# of them running at the same time on another worker would break
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("servers-study")]
 
 
 def _run(tmp_path: Path, body: str | None = None, quick: bool = False) -> tuple[study.StudyRunner, Path]:

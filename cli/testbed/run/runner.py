@@ -23,9 +23,11 @@ from pathlib import Path
 
 from testbed import ROOT, procs
 from testbed.faults import Injector
-from testbed.run import reconfigure, results, threaddumps, tohost
+from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, tohost
+from testbed.run.clienttime import ClientTimeSampler
 from testbed.run.costs import calibration_spec, needs_calibration, run_steps
 from testbed.run.profile import SEGMENT_USERS as profile_users, calibration_specs as profile_calibration
+from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
 from testbed.run.progress import Progress, latest_history, line
@@ -37,6 +39,7 @@ FAULTS_FILE = "faults.jsonl"      # analysis/faults.py reads it
 LOCUST_START_S = 4.0       # rough cost of one Locust start + stop, for the time estimate
 JVM_START_S = 8.0          # rough cost of one JVM tier start on a busy 2-core machine
 OVERRUN_S = 90.0           # a Locust run longer than planned + this is stopped as failed
+SETTLE_S = 15.0           # before a run, the previous run's requests still in flight may finish (served_counts)
 
 
 class ExperimentError(RuntimeError):
@@ -118,6 +121,7 @@ class Runner:
                 if exp.runs[i].auto_wait and "scaling" not in self.meta:
                     self._scale(i)             # the service wait for this host, before its first run
                 self._one_run(i, exp.runs[i])
+                self._predict_after(i)
             status = "failed" if self.failed else "complete"
             if self.failed:
                 self.meta["error"] = "; ".join(self.failed)[:500]
@@ -145,6 +149,12 @@ class Runner:
         if interrupted:
             raise KeyboardInterrupt
         return self.folder
+
+    def _predict_after(self, i: int) -> None:
+        """After the last baseline run: the model's prediction of the runs to come (predicting.py)."""
+        if self.exp.kind in ("clones", "classic") and predicting.due([r.config() for r in self.exp.runs], i):
+            with deferred_sigint(self.progress, "writing the prediction"):
+                predicting.write(self.folder, self.progress.say)
 
     def estimate(self) -> float:
         """Seconds the experiment plans; with adaptive steps the longest it may take."""
@@ -316,6 +326,7 @@ class Runner:
             return stack_targets + [CpuTarget("loadgen", name, p.pid) for name, p in loc.processes()]
 
         sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
+        self._timers = ClientTimeSampler(run_dir / clienttime.FILE, lambda: replicas).start()
         faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)] if root is None else []
         inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None
         dumps: Future | None = None
@@ -323,7 +334,7 @@ class Runner:
         t0 = time.monotonic()
         deadline = t0 + spec.load.seconds(primed) + OVERRUN_S
         status, error = "complete", None
-        notes["served"] = {"before": results.served_counts(replicas)}   # nothing lost: checked in the report
+        notes["served"] = {"before": served_counts(replicas, settle_s=SETTLE_S)}   # nothing lost: checked in the report
         try:
             loc.start()
             notes["locust_pids"] = {name: p.pid for name, p in loc.processes()}
@@ -384,9 +395,12 @@ class Runner:
     def _end_run(self, run: results.RunFile, sampler: CpuSampler, pool: ThreadPoolExecutor,
                  dumps: Future | None, status: str, error: str | None, inj: Injector | None = None) -> None:
         sampler.stop()
+        self._timers.stop()
         notes = run.meta["notes"]
+        if self._timers.errors:
+            notes["client_time_errors"] = self._timers.errors
         if "served" in notes:
-            notes["served"]["after"] = results.served_counts(self.stack.status()["replicas"])
+            notes["served"]["after"] = served_counts(self.stack.status()["replicas"])
         if inj:                      # a fault still going is ended (resumed, revived) with the run
             inj.heal()
             notes["faults"] = inj.records

@@ -1,7 +1,9 @@
 """The serialization study (EXPERIMENTS.md §3, docs/serialization.md): what XML costs for
 arrays sent as SOAP parameters, with gSOAP's generated code (C++: build/studies/
-serialization/tb-serialization) and Axis2/ADB's (Java: studies/serialization/target/
-serialization-study.jar, one JVM kept running in `serve` mode so the JIT stays warm).
+serialization/tb-serialization), the gSOAP service's tuned serializers (the same program,
+--serializers tuned: services/gsoap/custom) and Axis2/ADB's (Java: studies/serialization/
+target/serialization-study.jar, one JVM kept running in `serve` mode so the JIT stays warm).
+The implementations ("impls"): gsoap (generated), gsoap-tuned, axis.
 
 Points, each measured `repeat` times (analysis/studies/serialization.py reads them):
   message   one request of op with n seeded items: exact sizes (items, XML envelope,
@@ -11,11 +13,14 @@ Points, each measured `repeat` times (analysis/studies/serialization.py reads th
               classic  sendBytes/Ints/Floats/Doubles of equal raw size (raw_sizes)
               buffer   sendInts vs sendIntBuffer (base64) for buffer_counts ints
               fd       sendFloats vs sendDoubles for float_counts items
-  writers   writer_n ints: printf-style, the library's writer, hand-written, raw itoa
-  transmit  gSOAP client -> gSOAP service (started here), sendInts of transmit_sizes,
-            one transmit option changed at a time from gSOAP's defaults
+  writers   writer_n ints: printf-style, the library's writer(s: gSOAP's generated and
+            tuned), hand-written, raw itoa (gsoap and axis)
+  transmit  gSOAP client -> gSOAP service (started here, one per gSOAP impl, with the same
+            serializers as the client), sendInts of transmit_sizes, one transmit option
+            changed at a time from gSOAP's defaults
   mtom      sendIntBuffer as base64 in the body vs an MTOM/XOP attachment, each client to
-            its own service (started here), mtom_counts ints
+            its own service (started here), mtom_counts ints (gsoap and axis: base64 is not
+            an array, the tuned serializers change nothing there)
 """
 from __future__ import annotations
 
@@ -31,7 +36,8 @@ JAR = ROOT / "studies" / "serialization" / "target" / "serialization-study.jar"
 JVM = ["java", "-Xms512m", "-Xmx6g", "-XX:+UseParallelGC", "-XX:+ExitOnOutOfMemoryError"]
 ITEM_BYTES = {"sendBytes": 1, "sendInts": 4, "sendFloats": 4, "sendDoubles": 8, "sendIntBuffer": 4}
 ARRAY_OPS = ("sendBytes", "sendInts", "sendFloats", "sendDoubles")
-IMPLS = ("gsoap", "axis")
+IMPLS = ("gsoap", "gsoap-tuned", "axis")
+GSOAP_IMPLS = {"gsoap": "generated", "gsoap-tuned": "tuned"}   # impl -> --serializers
 # one transmit option changed at a time from gSOAP's client defaults (cpp/cmd_transmit.cpp)
 TRANSMIT = {
     "length": [],                                   # counting pass + Content-Length, keep-alive
@@ -121,17 +127,25 @@ def _message_points(p: dict) -> list[Point]:
 
 def points(p: dict) -> list[Point]:
     pts = _message_points(p)
-    if p["writer_n"]:
+    if p["writer_n"]:   # gSOAP's program writes with both of its writers
         pts += [Point(f"writers-{impl}", f"{impl} writers n={p['writer_n']:,}",
                       {"kind": "writers", "impl": impl, "n": p["writer_n"]},
-                      timeout_s=120 + p["writer_n"] * 40e-6) for impl in p["impls"]]
-    if "gsoap" in p["impls"]:
+                      timeout_s=120 + p["writer_n"] * 40e-6)
+                for impl in ("gsoap", "axis") if impl in p["impls"]
+                or (impl == "gsoap" and "gsoap-tuned" in p["impls"])]
+    for impl in GSOAP_IMPLS:
+        if impl not in p["impls"]:
+            continue
+        tag = "" if impl == "gsoap" else "tuned-"
         for raw in p["transmit_sizes"]:
             for opt in p["transmit_options"]:
-                pts.append(Point(f"tx-{opt}-{raw}", f"transmit {opt} {raw >> 10:,} KiB",
-                                 {"kind": "transmit", "option": opt, "op": "sendInts", "n": raw // 4,
-                                  "raw_size": raw}, timeout_s=120 + raw * 60e-6 * (p["transmit_calls"] + 1)))
-    for impl in p["impls"]:
+                pts.append(Point(f"tx-{tag}{opt}-{raw}", f"transmit {impl} {opt} {raw >> 10:,} KiB",
+                                 {"kind": "transmit", "impl": impl, "option": opt, "op": "sendInts",
+                                  "n": raw // 4, "raw_size": raw},
+                                 timeout_s=120 + raw * 60e-6 * (p["transmit_calls"] + 1)))
+    for impl in ("gsoap", "axis"):
+        if impl not in p["impls"]:
+            continue
         for n in p["mtom_counts"]:
             for form in ("base64", "mtom"):
                 pts.append(Point(f"mtom-{impl}-{form}-{n}", f"{impl} {form} n={n:,}",
@@ -152,15 +166,12 @@ def prepare(ctx) -> None:
     missing = [str(x.relative_to(ROOT)) for x in need if not x.exists()]
     if missing:
         raise StudyError(f"not built: {', '.join(missing)}; run ./testbed build")
-    ctx.facts["programs"] = {"gsoap": str(CPP.relative_to(ROOT)), "axis": str(JAR.relative_to(ROOT))}
+    ctx.facts["programs"] = {"gsoap": f"{CPP.relative_to(ROOT)} --serializers generated",
+                             "gsoap-tuned": f"{CPP.relative_to(ROOT)} --serializers tuned",
+                             "axis": str(JAR.relative_to(ROOT))}
     ctx.facts["jvm"] = " ".join(JVM)
     ctx.state = {"servers": {}, "jvm": None}
-    kinds = {pt.params["kind"] for pt in points(p)}
-    services = set()
-    if "transmit" in kinds or ("mtom" in kinds and "gsoap" in p["impls"]):
-        services.add("gsoap")
-    if "mtom" in kinds and "axis" in p["impls"]:
-        services.add("axis")
+    services = {pt.params["impl"] for pt in points(p) if pt.params["kind"] in ("transmit", "mtom")}
     for name in sorted(services):
         ctx.state["servers"][name] = _start_service(ctx, name)
     if "axis" in p["impls"]:
@@ -174,17 +185,18 @@ class _Service:
 
 
 def _start_service(ctx, name: str) -> _Service:
-    """A private instance of a tier on a free loopback port, limits raised for 9 MiB messages."""
-    tier = tiers.TIERS[name]
+    """A private instance of a tier on a free loopback port, limits raised for 9 MiB messages;
+    name: an impl (gsoap, gsoap-tuned: the gsoap tier with those serializers; axis)."""
+    tier = tiers.TIERS["gsoap" if name in GSOAP_IMPLS else name]
     if not tier.built():
         raise StudyError(f"the {name} service is not built; run ./testbed build")
     port = procs.free_port()
     extra = {"MAX_MESSAGE_BYTES": str(SERVICE_MAX_BYTES), "MAX_XML_OCCURS": str(20_000_000)}
-    if name == "gsoap":
+    if name in GSOAP_IMPLS:
         # MTOM is off in the stack's gSOAP service (415: gSOAP's MIME parser and hostile input,
         # docs/fuzzing.md); this private service takes only the study's own requests
         extra.update(GSOAP_SERVER_MODEL="pool", GSOAP_RECV_TIMEOUT_S="300", GSOAP_SEND_TIMEOUT_S="300",
-                     GSOAP_ACCEPT_MTOM="1")
+                     GSOAP_ACCEPT_MTOM="1", GSOAP_SERIALIZERS=GSOAP_IMPLS[name])
     proc = procs.start(f"serialization-{name}", tier.argv(), ctx.folder / "raw" / f"{name}.log",
                        env=tiers.process_env(tier, port, extra=extra), port=port)
     try:
@@ -193,7 +205,7 @@ def _start_service(ctx, name: str) -> _Service:
         procs.stop(proc)
         raise StudyError(str(e)) from None
     ctx.say(f"  {name} service for the study on port {port}")
-    return _Service(proc, f"http://127.0.0.1:{port}/{name}")
+    return _Service(proc, f"http://127.0.0.1:{port}/{tier.name}")
 
 
 def measure(ctx, point: Point, rep: int) -> dict:
@@ -209,9 +221,10 @@ def measure(ctx, point: Point, rep: int) -> dict:
         args = ["writers", "--n", str(q["n"]), *seed, *_timing_args(p, 0)]
         return _run(ctx, q["impl"], args, point.timeout_s)
     if kind == "transmit":
-        args = ["transmit", "--endpoint", _endpoint(ctx, "gsoap"), "--op", q["op"], "--n", str(q["n"]),
+        impl = q.get("impl", "gsoap")
+        args = ["transmit", "--endpoint", _endpoint(ctx, impl), "--op", q["op"], "--n", str(q["n"]),
                 *seed, *TRANSMIT[q["option"]], "--calls", str(p["transmit_calls"])]
-        return _run(ctx, "gsoap", args, point.timeout_s)
+        return _run(ctx, impl, args, point.timeout_s)
     args = ["mtom", "--endpoint", _endpoint(ctx, q["impl"]), "--n", str(q["n"]), "--form", q["form"],
             *seed, "--calls", str(p["transmit_calls"])]
     return _run(ctx, q["impl"], args, point.timeout_s)
@@ -225,9 +238,9 @@ def _endpoint(ctx, name: str) -> str:
 
 
 def _run(ctx, impl: str, args: list[str], timeout: float) -> dict:
-    if impl == "gsoap":
+    if impl in GSOAP_IMPLS:
         try:
-            return ctx.run_json([str(CPP), *args], timeout=timeout)
+            return ctx.run_json([str(CPP), *args, "--serializers", GSOAP_IMPLS[impl]], timeout=timeout)
         except PointError as e:   # exit 1: a check failed, the JSON says which
             if " exited 1" in str(e):
                 return {"valid": False, "invalid_reason": str(e)}

@@ -39,8 +39,9 @@ add_executable(tb-gsoap-fuzz
   src/connection.cpp src/context.cpp src/operations.cpp src/http_get.cpp src/xml_guard.cpp
   src/attribute_limit.cpp src/utf8_check.cpp src/soap_action.cpp src/header_check.cpp
   src/start_check.cpp src/drain.cpp src/served.cpp
+  custom/items.cpp custom/serializers.cpp
   ${GEN}/soapC.cpp ${GEN}/soapTestbedSoapBindingService.cpp ${GEN}/wsdl_embed.cpp)
-target_include_directories(tb-gsoap-fuzz PRIVATE ${GEN} src)
+target_include_directories(tb-gsoap-fuzz PRIVATE ${GEN} src custom)
 target_compile_definitions(tb-gsoap-fuzz PRIVATE WITH_IPV6 WITH_DOM WITH_PURE_VIRTUAL)
 target_compile_options(tb-gsoap-fuzz PRIVATE ${FUZZ_FLAGS})
 target_link_options(tb-gsoap-fuzz PRIVATE ${FUZZ_FLAGS})

@@ -1,6 +1,8 @@
 // Parsing of tb-gsoap-client's command line (client_options.hpp).
 #include "client_options.hpp"
 
+#include <cstdlib>
+
 #include "args.hpp"
 
 namespace tb {
@@ -29,11 +31,20 @@ void check_endpoint(const std::string &endpoint) {
                      "' must be an http:// URL with a host, e.g. http://127.0.0.1:8082/gsoap");
 }
 
+Serializers serializers_from(const std::string &what, const std::string &text) {
+  Serializers s;
+  if (!parse_serializers(text, &s))
+    throw UsageError(what + " must be generated or tuned, got '" + text + "'");
+  return s;
+}
+
 }  // namespace
 
 ClientOptions parse_client_options(int argc, char **argv, bool *help) {
   ClientOptions o;
   *help = false;
+  if (const char *env = std::getenv("GSOAP_SERIALIZERS"))
+    o.serializers = serializers_from("environment variable GSOAP_SERIALIZERS", env);
   ArgCursor args(argc, argv);
   while (!args.done()) {
     std::string flag = args.next_flag();
@@ -53,6 +64,7 @@ ClientOptions parse_client_options(int argc, char **argv, bool *help) {
       o.connections = static_cast<int>(parse_int(flag, args.value(flag), 1, kMaxConnections));
     else if (flag == "--cpu-us") o.cpu_us = parse_int(flag, args.value(flag), 0, kMaxWorkMicros);
     else if (flag == "--wait-us") o.wait_us = parse_int(flag, args.value(flag), 0, kMaxWorkMicros);
+    else if (flag == "--serializers") o.serializers = serializers_from(flag, args.value(flag));
     else throw UsageError("unknown argument " + flag + "; see --help for the arguments");
   }
   if (o.op.empty()) throw UsageError("--op is required: one of " + operation_list());
@@ -69,6 +81,7 @@ ClientOptions parse_client_options(int argc, char **argv, bool *help) {
 std::string client_usage() {
   return "usage: tb-gsoap-client --endpoint URL --op OP [--n N] [--seed S] [--calls K]\n"
          "                       [--connections C] [--cpu-us X] [--wait-us Y] [--json]\n"
+         "                       [--serializers generated|tuned]\n"
          "       tb-gsoap-client --dry-run --op OP [--n N] [--seed S] [--json]\n"
          "\n"
          "Calls a testbed SOAP service with the gSOAP proxy generated from the contract and\n"
@@ -86,6 +99,9 @@ std::string client_usage() {
          "  --json            print one JSON object (keys: docs/tiers.md, plus gSOAP-only\n"
          "                    \"timings\": mean ms per call of serialize, connect, send, wait\n"
          "                    (for the response header) and receive)\n"
+         "  --serializers S   the arrays' serializers: generated (soapcpp2's, as generated) or\n"
+         "                    tuned (custom: items straight to and from gSOAP's buffers);\n"
+         "                    default GSOAP_SERIALIZERS, else " + std::string(serializers_name(kDefaultSerializers)) + "\n"
          "  --dry-run         no network: print the payload's count and checksum (and, for\n"
          "                    n <= 16, its canonical bytes in hex)\n"
          "\n"

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "serializers.hpp"
+
 namespace tb {
 
 struct ClientOptions {
@@ -18,6 +20,7 @@ struct ClientOptions {
   int64_t wait_us = 0;       // work: waitMicros
   bool json = false;
   bool dry_run = false;      // no network: the payload's count and checksum only
+  Serializers serializers = kDefaultSerializers;  // of the arrays (GSOAP_SERIALIZERS)
 };
 
 constexpr int kMaxItems = 10000000;       // the service's default MAX_XML_OCCURS

@@ -70,6 +70,7 @@ std::string report_json(const ClientOptions &o, const RunResult &r) {
   const Outcome &s = r.sample ? *r.sample : none;
   Json j;
   j["client"] = "gsoap";
+  j["serializers"] = serializers_name(o.serializers);
   j["endpoint"] = o.endpoint;
   j["op"] = o.op;
   j["n"] = o.n;

@@ -58,6 +58,7 @@ class Worker {
     soap->connect_timeout = kConnectTimeoutS;
     soap->recv_timeout = soap->send_timeout = kIoTimeoutS;
     soap->maxoccurs = static_cast<size_t>(kMaxItems) + 1;  // echoInts of the largest payload
+    use_serializers(soap, shared.options.serializers);
     meter_.install(soap);
   }
 

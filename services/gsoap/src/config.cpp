@@ -112,6 +112,14 @@ const std::vector<Setting> &settings() {
          c.accept_mtom = parse_bool(what, text);
        },
        [](const ServerConfig &c) { return std::string(c.accept_mtom ? "1" : "0"); }},
+      {"--serializers", "GSOAP_SERIALIZERS",
+       "generated (soapcpp2's serializers as generated) | tuned (custom serializers of the "
+       "arrays: items straight to and from gSOAP's buffers; default); same WSDL and wire format",
+       [](ServerConfig &c, const std::string &what, const std::string &text) {
+         if (!parse_serializers(text, &c.serializers))
+           throw UsageError(what + " must be generated or tuned, got '" + text + "'");
+       },
+       [](const ServerConfig &c) { return std::string(serializers_name(c.serializers)); }},
       demand_setting("--demand-cpu-us", "DEMAND_SERVICE_CPU_US",
                      "CPU time added to every operation, µs (default 0)", &Demand::cpu_us, k60s),
       demand_setting("--demand-wait-us", "DEMAND_SERVICE_WAIT_US",

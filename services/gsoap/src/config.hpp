@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "serializers.hpp"
+
 namespace tb {
 
 enum class Model { iterative, thread, pool };
@@ -32,6 +34,7 @@ struct ServerConfig {
   int max_xml_attributes = 64;    // distinct attribute names in one request (attribute_limit.hpp)
   int max_header_bytes = 16384;   // HTTP header lines of one request; more gets HTTP 431
   bool accept_mtom = false;       // multipart/related (MTOM/XOP) requests; refused (415) when off
+  Serializers serializers = kDefaultSerializers;  // the arrays' serializers (serializers.hpp)
   Demand demand;                  // DEMAND_SERVICE_*: every operation
 };
 

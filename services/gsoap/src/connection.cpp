@@ -83,6 +83,28 @@ void close_connection(int fd, bool linger, int max_ms) {
   close(fd);
 }
 
+// gSOAP's soap_begin_serve (the request's HTTP headers, the envelope and body start; a
+// fault or the GET answer if they fail) without the soap_free_temp of its soap_begin:
+// soap_begin_recv, right after, frees the same temporaries and clears the id table again.
+// Each clearing walks gSOAP's id and pointer hash tables (1 999 and 4 096 slots; callgrind:
+// ~30 k instructions), a sixth of a ping's instructions. The rest of soap_begin is here.
+int begin_serve(struct soap *soap) {
+  soap->error = SOAP_OK;
+  soap->encoding = 0;
+  soap->mode = 0;
+  soap->part = SOAP_END;
+  soap->peeked = 0;
+  soap->ahead = 0;
+  soap->level = 0;
+  soap->encodingStyle = "";  // SOAP encoding until the request says otherwise, as soap_begin
+  if (soap_begin_recv(soap) || soap_envelope_begin_in(soap) || soap_recv_header(soap) ||
+      soap_body_begin_in(soap)) {
+    if (soap->error < SOAP_STOP) return soap_send_fault(soap);
+    return soap_closesock(soap);
+  }
+  return SOAP_OK;
+}
+
 }  // namespace
 
 bool wait_readable(int fd, int timeout_ms) {
@@ -109,7 +131,7 @@ bool serve_request(Service &svc, int fd, int index) {
   // keep_alive counts down the requests this connection may still carry; 0 makes this
   // response say "Connection: close". gSOAP clears it when the client asks for close.
   soap->keep_alive = stopping.load() ? 0 : max > 0 ? (index + 1 >= max ? 0 : max - index) : 1;
-  if (soap_begin_serve(soap)) {
+  if (begin_serve(soap)) {
     // GET handled (SOAP_STOP), or a fault was sent; either way the request is done
   } else if (svc.dispatch() && soap->error && soap->error < SOAP_STOP) {
     soap_send_fault(soap);

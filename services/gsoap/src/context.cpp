@@ -168,6 +168,20 @@ size_t receive(struct soap *soap, char *buf, size_t len) {
   return n;
 }
 
+// The answer declares only the namespaces a document/literal answer or fault uses. gSOAP
+// declares every namespace of its table on the answer's first element; SOAP-ENC, xsi and
+// xsd are for SOAP encoding and xsi:type, which these answers never write -- and each
+// declaration costs an snprintf and an attribute, twice (counting pass and real pass): 7 %
+// of a ping's instructions, 170 of its 409 bytes. The request was read with the whole table
+// (soap_begin_recv copies it for each request); an entry the request matched by a pattern
+// (`out` set, e.g. SOAP 1.2) is left as it is.
+void declare_only_used_namespaces(struct soap *soap) {
+  for (struct Namespace *ns = soap->local_namespaces; ns && ns->id; ++ns)
+    if (!ns->out && (!std::strcmp(ns->id, "SOAP-ENC") || !std::strcmp(ns->id, "xsi") ||
+                     !std::strcmp(ns->id, "xsd")))
+      ns->ns = "";
+}
+
 // The message is parsed. What the parser left of the declared body (the CRLF gSOAP and
 // others write after </Envelope>) is consumed here, so that the connection is clean for
 // the next request; bytes read past the body belong to a next (pipelined) request and are
@@ -176,6 +190,7 @@ int end_of_request(struct soap *soap) {
   ContextState &st = state_of(soap);
   if (check_attributes(soap)) return soap->error;
   if (!st.mime && !st.utf8.finish()) return soap->error = SOAP_UTF_ERROR;
+  declare_only_used_namespaces(soap);
   if (chunked(soap) || st.header_bytes == ContextState::kUnknown || soap->length == 0)
     return SOAP_OK;
   const uint64_t body_read = st.bytes_received - st.header_bytes;

@@ -37,6 +37,7 @@ std::string host_name() {
 Service::Service(const ServerConfig &config) : config_(config) {
   state_.config = &config_;
   configure_context(soap, &state_);
+  use_serializers(soap, config_.serializers);
 }
 
 int Service::ping(_tb__ping *, _tb__pingResponse &) {

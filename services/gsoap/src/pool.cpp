@@ -48,10 +48,12 @@ class Idle {
   bool ok() const { return epfd_ >= 0; }
 
   void add(int fd) {
-    std::lock_guard<std::mutex> hold(m_);
     Conn c;
     c.fd = fd;
-    c.gen = ++gen_;
+    {
+      std::lock_guard<std::mutex> hold(m_);
+      c.gen = ++gen_;
+    }
     arm(c, EPOLL_CTL_ADD);
   }
   // The connection of an epoll event, now the caller's; false for a stale event.
@@ -65,10 +67,7 @@ class Idle {
     conns_.erase(it);
     return true;
   }
-  void give_back(Conn c) {  // after a request: wait for the next one
-    std::lock_guard<std::mutex> hold(m_);
-    arm(c, EPOLL_CTL_MOD);
-  }
+  void give_back(Conn c) { arm(c, EPOLL_CTL_MOD); }  // after a request: wait for the next one
   // Closes the connections idle since before `limit`.
   void close_idle(Clock::time_point limit) {
     std::lock_guard<std::mutex> hold(m_);
@@ -84,16 +83,25 @@ class Idle {
   void close_all() { close_idle(Clock::time_point::max()); }
 
  private:
-  void arm(Conn &c, int op) {  // with m_ held
+  // Puts the connection in the map, then (re)registers it. The registration is made without
+  // the lock held: its event may fire at once, and the worker it wakes takes the lock in
+  // take() -- holding it across epoll_ctl made that worker wait on a futex for nearly every
+  // request (strace; the sweep cannot close the connection meanwhile: it is idle since now).
+  void arm(Conn &c, int op) {
     c.idle_since = Clock::now();
+    {
+      std::lock_guard<std::mutex> hold(m_);
+      conns_[c.fd] = c;
+    }
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
     ev.data.u64 = (uint64_t{c.gen} << 32) | static_cast<uint32_t>(c.fd);
     if (epoll_ctl(epfd_, op, c.fd, &ev) != 0) {  // out of memory for the set: refuse it
+      std::lock_guard<std::mutex> hold(m_);
+      auto it = conns_.find(c.fd);
+      if (it != conns_.end() && it->second.gen == c.gen) conns_.erase(it);
       ::close(c.fd);
-      return;
     }
-    conns_[c.fd] = c;
   }
 
   int epfd_;

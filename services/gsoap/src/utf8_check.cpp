@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 namespace tb {
@@ -60,8 +61,19 @@ bool Utf8Check::could_be_declaration(const std::string &head) {
   return head.compare(i, n, "<?xml", n) == 0;
 }
 
+// ASCII (nearly every byte of a SOAP message) is skipped 8 bytes at a time: a SOAP body of
+// numbers cost 8 instructions a byte one byte at a time, a quarter of the service's
+// instructions on sendInts n=1000 with the tuned serializers (callgrind).
 bool Utf8Check::check(const unsigned char *p, size_t len) {
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
   for (size_t i = 0; i < len; ++i) {
+    if (need_ == 0) {
+      for (uint64_t w; len - i >= 8; i += 8) {
+        std::memcpy(&w, p + i, 8);
+        if (w & kHigh) break;
+      }
+      if (i == len) break;
+    }
     const unsigned char c = p[i];
     if (need_ > 0) {
       if (c < lo_ || c > hi_) return !(invalid_ = true);

@@ -1,5 +1,6 @@
-// `message`: one request's sizes and gSOAP's (de)serialization times (options.cpp --help).
-//   xml_bytes    the SOAP envelope as gSOAP's generated serializer writes it
+// `message`: one request's sizes and gSOAP's (de)serialization times (options.cpp --help),
+// with the serializers --serializers names (generated or tuned) on every context.
+//   xml_bytes    the SOAP envelope as gSOAP's serializer writes it
 //   http_bytes   the whole HTTP request the generated proxy sends (headers + that envelope;
 //                gSOAP's default: a counting pass, then Content-Length), as a loopback
 //                sink received it
@@ -25,7 +26,8 @@ struct TimedProxy {
   SOAP_SOCKET (*gsoap_open)(struct soap *, const char *, const char *, int) = nullptr;
   Clock::time_point connected_at;
 
-  TimedProxy() {
+  explicit TimedProxy(Serializers serializers) {
+    use_serializers(proxy.soap, serializers);
     proxy.soap->user = this;
     proxy.soap->connect_timeout = 10;
     proxy.soap->send_timeout = proxy.soap->recv_timeout = 120;
@@ -50,9 +52,10 @@ struct TimedProxy {
 
 // A context that reads requests as the service does, its item limit as high as the
 // study's largest message (gSOAP's default, SOAP_MAXOCCURS, is 100 000 items).
-struct soap *new_reader() {
+struct soap *new_reader(Serializers serializers) {
   struct soap *soap = soap_new();
   soap->maxoccurs = 100000001;
+  use_serializers(soap, serializers);
   return soap;
 }
 
@@ -66,11 +69,12 @@ void write_file(const std::string &path, const std::string &bytes) {
 
 int run_message(const Options &o) {
   auto msg = make_message(o.op, o.n, o.seed);
-  Json out = {{"impl", "gsoap"}, {"command", "message"}, {"op", o.op}, {"n", o.n}, {"seed", o.seed},
-              {"raw_bytes", msg->raw_bytes()}};
+  Json out = {{"impl", "gsoap"}, {"serializers", serializers_name(o.serializers)}, {"command", "message"},
+              {"op", o.op}, {"n", o.n}, {"seed", o.seed}, {"raw_bytes", msg->raw_bytes()}};
 
   // the envelope, in memory
   struct soap *ser = soap_new1(SOAP_IO_BUFFER);
+  use_serializers(ser, o.serializers);
   MemoryIo ser_io;
   ser_io.sink(ser, true);
   soap_begin(ser);
@@ -83,7 +87,7 @@ int run_message(const Options &o) {
   std::string http;
   {
     LoopbackSink sink(true);
-    TimedProxy tp;
+    TimedProxy tp(o.serializers);
     const std::string endpoint = "http://127.0.0.1:" + std::to_string(sink.port()) + "/gsoap";
     const uint64_t mark = sink.mark();
     if (tp.send_to(*msg, endpoint) < 0) throw std::runtime_error("the proxy's send failed");
@@ -98,7 +102,7 @@ int run_message(const Options &o) {
   if (!o.dump_http.empty()) write_file(o.dump_http, http);
 
   // deserialized back: the same items?
-  struct soap *deser = new_reader();
+  struct soap *deser = new_reader(o.serializers);
   MemoryIo deser_io;
   deser_io.source(deser, xml);
   Digest got;
@@ -145,9 +149,9 @@ int run_message(const Options &o) {
 
   if (o.socket) {  // the whole write to, and read from, a loopback socket, interleaved
     LoopbackSink sink(false);
-    TimedProxy tp;
+    TimedProxy tp(o.serializers);
     const std::string endpoint = "http://127.0.0.1:" + std::to_string(sink.port()) + "/gsoap";
-    struct soap *reader = new_reader();
+    struct soap *reader = new_reader(o.serializers);
     const std::vector<Samples> net = time_rounds(o.timing, {
         [&] {
           const uint64_t mark = sink.mark();

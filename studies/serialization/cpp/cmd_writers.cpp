@@ -1,19 +1,23 @@
-// `writers`: the same N ints written into memory four ways (EXPERIMENTS.md §3: "a
+// `writers`: the same N ints written into memory five ways (EXPERIMENTS.md §3: "a
 // hand-written writer vs printf-style formatting"):
 //   printf   snprintf("<tb:items>%d</tb:items>") per item
-//   gsoap    gSOAP's generated serializer of the items (soap_out_std__vectorTemplateOfint,
-//            what the request's serializer calls) inside an empty envelope, into gSOAP's
-//            buffer, flushed to memory
+//   gsoap    gSOAP's generated serializer of the request (soap_out__tb__sendInts on a
+//            context with the generated serializers: soapcpp2's soap_out_tb__IntItems and
+//            soap_out_std__vectorTemplateOfint, as the proxy calls them) inside an empty
+//            envelope, into gSOAP's buffer, flushed to memory
+//   tuned    the same call on a context with the tuned serializers (services/gsoap/custom:
+//            the items formatted straight into gSOAP's buffer)
 //   hand     the tags copied and the digits written by hand (two at a time from a table)
 //   itoa     the digits alone, back to back: the lower bound every other figure is
 //            compared with (no tags, no library)
-// printf, gsoap and hand must produce the same bytes (checked; exit 1 if not).
+// printf, gsoap, tuned and hand must produce the same bytes (checked; exit 1 if not).
 #include <cstring>
 #include <iostream>
 
 #include "memio.hpp"
 #include "options.hpp"
 #include "payload.hpp"
+#include "serializers.hpp"
 #include "soapH.h"
 
 namespace tb {
@@ -62,14 +66,39 @@ std::string items_of(const std::string &envelope) {
 }  // namespace
 
 int run_writers(const Options &o) {
-  const std::vector<int32_t> ints = int_items(static_cast<size_t>(o.n), o.seed);
-  const std::vector<std::string> names = {"printf", "gsoap", "hand", "itoa"};
+  tb__IntItems request;
+  request.items = int_items(static_cast<size_t>(o.n), o.seed);
+  const std::vector<int32_t> &ints = request.items;
+  const std::vector<std::string> names = {"printf", "gsoap", "tuned", "hand", "itoa"};
   std::vector<std::string> out(names.size(), std::string(ints.size() * kMaxItemBytes + 64, '\0'));
   std::vector<size_t> used(names.size(), 0);
 
-  struct soap *soap = soap_new1(SOAP_IO_BUFFER);
-  MemoryIo io;
-  io.sink(soap, true);
+  // gSOAP's writer of the request into memory, with the generated or the tuned serializers
+  struct Library {
+    struct soap *soap = soap_new1(SOAP_IO_BUFFER);
+    MemoryIo io;
+    explicit Library(Serializers s) {
+      io.sink(soap, true);
+      use_serializers(soap, s);
+    }
+    // document/literal, as the proxy writes a request (soap_call_/send_ set it to NULL before
+    // serializing): with gSOAP's default, SOAP encoding, every item is also looked up in the
+    // multi-reference pointer table (soap_embedded_id), which the proxy's writes never do
+    void literal() { soap->encodingStyle = nullptr; }
+    ~Library() { soap_free(soap); }
+    int64_t run(const tb__IntItems &r) {
+      io.clear_out();
+      const auto t0 = Clock::now();
+      soap_begin(soap);
+      literal();
+      // inside an (empty) envelope and body, so the items carry no namespace declarations
+      const int e = soap_begin_send(soap) || soap_envelope_begin_out(soap) || soap_body_begin_out(soap) ||
+                    soap_out__tb__sendInts(soap, "tb:sendInts", -1, &r, "") || soap_body_end_out(soap) ||
+                    soap_envelope_end_out(soap) || soap_end_send(soap);
+      soap_end(soap);
+      return e ? int64_t{-1} : ns_between(t0, Clock::now());
+    }
+  } generated(Serializers::generated), tuned(Serializers::tuned);
   std::vector<std::function<int64_t()>> runs = {
       [&] {
         const auto t0 = Clock::now();
@@ -78,50 +107,40 @@ int run_writers(const Options &o) {
         used[0] = static_cast<size_t>(p - out[0].data());
         return ns_between(t0, Clock::now());
       },
-      [&] {
-        io.clear_out();
-        const auto t0 = Clock::now();
-        soap_begin(soap);
-        // inside an (empty) envelope and body, so the items carry no namespace declarations
-        const int e = soap_begin_send(soap) || soap_envelope_begin_out(soap) || soap_body_begin_out(soap) ||
-                      soap_out_std__vectorTemplateOfint(soap, "tb:items", -1, &ints, "") ||
-                      soap_body_end_out(soap) || soap_envelope_end_out(soap) || soap_end_send(soap);
-        soap_end(soap);
-        return e ? int64_t{-1} : ns_between(t0, Clock::now());
-      },
+      [&] { return generated.run(request); },
+      [&] { return tuned.run(request); },
       [&] {
         const auto t0 = Clock::now();
-        char *p = &out[2][0];
+        char *p = &out[3][0];
         for (int32_t v : ints) {
           std::memcpy(p, kOpen, kOpenLen);
           p = write_int(p + kOpenLen, v);
           std::memcpy(p, kClose, kCloseLen);
           p += kCloseLen;
         }
-        used[2] = static_cast<size_t>(p - out[2].data());
+        used[3] = static_cast<size_t>(p - out[3].data());
         return ns_between(t0, Clock::now());
       },
       [&] {
         const auto t0 = Clock::now();
-        char *p = &out[3][0];
+        char *p = &out[4][0];
         for (int32_t v : ints) p = write_int(p, v);
-        used[3] = static_cast<size_t>(p - out[3].data());
+        used[4] = static_cast<size_t>(p - out[4].data());
         return ns_between(t0, Clock::now());
       }};
   const std::vector<Samples> ns = time_rounds(o.timing, runs, names);
-  const std::string printf_bytes = out[0].substr(0, used[0]), hand_bytes = out[2].substr(0, used[2]);
-  const std::string gsoap_bytes = items_of(io.out());
-  soap_free(soap);
+  const std::string printf_bytes = out[0].substr(0, used[0]), hand_bytes = out[3].substr(0, used[3]);
+  const std::string gsoap_bytes = items_of(generated.io.out()), tuned_bytes = items_of(tuned.io.out());
 
-  const bool same = printf_bytes == hand_bytes && gsoap_bytes == hand_bytes;
-  const double floor_ns = ns[3].median();
+  const bool same = printf_bytes == hand_bytes && gsoap_bytes == hand_bytes && tuned_bytes == hand_bytes;
+  const double floor_ns = ns[4].median();
   Json j;
   j["impl"] = "gsoap";
   j["command"] = "writers";
   j["n"] = o.n;
   j["seed"] = o.seed;
   j["bytes"] = hand_bytes.size();
-  j["itoa_bytes"] = used[3];
+  j["itoa_bytes"] = used[4];
   j["valid"] = same;
   if (!same) j["invalid_reason"] = "the writers' outputs differ";
   Json techniques;

@@ -32,8 +32,9 @@ count/checksum, bytes that differ), 2 a usage error, 3 a failure (network, gSOAP
       deserializer (XML in memory -> data, count and checksum checked); --socket adds the
       whole write to a loopback socket and the whole read from one
   tb-serialization writers  --n N [--seed S]
-      N ints written four ways into memory: printf-style, gSOAP's writer, a hand-written
-      digit writer, and a raw itoa loop (the lower bound)
+      N ints written five ways into memory: printf-style, gSOAP's generated writer, the
+      tuned writer (services/gsoap/custom), a hand-written digit writer, and a raw itoa
+      loop (the lower bound)
   tb-serialization transmit --endpoint URL --op OP --n N [--io length|store|chunk]
                             [--keepalive 1|0] [--sndbuf B] [--rcvbuf B] [--calls K]
       end-to-end calls to a service with one set of transmit options; --sndbuf/--rcvbuf:
@@ -41,6 +42,9 @@ count/checksum, bytes that differ), 2 a usage error, 3 a failure (network, gSOAP
   tb-serialization mtom     --endpoint URL --n N [--form base64|mtom] [--calls K]
       sendIntBuffer with the ints as base64 in the body or as an MTOM/XOP attachment
 
+--serializers generated|tuned (default tuned): the serializers of the arrays on every
+gSOAP context of the command: soapcpp2's generated ones or the tuned custom ones
+(services/gsoap/custom; writers always runs both).
 Timing of every command: --warmup W (1) runs not kept, then at least --min-runs K (3) runs
 and --min-seconds T (0.2) seconds, at most --max-runs M (100000).
 Operations: )";
@@ -82,6 +86,10 @@ Options parse_options(int argc, char **argv, bool *help) {
     else if (flag == "--rcvbuf") o.rcvbuf = static_cast<int>(parse_int(flag, v, -1, 1 << 30));
     else if (flag == "--calls") o.calls = static_cast<int>(parse_int(flag, v, 1, 1000000));
     else if (flag == "--form") o.form = v;
+    else if (flag == "--serializers") {
+      if (!parse_serializers(v, &o.serializers))
+        throw UsageError("--serializers '" + v + "': generated or tuned");
+    }
     else throw UsageError("unknown flag " + flag + " (tb-serialization --help)");
   }
   if (o.command == "message" || o.command == "transmit") {

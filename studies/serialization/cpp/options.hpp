@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "serializers.hpp"
 #include "timing.hpp"
 
 namespace tb {
@@ -23,6 +24,7 @@ struct Options {
                                    // (SOAP_BUFLEN, 64 KiB), 0: the kernel's (autotuned)
   int calls = 3;                   // transmit, mtom: timed calls (after one warm-up call)
   std::string form = "base64";     // mtom: base64 | mtom
+  Serializers serializers = kDefaultSerializers;  // of the arrays: generated | tuned
 };
 
 struct UsageError;

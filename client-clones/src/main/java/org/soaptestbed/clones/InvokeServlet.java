@@ -72,7 +72,12 @@ final class InvokeServlet extends HttpServlet {
             SoapCall call = SoapCall.prepare(r);
             SoapCall.Result result;
             try {
-                result = call.check(lifecycle.call(r.backend(), call, deadline));
+                ClientTime.asking();
+                try {
+                    result = call.check(lifecycle.call(r.backend(), call, deadline));
+                } finally {
+                    ClientTime.done(stats, r.backend());
+                }
             } catch (Exception e) {
                 stats.called(r.backend(), false);
                 fail(resp, r, Failure.of(e, config.soapTimeoutMs()));

@@ -26,6 +26,7 @@ final class PerRequestLifecycle implements ClientLifecycle {
     @Override
     public Object call(Backend backend, SoapCall call, long deadlineNanos)
             throws RemoteException, ClientFactory.BuildFailed {
+        ClientTime.obtained();               // no wait: the call's own client, built now
         HttpTransport transport = new HttpTransport(1, config.soapTimeoutMs(), false);
         SoapClient client;
         try {

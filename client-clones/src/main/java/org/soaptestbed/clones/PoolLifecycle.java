@@ -44,6 +44,7 @@ final class PoolLifecycle implements ClientLifecycle {
             Thread.currentThread().interrupt();
             throw Failure.busy("interrupted while waiting for a pooled " + backend.label() + " client");
         }
+        ClientTime.obtained();
         try {
             return client.send(call);
         } finally {

@@ -52,6 +52,7 @@ public final class SingletonSoapClient {
             throw Failure.queued("waited more than SOAP_TIMEOUT_MS=" + timeoutMs + " for the singleton "
                     + backend.label() + " client (" + TimeUnit.NANOSECONDS.toMillis(late) + " ms late)");
         }
+        ClientTime.obtained();               // the monitor is held from here (docs/predict.md)
         if (client == null) {
             client = factory.build(backend, transport, false);
         }

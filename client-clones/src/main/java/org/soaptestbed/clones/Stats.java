@@ -20,6 +20,10 @@ public final class Stats {
         final LongAdder calls = new LongAdder();
         final LongAdder errors = new LongAdder();
         final AtomicLong clientsOpen = new AtomicLong();
+        final LongAdder timedCalls = new LongAdder();
+        final LongAdder waitNanos = new LongAdder();
+        final LongAdder holdNanos = new LongAdder();
+        final LongAdder holdCpuNanos = new LongAdder();
 
         public long wsdlLoads() {
             return wsdlLoads.sum();
@@ -66,6 +70,16 @@ public final class Stats {
         }
     }
 
+    /** A call waited {@code wait} ns for its client, held it {@code hold} ns, using {@code cpu} ns
+     *  of its thread's CPU meanwhile ({@link ClientTime}). */
+    void clientTime(Backend b, long wait, long hold, long cpu) {
+        PerBackend p = of(b);
+        p.timedCalls.increment();
+        p.waitNanos.add(wait);
+        p.holdNanos.add(hold);
+        p.holdCpuNanos.add(cpu);
+    }
+
     void badRequest() {
         badRequests.increment();
     }
@@ -109,6 +123,12 @@ public final class Stats {
         m.put("calls", p.calls.sum());
         m.put("errors", p.errors.sum());
         m.put("clients_open", p.clientsOpen.get());
+        Map<String, Object> t = new LinkedHashMap<>();    // cumulative: rates come from differences
+        t.put("calls", p.timedCalls.sum());
+        t.put("wait_ns", p.waitNanos.sum());
+        t.put("hold_ns", p.holdNanos.sum());
+        t.put("hold_cpu_ns", p.holdCpuNanos.sum());
+        m.put("client_time", t);
         return m;
     }
 }

@@ -17,8 +17,11 @@ import org.apache.axis2.context.ConfigurationContext;
  *  "axis2_services":  client service descriptions registered in Axis2 now (constant
  *                     unless clients leak),
  *  "backends": {"axis"|"gsoap": {"endpoint", "wsdl_loads", "wsdl_failures",
- *               "wsdl_load_ms_mean", "calls", "errors", "clients_open", ...mode-specific}}}
+ *               "wsdl_load_ms_mean", "calls", "errors", "clients_open",
+ *               "client_time": {"calls", "wait_ns", "hold_ns", "hold_cpu_ns"}, ...mode-specific}}}
  * </pre>
+ * client_time sums, since start, each call's wait for a client, the time it held it (the
+ * singleton's lock) and its thread's CPU while holding it ({@link ClientTime}).
  * wsdl_loads counts every WSDL fetched and parsed: one per backend in singleton mode, one
  * per call in request mode, CLIENT_POOL_SIZE per backend in pool mode.
  */

@@ -1,0 +1,18 @@
+"""Predict before measuring: a queueing model of the stack, calibrated on a result folder's
+baseline run(s), that predicts other configurations (docs/predict.md).
+
+  network   exact product-form closed networks (convolution, in logarithms)
+  chain     the model's exact Markov chain where it is small enough
+  surrogate the method of surrogate delays, the fallback
+  model     the model itself and which solution applies
+  simulate  a discrete-event simulation of the same model (simpy), the check
+  demands   per-tier demands measured in a result folder
+  calibrate from demands and a configuration to the model
+  forecast  every configuration of an experiment, with the naive baselines
+  runsteps  per-run steps without the whole summary
+  target    the smallest configuration reaching a throughput
+  section   summary.json "prediction"; report_section its HTML; figures its plots
+  command   ./testbed predict; check_run the experiment that checks a --target answer
+  validate  the validation over several result folders (issue 19's criteria)
+  line_check  the cross-check against LINE (not a dependency)
+"""

@@ -1,0 +1,70 @@
+"""An experiment file that measures the configuration `./testbed predict --target` named, so
+that the answer is checked by running it: the baseline again (the reference, measured beside
+it on the same machine state) and the named configuration, at user counts around its
+predicted critical users N*.
+
+    ./testbed predict results/classic-<stamp> --target 200/s --experiment target.toml
+    ./testbed run target.toml
+"""
+from __future__ import annotations
+
+import json
+
+from analysis.predict.calibrate import Config
+
+TEMPLATE = """# Written by ./testbed predict --target {target:g}/s from {folder} (analysis/predict/check_run.py):
+# the model named {text} as the smallest configuration reaching it ({x:.1f}/s predicted at
+# saturation, critical users N* = {n_star}). The report's "Predicted before measured" table
+# shows whether it does.
+name = "target-check"
+kind = "clones"
+description = "Checks ./testbed predict --target {target:g}/s: {text}"
+
+[load]
+users = {users}
+step_seconds = 15
+warmup_seconds = 4
+think_time = 0.0
+workers = "auto"
+prime_seconds = 8
+hold_seconds = 0
+
+[defaults]
+path = 5
+backend = {backend}
+op = {op}
+n = {n}
+tiers = {{ front = 1, clone = 1, {backend_key} = 1 }}
+client_mode = "singleton"
+{demands}
+[settings]
+tolerance = 0.05
+
+[[runs]]
+id = "singleton-c1-{short}1"
+label = "the baseline (singleton, 1 clone, 1 {backend_key})"
+
+[[runs]]
+id = "target-{slug}"
+label = "{text}"
+tiers = {{ clone = {clones}, {backend_key} = {service} }}
+client_mode = "{mode}"
+{pool}"""
+
+
+def experiment_toml(cfg: Config, answer: dict, baseline_meta: dict, folder: str) -> str:
+    n_star = int(answer["critical_users"] or 4)
+    users = sorted({max(1, n_star // 2), n_star, 2 * n_star, 4 * n_star})
+    backend = str(baseline_meta.get("backend") or "axis")
+    demands = ""
+    for point, d in sorted((baseline_meta.get("demands") or {}).items()):
+        inner = ", ".join(f"{k} = {json.dumps(v)}" for k, v in sorted(d.items()))
+        demands += f"demands.{point} = {{ {inner} }}\n"
+    mode = cfg.client_mode
+    return TEMPLATE.format(target=answer["target"], folder=folder, text=cfg.text(), x=answer["max_throughput"],
+                           n_star=n_star, users=users, backend=json.dumps(backend),
+                           op=json.dumps(str(baseline_meta.get("op") or "ping")), n=int(baseline_meta.get("n") or 0),
+                           backend_key=backend, demands=demands, short=backend[0], clones=cfg.clones,
+                           service=cfg.service, mode=mode,
+                           slug=f"{mode}{cfg.pool_size or ''}-c{cfg.clones}",
+                           pool=f"pool_size = {cfg.pool_size}\n" if mode == "pool" else "")

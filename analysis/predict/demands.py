@@ -1,0 +1,220 @@
+"""Per-tier demands measured in a result folder's baseline run(s): the inputs of the model.
+
+Baseline: the clone runs with 1 clone, 1 replica of the service they call and the singleton
+client (the configuration every other one of a clones experiment is compared with). Over each
+valid step of those runs:
+- CPU demand per request of each tier, D = U / X (the utilisation law): U the tier's CPU in
+  cores (cpu.csv, summed over its replicas), X the step's throughput. Tiers: loadgen (every
+  Locust process), haproxy, front, clone, the service (axis or gsoap), and "unattributed": the
+  host's CPU that no sampled process used (the kernel's share, Docker's port proxy, the runner
+  itself — and, on a shared machine, other people's work).
+- the client tier's own timers (client_time.csv): per call, the wait for the singleton's
+  lock, the time it held it, and the calling thread's CPU while holding it.
+Each figure is the mean over the valid steps with its 95 % interval (t over the steps: how
+much it moved from step to step, not the error of one step). Think time, the service's own
+wait (demands.SERVICE.wait_us), thread pools and CPU capacity come from experiment.json and
+run.json.
+"""
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scipy import stats as sps
+
+from analysis import bottleneck as bmod
+from analysis.folder import ResultFolder
+from analysis.steps import StepSample
+
+CLIENT_TIME_FILE = "client_time.csv"
+SERVICES = ("axis", "gsoap")
+TIERS = ("loadgen", "haproxy", "front", "clone")
+UNATTRIBUTED = "unattributed"
+DEFAULT_THREADS = 200          # <TIER>_TOMCAT_MAX_THREADS default (.env)
+
+
+class NoBaseline(ValueError):
+    """The folder has no usable baseline run; the text names what is missing and the fix."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """mean -- over the steps; low / high -- its 95 % interval (None with one step); n -- steps."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    n: int
+
+    @classmethod
+    def of(cls, values: list[float]) -> "Estimate | None":
+        xs = [v for v in values if v is not None and math.isfinite(v)]
+        if not xs:
+            return None
+        m = sum(xs) / len(xs)
+        if len(xs) < 2:
+            return cls(m, None, None, len(xs))
+        sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+        half = float(sps.t.ppf(0.975, len(xs) - 1)) * sd / math.sqrt(len(xs))
+        low = m - half if m - half > 0 or min(xs) < 0 else 0.0    # a time or a demand is never negative
+        return cls(m, low, m + half, len(xs))
+
+    def to_json(self) -> dict:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "steps": self.n}
+
+
+@dataclass
+class StepDemand:
+    """One valid baseline step."""
+
+    run_id: str
+    users: int
+    throughput: float
+    cpu: dict[str, float]                 # tier -> seconds of CPU per request
+    lock_wait: float | None = None        # s per call
+    lock_hold: float | None = None
+    lock_cpu: float | None = None         # the clone thread's CPU while holding the lock
+
+
+@dataclass
+class Demands:
+    folder: str
+    baseline_runs: list[str]
+    backend: str
+    steps: list[StepDemand]
+    cpu: dict[str, Estimate]              # tier -> s per request
+    lock_wait: Estimate | None
+    lock_hold: Estimate | None
+    lock_cpu: Estimate | None
+    service_wait_s: float                 # demands.SERVICE.wait_us of the baseline
+    think_time_s: float
+    threads: dict[str, int]               # Tomcat threads per replica: front, clone, service
+    host_cores: float
+    pools: dict[str, float]               # CPU pools of the stack as run: name -> cores
+    tier_pool: dict[str, str]             # tier -> its pool
+    quotas: dict[str, float]              # tier -> cores per replica (docker quotas)
+    mode: str
+    missing: list[str] = field(default_factory=list)   # what is not measured (why a figure is absent)
+
+    def to_json(self) -> dict:
+        est = lambda e: e.to_json() if e else None     # noqa: E731
+        return {"folder": self.folder, "baseline_runs": self.baseline_runs, "backend": self.backend,
+                "cpu_s": {t: est(e) for t, e in self.cpu.items()}, "lock_wait_s": est(self.lock_wait),
+                "lock_hold_s": est(self.lock_hold), "lock_cpu_s": est(self.lock_cpu),
+                "service_wait_s": self.service_wait_s, "think_time_s": self.think_time_s,
+                "threads": self.threads, "host_cores": self.host_cores, "pools": self.pools,
+                "tier_pool": self.tier_pool, "quotas": self.quotas, "mode": self.mode,
+                "missing": self.missing,
+                "steps": [{"run_id": s.run_id, "users": s.users, "throughput": s.throughput, "cpu_s": s.cpu,
+                           "lock_wait_s": s.lock_wait, "lock_hold_s": s.lock_hold, "lock_cpu_s": s.lock_cpu}
+                          for s in self.steps]}
+
+
+def is_baseline(meta: dict) -> bool:
+    """A clone run with 1 front, 1 clone, 1 replica of its backend and the singleton client."""
+    tiers = {k: int(v or 0) for k, v in (meta.get("tiers") or {}).items()}
+    backend = meta.get("backend") or "axis"
+    return (meta.get("kind") in (None, "clones") and (meta.get("client_mode") or "singleton") == "singleton"
+            and tiers.get("clone") == 1 and tiers.get(backend) == 1 and tiers.get("front", 1) == 1)
+
+
+def read_client_time(path: Path) -> list[dict]:
+    """client_time.csv rows as dicts of numbers; a cut or unreadable row is skipped."""
+    out = []
+    try:
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            for row in csv.DictReader(f):
+                try:
+                    out.append({"timestamp": float(row["timestamp"]), "replica": row["replica"],
+                                "backend": row["backend"], **{k: int(row[k]) for k in
+                                                             ("calls", "wait_ns", "hold_ns", "hold_cpu_ns")}})
+                except (KeyError, TypeError, ValueError):
+                    continue
+    except FileNotFoundError:
+        return []
+    return out
+
+
+def window_times(rows: list[dict], backend: str, start: float, end: float) -> tuple[float, float, float] | None:
+    """Per-call (wait, hold, hold CPU) in seconds over [start, end]: the increase of each
+    replica's counters between its first and last sample inside the window, summed."""
+    calls = wait = hold = cpu = 0
+    for rep in sorted({r["replica"] for r in rows if r["backend"] == backend}):
+        inside = [r for r in rows if r["backend"] == backend and r["replica"] == rep and start <= r["timestamp"] <= end]
+        if len(inside) < 2 or inside[-1]["calls"] < inside[0]["calls"]:
+            continue                    # too few samples, or the replica restarted
+        a, b = inside[0], inside[-1]
+        calls += b["calls"] - a["calls"]
+        wait += b["wait_ns"] - a["wait_ns"]
+        hold += b["hold_ns"] - a["hold_ns"]
+        cpu += b["hold_cpu_ns"] - a["hold_cpu_ns"]
+    if calls <= 0:
+        return None
+    return wait / calls / 1e9, hold / calls / 1e9, cpu / calls / 1e9
+
+
+def _pools(experiment: dict, meta: dict) -> tuple[dict[str, float], dict[str, str], dict[str, float]]:
+    """CPU pools as the runs had them: pinned stack and load generator, else the host's cores;
+    a tier with a quota is a pool of its own (quota x replicas)."""
+    caps = bmod.Capacities.from_experiment(experiment).for_run(meta)
+    pools, where = {}, {}
+    if caps.stack_cores:
+        pools["stack"] = caps.stack_cores
+        pools["loadgen"] = caps.loadgen_cores or caps.host_cores
+        for t in (*TIERS, *SERVICES, UNATTRIBUTED):
+            where[t] = "loadgen" if t == "loadgen" else "stack"
+    else:
+        pools["host"] = caps.host_cores
+        where = {t: "host" for t in (*TIERS, *SERVICES, UNATTRIBUTED)}
+    return pools, where, dict(caps.quotas)
+
+
+def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list | None = None,
+            first_step_only: bool = False) -> Demands:
+    """The demands of `result`'s baseline run(s) (or of `runs`); `steps` are their per-step
+    samples (analysis.summary.analyse(...).steps). first_step_only: the lowest-load valid step
+    of each run. Raises NoBaseline naming what is missing."""
+    base = runs if runs is not None else [r for r in result.runs if is_baseline(r.meta)]
+    if not base:
+        raise NoBaseline(f"{result.path}: no baseline run (1 clone, 1 service replica, singleton client) "
+                         "to calibrate the model on; run ./testbed run clones (its first run is one)")
+    meta = base[0].meta
+    backend = str(meta.get("backend") or "axis")
+    rows: list[StepDemand] = []
+    missing: list[str] = []
+    for run in base:
+        timers = read_client_time(run.dir / CLIENT_TIME_FILE)
+        if not timers:
+            missing.append(f"{run.id}: no {CLIENT_TIME_FILE} (the client tier's lock timers): "
+                           "lock holding time estimated from the throughput instead")
+        valid = [s for s in steps.get(run.id, []) if s.valid and s.throughput and s.measure_from is not None
+                 and s.end is not None]
+        for s in sorted(valid, key=lambda s: s.users)[:1] if first_step_only else valid:
+            x = s.throughput
+            cpu = {t: s.cpu[t] / 100 / x for t in TIERS if s.cpu.get(t) is not None}
+            cpu["service"] = (s.cpu.get(backend) or 0.0) / 100 / x
+            if s.host_cpu is not None:
+                known = sum(v for t, v in s.cpu.items() if t in (*TIERS, *SERVICES))
+                cpu[UNATTRIBUTED] = max(s.host_cpu - known, 0.0) / 100 / x
+            t = window_times(timers, backend, s.measure_from, s.end) if timers else None
+            rows.append(StepDemand(run.id, s.users, x, cpu, *(t or (None, None, None))))
+    if not rows:
+        raise NoBaseline(f"{result.path}: the baseline run(s) {', '.join(r.id for r in base)} have no valid "
+                         "step with throughput and CPU samples; run the experiment again")
+    if not any(r.cpu for r in rows) or all(len(r.cpu) <= 1 for r in rows):
+        raise NoBaseline(f"{result.path}: the baseline has no CPU samples (cpu.csv) to take demands from")
+    tiers = sorted({t for r in rows for t in r.cpu})
+    cpu = {t: Estimate.of([r.cpu.get(t) for r in rows]) for t in tiers}
+    pools, where, quotas = _pools(result.experiment, meta)
+    knobs = meta.get("knobs") or {}
+    threads = {t: int(knobs.get(f"{t.upper()}_TOMCAT_MAX_THREADS", DEFAULT_THREADS))
+               for t in ("front", "clone", "axis")}
+    wait_us = ((meta.get("demands") or {}).get("SERVICE") or {}).get("wait_us") or 0
+    think = float(result.settings.think_time_s or ((meta.get("notes") or {}).get("load") or {}).get("think_time") or 0)
+    return Demands(str(result.path), [r.id for r in base], backend, rows, {t: e for t, e in cpu.items() if e},
+                   Estimate.of([r.lock_wait for r in rows]), Estimate.of([r.lock_hold for r in rows]),
+                   Estimate.of([r.lock_cpu for r in rows]), float(wait_us) / 1e6, think, threads,
+                   float((result.experiment.get("host") or {}).get("cores") or 1), pools, where, quotas,
+                   str(result.experiment.get("mode") or "local"), missing)

@@ -1,0 +1,51 @@
+"""The report's "Predicted before measured" section, as data for its template
+(analysis/templates/experiments/prediction.html.j2): the error table (model vs measured,
+beside the two naive predictions), the demands the model was calibrated on with their
+intervals, and what could not be predicted."""
+from __future__ import annotations
+
+
+def _demand(name: str, e: dict | None, source: str) -> dict:
+    """A demand row in ms: mean and its 95 % interval over the steps (None: not measured)."""
+    if not e:
+        return {"name": name, "ms": None, "low": None, "high": None, "source": source}
+    scale = lambda v: None if v is None else v * 1e3     # noqa: E731
+    return {"name": name, "ms": scale(e["mean"]), "low": scale(e.get("low")), "high": scale(e.get("high")),
+            "source": source}
+
+
+def _value(name: str, ms: float | None, source: str) -> dict:
+    return {"name": name, "ms": ms, "low": None, "high": None, "source": source}
+
+
+def view(p: dict | None) -> dict | None:
+    """What the template shows; None for a report without a prediction section."""
+    if p is None:
+        return None
+    if "error" in p:
+        return {"error": p["error"]}
+    d, cal = p["demands"], p["calibration"]
+    demands = [_demand(f"CPU: {t}", e, "per request, D = U / X") for t, e in sorted(d["cpu_s"].items())]
+    demands += [
+        _demand("lock held (clone timer)", d["lock_hold_s"], "per call: the singleton's monitor"),
+        _demand("clone CPU while holding it", d["lock_cpu_s"], "its thread's CPU time"),
+        _demand("lock wait", d["lock_wait_s"], "per call"),
+        _value("service wait", d["service_wait_s"] * 1e3, "configured (demands.SERVICE.wait_us)"),
+        _value("residual latency inside the lock", cal["residual_latency_s"] * 1e3,
+               "fitted: the model's holding time = the measured one (below 0: that much CPU of HAProxy and "
+               "the service counted outside the lock instead)"),
+        _value("residual latency outside the lock", cal.get("residual_outside_s", 0.0) * 1e3,
+               "fitted: cycle time N/X − lock wait − holding time − CPU outside")]
+    rows = []
+    for c in p["configurations"]:
+        before = None if not c["measured_runs"] or c["baseline"] else c["written_before_runs"]
+        rows.append({**c, "runs_text": ", ".join(c["runs"]),
+                     "text_shown": c["text"] + (" (baseline)" if c["baseline"] else ""),
+                     "calibrated_text": "the baseline" if c["calibrated_on"] == "baseline" else c["calibrated_on"],
+                     "knee_text": f"{c['knee_predicted']} / {'—' if c['knee_measured'] is None else c['knee_measured']}",
+                     "before": before, "bottlenecks": ", ".join(dict.fromkeys(c["bottleneck"]))})
+    return {"error": None, "rows": rows, "demands": demands, "written": p.get("written"), "file": p.get("file"),
+            "calibrated_on": ", ".join(p["calibrated_on"]), "median_abs_error": p.get("median_abs_error"),
+            "max_abs_error": p.get("max_abs_error"), "not_predicted": p.get("not_predicted", []),
+            "notes": cal.get("notes", []), "cores": ", ".join(f"{k} {v:g} cores" for k, v in d["pools"].items()),
+            "mode": d["mode"], "think_time_s": d["think_time_s"], "threads_front": cal["threads_front"]}

@@ -1,0 +1,139 @@
+"""summary.json "prediction": the model's predictions beside what was measured.
+
+The prediction is the runner's prediction.json, written after the baseline run(s) and before
+the next run started; without that file (an older folder, or an experiment run another way)
+it is made now from the baseline alone — the same calibration, held-out just the same, but
+not provably written first (`written_before_runs` false). A client per request cannot be
+predicted from a singleton baseline: it is predicted after the fact from its own lowest-load
+step, and marked so (`calibrated_on`). Per configuration:
+  predicted_max_throughput / measured_max_throughput (median over repeats) and error
+  (predicted − measured) / measured; sweep_mae, the mean |error| over the user steps both have;
+  the knee (first step within the tolerance of the maximum), predicted and measured, and how
+  many user steps apart; the naive predictions (linear: baseline × multiple; usl: p copies of
+  the USL fitted to the baseline's sweep) with their errors; and the simulation's check
+  (the largest deviation between the analytic solution and the simulation, over the points).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+from pathlib import Path
+
+from analysis.predict import check, demands as dmod, forecast
+from analysis.predict.model import Model
+
+CHECK_FILE = "prediction-check.json"
+
+
+def _measured(result, steps: dict, run_ids: list[str]) -> tuple[float | None, dict[int, float], int | None]:
+    """Median maximum over the runs, median throughput per user count, measured knee users."""
+    maxima, per_users = [], {}
+    for rid in run_ids:
+        valid = [s for s in steps.get(rid, []) if s.valid]
+        if not valid:
+            continue
+        maxima.append(max(s.throughput for s in valid))
+        for s in valid:
+            per_users.setdefault(s.users, []).append(s.throughput)
+    curve = {u: statistics.median(v) for u, v in sorted(per_users.items())}
+    if not maxima:
+        return None, curve, None
+    return statistics.median(maxima), curve, forecast.knee(list(curve), list(curve.values()), result.settings.tolerance)
+
+
+def _err(pred: float | None, meas: float | None) -> float | None:
+    return None if pred is None or not meas else (pred - meas) / meas
+
+
+def _checks(folder: Path, configs: list[dict]) -> dict:
+    """The simulation's check of every predicted point, cached by the model and users it was
+    made for (the simulation takes a few seconds a point)."""
+    path = folder / CHECK_FILE
+    try:
+        cache = json.loads(path.read_text())
+    except (OSError, ValueError):
+        cache = {}
+    out, changed = {}, False
+    for c in configs:
+        m = c["model"]
+        for pt in c["points"]:
+            key = hashlib.sha256(json.dumps([m, pt["users"], check.REQUESTS], sort_keys=True).encode()).hexdigest()[:16]
+            if key not in cache:
+                model = Model(**{k: (float("inf") if v is None and k in ("lock_servers", "concurrency") else v)
+                                 for k, v in m.items()})
+                cache[key] = check.check_point(model, pt)
+                changed = True
+            out[(tuple(c["runs"]), pt["users"])] = cache[key]
+    if changed:
+        try:
+            path.write_text(json.dumps(cache, indent=1) + "\n")
+        except OSError:
+            pass
+    return out
+
+
+def build(result, steps: dict, simulate: bool = True) -> dict:
+    """The section (see the module doc); {"error": why} when nothing can be predicted."""
+    path = Path(result.path) / forecast.FILE
+    written = None
+    try:
+        pred = json.loads(path.read_text())
+        written = pred.get("written")
+        if "error" in pred:
+            return {"error": f"{forecast.FILE}: {pred['error']}"}
+    except (OSError, ValueError):
+        pred = None
+    try:
+        now = forecast.predict(result, steps)          # the same calibration; adds request mode
+    except dmod.NoBaseline as e:
+        return {"error": str(e)}
+    if pred is None:
+        pred = now
+    have = {tuple(c["runs"]) for c in pred["configurations"]}
+    extra = [c for c in now["configurations"] if tuple(c["runs"]) not in have]
+    configs = pred["configurations"] + extra
+    after = {tuple(c["runs"]) for c in extra}            # predicted now, not before the runs
+    started = {r.id: r.meta.get("started") for r in result.runs}
+    checks = _checks(Path(result.path), configs) if simulate else {}
+    rows = []
+    for c in configs:
+        ran = [rid for rid in c["runs"] if rid in started]
+        meas_max, curve, meas_knee = _measured(result, steps, ran)
+        users = c["users"]
+        pred_x = [p["throughput"] for p in c["points"]]
+        both = [(u, x, curve[u]) for u, x in zip(users, pred_x) if u in curve and curve[u]]
+        lin, usl = c["naive"]["linear"], c["naive"]["usl"]
+        lin_max, usl_max = (max(lin) if lin else None), (max(usl) if usl else None)
+        sims = [checks.get((tuple(c["runs"]), u)) for u in users]
+        devs = [max(abs(s["deviation"]["throughput"]), abs(s["deviation"]["response_time"])) for s in sims if s]
+        err, lin_err, usl_err = _err(c["predicted_max_throughput"], meas_max), _err(lin_max, meas_max), _err(usl_max, meas_max)
+        k_pred, k_meas = c["knee_users"], meas_knee
+        apart = (abs(users.index(k_pred) - users.index(k_meas)) if k_pred in users and k_meas in users else None)
+        rows.append({
+            "runs": c["runs"], "measured_runs": ran, "text": c["text"], "baseline": c.get("baseline", False),
+            "calibrated_on": c["calibrated_on"], "method": c["method"],
+            "written_before_runs": (tuple(c["runs"]) not in after and bool(written)
+                                    and all(started.get(r) and written < started[r] for r in ran)),
+            "users": users, "predicted": pred_x, "measured": [curve.get(u) for u in users],
+            "predicted_response_time": [p["response_time"] for p in c["points"]],
+            "bottleneck": [p["bottleneck"] for p in c["points"]],
+            "predicted_max_throughput": c["predicted_max_throughput"], "measured_max_throughput": meas_max,
+            "error": err, "sweep_mae": (sum(abs(x - m) / m for _, x, m in both) / len(both)) if both else None,
+            "knee_predicted": k_pred, "knee_measured": k_meas, "knee_steps_apart": apart,
+            "linear_max_throughput": lin_max, "linear_error": lin_err,
+            "usl_max_throughput": usl_max, "usl_error": usl_err,
+            "beats_naive": (None if err is None or lin_err is None or usl_err is None or c.get("baseline")
+                            else abs(err) < abs(lin_err) and abs(err) < abs(usl_err)),
+            "simulation": [s and {k: s[k] for k in ("throughput", "throughput_ci", "deviation", "agree")} for s in sims],
+            "agreement_max_deviation": max(devs) if devs else None,
+            "agree": all(s["agree"] for s in sims if s) if devs else None})
+    held = [r for r in rows if not r["baseline"] and r["error"] is not None]
+    return {"written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
+            "demands": now["demands"], "calibration": pred["calibration"], "usl": pred.get("usl"),
+            "not_predicted": [n for n in pred.get("not_predicted", []) if tuple(n["runs"]) not in
+                              {tuple(c["runs"]) for c in extra}],
+            "configurations": rows,
+            "median_abs_error": statistics.median(abs(r["error"]) for r in held) if held else None,
+            "max_abs_error": max(abs(r["error"]) for r in held) if held else None,
+            "method": __doc__.split("\n\n", 1)[1].strip()}

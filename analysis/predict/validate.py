@@ -1,0 +1,81 @@
+"""The prediction's validation over several result folders (issue 19's "done when"): for each
+held-out configuration of each folder, the saturation throughput's error, the mean |error|
+over the user sweep, the knee, the naive baselines and the simulation's agreement; then the
+verdict of each criterion over all of them. Writes a markdown file (and JSON beside it).
+
+    python -m analysis.predict.validate results/clones-A results/clones-B ... -o validation.md
+
+Criteria: |saturation error| <= 10 % for every configuration and <= 5 % for the median; mean
+|error| over the sweep <= 10 %; the knee within one user step; the model's error below both
+naive predictions'; model and simulation within 2 % at every point.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from analysis.folder import NotAResultFolder, load
+from analysis.predict import section
+from analysis.predict.runsteps import run_steps
+
+LIMITS = {"every": 0.10, "median": 0.05, "sweep": 0.10, "knee_steps": 1, "agreement": 0.02}
+
+
+def rows_of(folder: str) -> tuple[dict, list[dict]]:
+    result = load(folder)
+    p = section.build(result, run_steps(result))
+    if "error" in p:
+        raise NotAResultFolder(f"{folder}: {p['error']}")
+    held = [c for c in p["configurations"] if not c["baseline"] and c["measured_max_throughput"] is not None]
+    return {"folder": folder, "mode": result.experiment.get("mode"), "written": p["written"]}, held
+
+
+def verdicts(rows: list[dict]) -> dict:
+    errs = [abs(r["error"]) for r in rows if r["error"] is not None]
+    return {
+        "every_within_10pct": bool(errs) and max(errs) <= LIMITS["every"],
+        "median_within_5pct": bool(errs) and statistics.median(errs) <= LIMITS["median"],
+        "sweep_mae_within_10pct": all(r["sweep_mae"] is not None and r["sweep_mae"] <= LIMITS["sweep"] for r in rows),
+        "knee_within_one_step": all(r["knee_steps_apart"] is not None and r["knee_steps_apart"] <= 1 for r in rows),
+        "beats_both_naive": all(r["beats_naive"] for r in rows),
+        "simulation_agrees": all(r["agree"] for r in rows if r["agree"] is not None),
+        "median_abs_error": statistics.median(errs) if errs else None,
+        "max_abs_error": max(errs) if errs else None, "configurations": len(rows)}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("folders", nargs="+")
+    p.add_argument("-o", "--output", required=True, help="markdown file (JSON written beside it)")
+    args = p.parse_args(argv)
+    lines = ["| folder | stack | configuration | predicted max | measured max | error | sweep MAE | knee (pred/meas) "
+             "| linear err | USL err | beats both | sim. deviation | before run |", "|" + "---|" * 13]
+    every, out = [], []
+    for f in args.folders:
+        try:
+            info, rows = rows_of(f)
+        except NotAResultFolder as e:
+            print(f"validate: {e}", file=sys.stderr)
+            return 2
+        for r in rows:
+            every.append(r)
+            pct = lambda v: "—" if v is None else f"{v:+.1%}"      # noqa: E731
+            lines.append(f"| {Path(f).name} | {info['mode']} | {r['text']} | {r['predicted_max_throughput']:.1f} | "
+                         f"{r['measured_max_throughput']:.1f} | {pct(r['error'])} | "
+                         f"{'—' if r['sweep_mae'] is None else format(r['sweep_mae'], '.1%')} | "
+                         f"{r['knee_predicted']}/{r['knee_measured']} | {pct(r['linear_error'])} | {pct(r['usl_error'])} | "
+                         f"{r['beats_naive']} | {pct(r['agreement_max_deviation'])} | {r['written_before_runs']} |")
+        out.append({**info, "configurations": rows})
+    v = verdicts(every)
+    lines += ["", "| criterion | met |", "|---|---|"] + [f"| {k} | {val} |" for k, val in v.items()]
+    Path(args.output).write_text("\n".join(lines) + "\n")
+    Path(args.output).with_suffix(".json").write_text(json.dumps({"folders": out, "verdicts": v}, indent=1, default=str))
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
