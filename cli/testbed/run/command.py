@@ -41,7 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(no calibration step)")
     p.add_argument("--profile", default=None, choices=("stack", "classic-system"),
                    help="classic experiments: stack = the stack's own costs (default); classic-system = "
-                        "emulated segment demands that give the classic system's shape (docs/experiments.md)")
+                        "emulated segment demands that give the classic system's shape (experimental: docs/experiments.md)")
     p.add_argument("--no-restore", action="store_true",
                    help="if the stack was already up, leave it as the last run configured it "
                         "(default: put replica counts and knobs back)")
