@@ -13,21 +13,14 @@ too, so one file holds what a repeated reproduction measured.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
 
+from analysis.agreement import read_summary
 from analysis.sidebyside import fmt
 
 WITHIN, REACHES, OFF = "within", "interval reaches it", "off"
-
-
-def _summary(folder: Path) -> dict:
-    path = Path(folder) / "summary.json"
-    if not path.is_file():
-        raise SystemExit(f"{folder}: no summary.json (run ./testbed report {folder})")
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def judge(value: float | None, interval, published: float, tolerance: float) -> str | None:
@@ -98,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--output", help="write the markdown here (default: print it)")
     p.add_argument("--tolerance", type=float, default=0.2, help="relative band around the published figure")
     args = p.parse_args(argv)
-    summaries = [_summary(Path(f)) for f in args.folders]
+    summaries = [read_summary(Path(f)) for f in args.folders]
     bad = [f for f, s in zip(args.folders, summaries) if s["experiment"]["kind"] != "classic"]
     if bad:
         p.error(f"not classic result folders: {', '.join(bad)}")
