@@ -7,12 +7,15 @@ Rule (stated in the report):
 2. at the plateau step with the least host CPU (the max-throughput step when the run did not
    plateau; plateau steps: valid, from the knee on, within the tolerance of the max — on a
    shared machine other programs' load comes and goes, and a plateau that held while the host
-   had CPU to spare was not made by the host), utilisation = CPU / capacity, for the host (capacity = host cores),
-   for each tier (capacity = cpu quota × replicas when quotas are set, else the cores the stack
-   is pinned to, else host cores) and, when the stack is pinned, for the stack as a whole.
-3. plateau with host and every tier below utilisation_threshold (default 80 %) ⇒
-   "software/lock bottleneck (CPU idle)"; otherwise the most utilised saturated tier is named
-   (the host counts only when the stack is not pinned: pinned, the stack's cores decide).
+   had CPU to spare was not made by the host), utilisation = CPU / capacity, for the host
+   (capacity = host cores), for each tier (capacity = cpu quota × replicas when quotas are set,
+   else on a cluster the CPU quotas of the nodes it runs on, else the cores the stack is pinned
+   to, else host cores), when the stack is pinned for the stack as a whole, and on a cluster for
+   each node (its own CPU quota, else host cores).
+3. plateau with host, every tier and every node below utilisation_threshold (default 80 %) ⇒
+   "software/lock bottleneck (CPU idle)"; otherwise the most utilised saturated tier is named,
+   with the node it runs on, or else the saturated node with the tiers on it (the host counts
+   only when the stack is not pinned: pinned, the stack's cores decide).
 A thread dump, when present, adds the count of BLOCKED threads and the monitor class they wait on.
 """
 from __future__ import annotations
@@ -38,12 +41,13 @@ class Hint:
     utilisation: dict[str, float] = field(default_factory=dict)   # tier -> fraction of capacity
     saturated: list[str] = field(default_factory=list)
     threaddumps: list[dict] = field(default_factory=list)
+    nodes: dict[str, float] = field(default_factory=dict)     # cluster node -> fraction of its capacity
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "text": self.text, "plateaued": self.plateaued,
                 "step": self.step, "host_utilisation": self.host_utilisation,
                 "utilisation": self.utilisation, "saturated": self.saturated,
-                "threaddumps": self.threaddumps}
+                "threaddumps": self.threaddumps, "nodes": self.nodes}
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class Capacities:
     stack_cores: float | None = None        # set when the stack is pinned (cpu_affinity.stack)
     loadgen_cores: float | None = None
     quotas: dict[str, float] = field(default_factory=dict)   # tier -> cores per replica
+    node_cpus: dict[str, float | None] = field(default_factory=dict)   # cluster node -> its CPU quota
+    tier_nodes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # tier -> nodes its replicas ran on
 
     @classmethod
     def from_experiment(cls, experiment: dict) -> "Capacities":
@@ -62,19 +68,37 @@ class Capacities:
         stack = float(len(cpu_list(str(aff["stack"])))) if aff.get("stack") else None
         loadgen = float(len(cpu_list(str(aff["loadgen"])))) if aff.get("loadgen") else None
         quotas = {k: float(v) for k, v in (experiment.get("cpu_quotas") or {}).items() if v}
-        return cls(host, stack, loadgen, quotas)
+        cluster = ((experiment.get("stack") or {}).get("cluster") or {}).get("nodes") or {}
+        return cls(host, stack, loadgen, quotas, {n: (v or {}).get("cpus") for n, v in cluster.items()})
 
     def for_run(self, run_meta: dict) -> "Capacities":
         """With the run's own quotas when it recorded them (docker mode records them per run:
-        an experiment's tiers_cpus may change them from run to run)."""
-        q = (run_meta.get("notes") or {}).get("cpu_quotas")
-        if "cpu_quotas" not in (run_meta.get("notes") or {}):
-            return self
-        return replace(self, quotas={k: float(v) for k, v in (q or {}).items() if v})
+        an experiment's tiers_cpus may change them from run to run), and on a cluster the nodes
+        each tier ran on (run.json notes.stack: replica -> node)."""
+        notes = run_meta.get("notes") or {}
+        out = self
+        if "cpu_quotas" in notes:
+            out = replace(out, quotas={k: float(v) for k, v in (notes.get("cpu_quotas") or {}).items() if v})
+        placed: dict[str, set[str]] = {}
+        for name, r in (notes.get("stack") or {}).items():
+            if isinstance(r, dict) and r.get("node"):
+                placed.setdefault(name.rsplit("-", 1)[0], set()).add(r["node"])
+        return replace(out, tier_nodes={t: tuple(sorted(n)) for t, n in placed.items()}) if placed else out
+
+    def node_cores(self, node: str) -> float:
+        return float(self.node_cpus.get(node) or self.host_cores)
+
+    def where(self, tier: str) -> str:
+        """' on node-3' (or ' on node-3, node-4'), '' off a cluster."""
+        nodes = self.tier_nodes.get(tier)
+        return f" on {', '.join(nodes)}" if nodes else ""
 
     def tier_cores(self, tier: str, replicas: int) -> float:
         if tier in self.quotas:
             return self.quotas[tier] * max(replicas, 1)
+        nodes = self.tier_nodes.get(tier)
+        if nodes and all(self.node_cpus.get(n) for n in nodes):
+            return sum(float(self.node_cpus[n]) for n in nodes)
         if tier == LOADGEN:
             return self.loadgen_cores or self.host_cores
         if tier in STACK_TIERS and self.stack_cores:
@@ -119,12 +143,13 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
         stack = [v for t, v in top.cpu.items() if t in STACK_TIERS]
         if stack:
             h.utilisation["stack"] = sum(stack) / (100 * caps.stack_cores)
+    h.nodes = {n: v / (100 * caps.node_cores(n)) for n, v in top.nodes.items()}
     if not plateaued:
         h.kind = RISING
         h.text = (f"no plateau: throughput still rising at {top.users} users (the last valid step"
                   f" reaching {top.throughput:.4g}/s); add steps with more users")
         return h
-    if h.host_utilisation is None and not h.utilisation:
+    if h.host_utilisation is None and not h.utilisation and not h.nodes:
         h.text = (f"plateau at {best.throughput:.4g}/s from {knee.users} users, but no CPU samples: "
                   "cannot tell a CPU from a software bottleneck")
         return h
@@ -133,20 +158,26 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
     # with the stack pinned apart from the load generator, the stack's cores are what counts
     host_hot = (h.host_utilisation is not None and h.host_utilisation >= threshold
                 and not caps.stack_cores)
+    hot_nodes = sorted((n for n, u in h.nodes.items() if u >= threshold), key=lambda n: -h.nodes[n])
     where = f"plateau at {best.throughput:.4g}/s from {knee.users} users" + (
         f" (CPU read at {top.users} users, the plateau step with the least host CPU)" if top is not best else "")
-    if not h.saturated and not host_hot:
+    if not h.saturated and not host_hot and not hot_nodes:
         h.kind = SOFTWARE
         host = f"host CPU {h.host_utilisation:.0%}" if h.host_utilisation is not None else "host CPU n/a"
         h.text = (f"software/lock bottleneck (CPU idle): {where} while {host} of capacity and no "
-                  f"tier above {threshold:.0%}")
+                  f"tier{' or node' if h.nodes else ''} above {threshold:.0%}")
     else:
         h.kind = CPU
         if h.saturated:
             t = h.saturated[0]
             what = (f"the stack's {caps.stack_cores:g} pinned core(s) (all its tiers together)"
-                    if t == "stack" else f"tier {t}")
+                    if t == "stack" else f"tier {t}{caps.where(t)}")
             h.text = f"CPU-bound: {where}; {what} at {h.utilisation[t]:.0%} of capacity"
+        elif hot_nodes:
+            n = hot_nodes[0]
+            on = sorted(t for t, ns in caps.tier_nodes.items() if n in ns)
+            h.text = (f"CPU-bound: {where}; node {n} ({', '.join(on) or 'no tier'}) at {h.nodes[n]:.0%} of "
+                      f"its {caps.node_cores(n):g} CPU")
         else:
             h.text = (f"CPU-bound: {where}; host at {h.host_utilisation:.0%} of its cores, no "
                       "single tier above the threshold: the tiers and the load generator share "

@@ -2,7 +2,9 @@
 
 Columns: timestamp (epoch s), tier, replica, pid, cpu_percent (100 = one core busy over the
 interval since the previous sample of that process). Tier "host" is the whole machine
-(up to 100 x cores). A cut last line is dropped.
+(up to 100 x cores). Tier "node" (on a cluster made by `./testbed cluster up`) is a whole
+cluster node, replica its name: the node container's cgroup, every process on the node. A cut
+last line is dropped.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ COLUMNS = (TIMESTAMP, TIER, REPLICA, PID, CPU_PERCENT)
 
 STACK_TIERS = ("front", "clone", "axis", "gsoap", "haproxy")
 TIERS = STACK_TIERS + ("loadgen", "host")
-HOST, LOADGEN = "host", "loadgen"
+HOST, LOADGEN, NODE = "host", "loadgen", "node"
 
 
 @dataclass(frozen=True)

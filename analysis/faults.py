@@ -2,7 +2,10 @@
 failed inside each fault's window, and the per-second timeline the report draws them on.
 
 Method: a fault's window is [start, end + GRACE_S] (GRACE_S covers requests that were stuck
-on the faulty replica and fail or finish just after it ends); its requests and failures are
+on the faulty replica and fail or finish just after it ends); a fault on a whole cluster node
+ends its window no sooner than NODE_STUCK_S + GRACE_S after its start: the node's network
+namespace vanishes without a reset, so the requests in flight there fail only when the front
+stops waiting (INVOKER_TIMEOUT_MS, 30 s by default: HTTP 504). Its requests and failures are
 the increase of Locust's cumulative Total Request/Failure Count between the last history row
 at or before the window's start and the last row inside the window. The timeline's
 throughput at second t is the increase of the cumulative request count from the row before,
@@ -17,6 +20,7 @@ from analysis.locust_csv import History
 
 FAULTS_FILE = "faults.jsonl"
 GRACE_S = 5.0
+NODE_STUCK_S = 30.0      # the front's INVOKER_TIMEOUT_MS default (services/front FrontConfig)
 
 
 def read(run_dir: Path) -> tuple[list[dict], list[str]]:
@@ -53,13 +57,15 @@ def summarize(run_id: str, records: list[dict], history: History) -> list[dict]:
         start, end = f.get("start"), f.get("end")
         req = fail = None
         if start is not None and end is not None:
-            req, fail = window_counts(history, start, end + GRACE_S)
+            last = max(end, start + NODE_STUCK_S) if f.get("node") else end
+            req, fail = window_counts(history, start, last + GRACE_S)
         out.append({"run_id": run_id, "action": f.get("action"), "target": f.get("target"),
                     "server": f.get("server"), "replica": f.get("replica"),
                     "from_s": None if start is None or t0 is None else round(start - t0, 1),
                     "to_s": None if end is None or t0 is None else round(end - t0, 1),
                     "in_flight": f.get("in_flight"), "ejected_after_s": f.get("ejected_after_s"),
-                    "back_after_s": f.get("back_after_s"), "requests_in_window": req,
+                    "back_after_s": f.get("back_after_s"), "rescheduled_after_s": f.get("rescheduled_after_s"),
+                    "replicas": f.get("replicas"), "requests_in_window": req,
                     "failures_in_window": fail, "error": f.get("error")})
     return out
 

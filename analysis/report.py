@@ -114,7 +114,7 @@ def context(a: Analysis) -> dict:
             "clone_runs": [r for r in s["runs"] if kind != "classic" or r["id"] in clone_part],
             "calibration_segments": [(c, g) for c in calibration for g in c["segments"]],
             "calibration_paths": [(c, p) for c in calibration for p in c["paths"]],
-            "settings_rows": settings_rows(s), "fault_grace_s": faultmod.GRACE_S,
+            "settings_rows": settings_rows(s), "fault_grace_s": faultmod.GRACE_S, "node_stuck_s": faultmod.NODE_STUCK_S,
             "scaling": regime.scaling_rows(s), "emulation": sidebyside.emulation(s),
             "config_text": config_text, "value_text": sidebyside.value_text,
             "prediction_view": prediction_view(s.get("prediction"))}

@@ -20,7 +20,8 @@ Method (also printed in the report):
 - p50/p95/p99: the last row of the window, i.e. Locust's current ~10 s sliding window; with a
   window shorter than 10 s they include warm-up traffic (note short_window).
 - CPU: mean of each process's samples with measure_from <= timestamp <= end; a tier's value is
-  the sum over its replicas of those means; host is the machine total; each locust process
+  the sum over its replicas of those means; host is the machine total; a cluster node's value
+  (cpu.csv tier "node") is its own mean, kept apart from the tiers; each locust process
   (tier loadgen) is checked against loadgen_cpu_saturation_pct of one core.
 Flags that exclude a step from maxima: incomplete, high_errors, loadgen_saturated.
 """
@@ -62,6 +63,7 @@ class StepSample:
     replicas: dict[str, int] = field(default_factory=dict)           # tier -> processes sampled
     loadgen: dict[str, float] = field(default_factory=dict)          # locust process -> %
     host_cpu: float | None = None
+    nodes: dict[str, float] = field(default_factory=dict)            # cluster node -> % of one core
     flags: dict[str, str] = field(default_factory=dict)              # flag -> why
     throughput_ci95: float | None = None  # half-width of the 95 % interval of throughput
     ci_samples: int = 0                   # per-second samples it rests on
@@ -202,6 +204,8 @@ def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: 
     for tier in {t for t, _ in w.replicas}:
         if tier == cpumod.HOST:
             s.host_cpu = w.tier_total(tier)
+        elif tier == cpumod.NODE:
+            s.nodes = w.tier_replicas(tier)
         else:
             s.cpu[tier] = w.tier_total(tier)
             s.cpu_max_replica[tier] = w.tier_max_replica(tier)

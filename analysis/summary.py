@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, regime, segments, sidebyside, steps
+from analysis import nodes as nodemod
 from analysis import faults as faultmod
 from analysis.capacity import capacity
 from analysis.folder import ResultFolder, load
@@ -25,6 +26,7 @@ METHOD = {
     "clones": clones.__doc__.split("Method: ")[1].split("\n\n")[0].strip(),
     "capacity": "N = N* + X·Z (interactive response-time law): X the maximum throughput, "
                 "N* the users at the critical point, Z the think time.",
+    "nodes": nodemod.__doc__.split("Method: ")[1].split("\n\n")[0].strip(),
 }
 SEGMENT_KEYS = ("backend", "op", "n")
 
@@ -237,6 +239,7 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         from analysis.predict import section as prediction
         summary["prediction"] = prediction.build(result, all_steps, simulate=simulate)
     summary["faults"] = [f for run in result.runs for f in faultmod.summarize(run.id, run.faults, run.history)]
+    summary["nodes"] = nodemod.rows(result.runs, all_steps, run_max, e)
     summary["findings"] = [f.to_json() for f in classic.findings(summary)]
     return Analysis(result, all_steps, run_max, hints, summary)
 

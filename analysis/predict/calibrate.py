@@ -15,7 +15,12 @@ a step's cycle time N/X once the measured lock wait, holding time and the model'
 residence outside the lock are taken out (the second and last fitted figure). Lock servers: clones x 1
 (singleton), clones x P (pool of P), none (client per request). Requests admitted at once: the
 front's Tomcat threads x fronts (HAProxy queues the rest). Service replicas share the calls
-and add nothing else: the model has no per-replica cost.
+and add nothing else but their background CPU.
+
+Background CPU: where the baseline's steps resolve a tier's U = U0 + D·X (demands, cpufit), the
+tier's CPU per request above is D, and U0 — per replica of the front, the clone and the service,
+once for the others — is taken off its pool's cores before any request is served (a pool of c
+cores serves requests with c − ΣU0). Where they do not, U0 = 0 and D = U / X, as before.
 """
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ from analysis.predict.demands import UNATTRIBUTED, Demands
 from analysis.predict.model import Model, solve_model
 
 INF = math.inf
+MIN_SERVING = 0.1          # a pool's background never takes more than 90 % of its cores
 HOPS = 3                   # HAProxy hops per request: web, clones, soap
 
 
@@ -69,6 +75,19 @@ class Calibrated:
     notes: tuple[str, ...] = ()
     residual_outside: float = 0.0   # s, fitted latency outside the lock
     inside_fixed: dict[str, float] = field(default_factory=dict)   # the clone thread's own, measured
+    background: dict[str, float] = field(default_factory=dict)     # tier -> U0, cores per replica
+    tier_pool: dict[str, str] = field(default_factory=dict)        # tier -> its CPU pool
+
+    def serving_cores(self, cfg: "Config", pools: dict[str, float] | None = None) -> dict[str, float]:
+        """Each pool's cores left for requests in configuration cfg: its cores less the tiers'
+        background (U0 x the tier's replicas in cfg), never below MIN_SERVING of them."""
+        out = dict(pools if pools is not None else self.pools)
+        count = {"front": cfg.fronts, "clone": cfg.clones, "service": cfg.service}
+        for tier, u0 in self.background.items():
+            p = self.tier_pool.get(tier, next(iter(out)))
+            out[p] -= u0 * count.get(tier, 1)
+        full = pools if pools is not None else self.pools
+        return {p: max(c, MIN_SERVING * full[p]) for p, c in out.items()}
 
     def around_lock(self) -> tuple[dict[str, float], dict[str, float]]:
         """(outside, inside) CPU per pool as the model uses it: a negative residual moves that
@@ -93,7 +112,8 @@ class Calibrated:
         out, ins = self.around_lock()
         return {"outside_cpu_s": out, "inside_cpu_s": ins, "service_wait_s": self.service_wait,
                 "residual_latency_s": self.residual, "residual_outside_s": self.residual_outside, "pools": self.pools, "threads_front": self.threads_front,
-                "think_time_s": self.think_time, "notes": list(self.notes)}
+                "think_time_s": self.think_time, "notes": list(self.notes), "background_cores": self.background,
+                "serving_cores": self.serving_cores(Config())}
 
 
 def _split(d: Demands) -> tuple[dict[str, float], dict[str, float], list[str], dict[str, float]]:
@@ -124,8 +144,10 @@ def _split(d: Demands) -> tuple[dict[str, float], dict[str, float], list[str], d
 def calibrate(d: Demands) -> Calibrated:
     """Split the measured CPU around the lock and fit the residual latency inside it."""
     outside, inside, notes, fixed = _split(d)
+    tier_pool = {t: d.tier_pool.get(d.backend if t == "service" else t, next(iter(d.pools))) for t in d.background}
     base = Calibrated(outside, inside, d.service_wait_s, 0.0, dict(d.pools), d.threads.get("front", 200),
-                      d.think_time_s, tuple(notes), inside_fixed=fixed)
+                      d.think_time_s, tuple(notes), inside_fixed=fixed, background=dict(d.background),
+                      tier_pool=tier_pool)
     targets = [(s.users, s.lock_hold) for s in d.steps if s.lock_hold]
     if not targets:                 # no timers: the singleton's plateau is 1 / holding time
         targets = [(s.users, 1.0 / s.throughput) for s in d.steps if s.throughput]
@@ -197,6 +219,7 @@ def model(c: Calibrated, cfg: Config, think_time: float | None = None, request: 
     pools = dict(c.pools)
     if cfg.cores is not None:
         pools = {p: cfg.cores if p in ("host", "stack") else v for p, v in pools.items()}
+    pools = c.serving_cores(cfg, pools)
     if cfg.client_mode == "request":
         src = request or c
         outside = {p: src.outside.get(p, 0.0) + src.inside.get(p, 0.0) for p in pools}

@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from analysis.folder import NotAResultFolder, load
-from analysis.predict import check, demands as dmod, figures, target as tmod
+from analysis.predict import check, demands as dmod, figures, forecast, target as tmod
 from analysis.predict.calibrate import Config, calibrate, model
 from analysis.predict.runsteps import run_steps
 from analysis.predict.model import solve_model
@@ -82,6 +82,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--experiment", default=None, metavar="FILE.toml",
                    help="with --target: write an experiment that measures the configuration named (and the "
                         "baseline beside it): ./testbed run FILE.toml checks the answer")
+    p.add_argument("--fit-runs", default="", metavar="RUN,...",
+                   help="runs whose steps the CPU fit U = U0 + D·X uses besides the baseline's (other "
+                        "throughputs: e.g. a pool run). Default: the baseline's steps alone")
     p.add_argument("--json", action="store_true", help="the same figures as JSON")
     p.add_argument("--no-check", action="store_true", help="skip the simulation's check (faster)")
     p.add_argument("-o", "--output", default=None, help="the plot (PNG; default FOLDER/plots/predict-....png)")
@@ -98,7 +101,8 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     try:
         result = load(args.folder)
         steps = run_steps(result)
-        d = dmod.measure(result, steps)
+        fit_runs = forecast.runs_named(result, tuple(r for r in args.fit_runs.split(",") if r))
+        d = dmod.measure(result, steps, fit_runs=fit_runs)
     except (NotAResultFolder, dmod.NoBaseline) as e:
         p.error(str(e))
     cal = calibrate(d)
@@ -107,7 +111,7 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
                  pool_size=(args.pool or 8) if mode == "pool" else None, think_time=args.think_time, cores=args.cores)
     request = None
     if mode == "request" or args.target:
-        request = _request_calibration(result, steps)
+        request = _request_calibration(result, steps, d.background)
         if mode == "request" and request is None:
             p.error("a client per request cannot be predicted from a singleton baseline (its per-call client build "
                     "never happens there): the folder needs a request run to take that cost from "
@@ -147,13 +151,13 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     return 0 if out.get("agree", True) else 1
 
 
-def _request_calibration(result, steps):
+def _request_calibration(result, steps, background: dict[str, float]):
     from analysis.predict.forecast import _request_calibration as rc, config_of
     runs = [r for r in result.runs if config_of(r.meta).client_mode == "request"]
     if not runs:
         return None
     try:
-        return rc(dmod.measure(result, steps, runs=runs, first_step_only=True))
+        return rc(dmod.measure(result, steps, runs=runs, first_step_only=True), background)
     except dmod.NoBaseline:
         return None
 
@@ -174,7 +178,8 @@ def demand_table(d: dmod.Demands) -> str:
     lines = [f"demands per request, from {', '.join(d.baseline_runs)} ({len(d.steps)} valid steps; mean [95 % "
              "interval over the steps], ms):"]
     for t, e in sorted(d.cpu.items()):
-        lines.append(f"  CPU {t:13s} {ms(e)}")
+        u0 = d.background.get(t)
+        lines.append(f"  CPU {t:13s} {ms(e)}" + ("" if u0 is None else f"   + background {u0:.3f} cores (U = U0 + D·X)"))
     lines += [f"  lock held       {ms(d.lock_hold)}   (its thread's CPU meanwhile {ms(d.lock_cpu)})",
               f"  lock wait       {ms(d.lock_wait)}",
               f"  service wait {d.service_wait_s * 1e3:.3f} (configured); think time {d.think_time_s:g} s; CPU "

@@ -3,7 +3,9 @@
 Baseline: the clone runs with 1 clone, 1 replica of the service they call and the singleton
 client (the configuration every other one of a clones experiment is compared with). Over each
 valid step of those runs:
-- CPU demand per request of each tier, D = U / X (the utilisation law): U the tier's CPU in
+- CPU demand per request of each tier: U = U0 + D·X fitted over the steps (analysis.predict
+  .cpufit: a background rate U0 and a cost per request D), or, where the steps' throughputs are
+  too close together to tell the two apart, D = U / X (the utilisation law): U the tier's CPU in
   cores (cpu.csv, summed over its replicas), X the step's throughput. Tiers: loadgen (every
   Locust process), haproxy, front, clone, the service (axis or gsoap), and "unattributed": the
   host's CPU that no sampled process used (the kernel's share, Docker's port proxy, the runner
@@ -26,6 +28,7 @@ from scipy import stats as sps
 
 from analysis import bottleneck as bmod
 from analysis.folder import ResultFolder
+from analysis.predict import cpufit
 from analysis.steps import StepSample
 
 CLIENT_TIME_FILE = "client_time.csv"
@@ -97,6 +100,9 @@ class Demands:
     quotas: dict[str, float]              # tier -> cores per replica (docker quotas)
     mode: str
     missing: list[str] = field(default_factory=list)   # what is not measured (why a figure is absent)
+    background: dict[str, float] = field(default_factory=dict)   # tier -> U0, cores per replica (fits resolved)
+    cpu_fits: dict[str, cpufit.CpuFit] = field(default_factory=dict)
+    fit_runs: list[str] = field(default_factory=list)  # runs whose steps the CPU fit used besides the baseline
 
     def to_json(self) -> dict:
         est = lambda e: e.to_json() if e else None     # noqa: E731
@@ -106,7 +112,8 @@ class Demands:
                 "service_wait_s": self.service_wait_s, "think_time_s": self.think_time_s,
                 "threads": self.threads, "host_cores": self.host_cores, "pools": self.pools,
                 "tier_pool": self.tier_pool, "quotas": self.quotas, "mode": self.mode,
-                "missing": self.missing,
+                "missing": self.missing, "background_cores": self.background, "fit_runs": self.fit_runs,
+                "cpu_fits": {t: f.to_json() for t, f in self.cpu_fits.items()},
                 "steps": [{"run_id": s.run_id, "users": s.users, "throughput": s.throughput, "cpu_s": s.cpu,
                            "lock_wait_s": s.lock_wait, "lock_hold_s": s.lock_hold, "lock_cpu_s": s.lock_cpu}
                           for s in self.steps]}
@@ -171,11 +178,47 @@ def _pools(experiment: dict, meta: dict) -> tuple[dict[str, float], dict[str, st
     return pools, where, dict(caps.quotas)
 
 
+def _valid(steps: dict[str, list[StepSample]], run_id: str) -> list[StepSample]:
+    return [s for s in steps.get(run_id, []) if s.valid and s.throughput and s.measure_from is not None
+            and s.end is not None]
+
+
+def _step_cpu(s: StepSample, backend: str) -> dict[str, float]:
+    """Seconds of CPU per request of each tier over one step."""
+    x = s.throughput
+    cpu = {t: s.cpu[t] / 100 / x for t in TIERS if s.cpu.get(t) is not None}
+    cpu["service"] = (s.cpu.get(backend) or 0.0) / 100 / x
+    if s.host_cpu is not None:
+        known = sum(v for t, v in s.cpu.items() if t in (*TIERS, *SERVICES))
+        cpu[UNATTRIBUTED] = max(s.host_cpu - known, 0.0) / 100 / x
+    return cpu
+
+
+def replicas(meta: dict, tier: str) -> int:
+    """Replicas of a tier ("service": the run's backend) in a run; 1 for the single processes."""
+    tiers = meta.get("tiers") or {}
+    key = str(meta.get("backend") or "axis") if tier == "service" else tier
+    return max(int(tiers.get(key) or 1), 1) if tier in ("front", "clone", "service") else 1
+
+
+def _fits(points: list[tuple[float, dict[str, float], dict]]) -> dict[str, cpufit.CpuFit]:
+    """Each tier's U = n·U0 + D·X over the steps (x, CPU per request by tier, the run's meta)."""
+    tiers = sorted({t for _, c, _ in points for t in c})
+    out = {}
+    for t in tiers:
+        pts = [(x, c[t] * x, replicas(m, t)) for x, c, m in points if c.get(t) is not None]
+        if pts:
+            out[t] = cpufit.fit(*map(list, zip(*pts)))
+    return out
+
+
 def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list | None = None,
-            first_step_only: bool = False) -> Demands:
+            first_step_only: bool = False, fit_runs: list | None = None) -> Demands:
     """The demands of `result`'s baseline run(s) (or of `runs`); `steps` are their per-step
     samples (analysis.summary.analyse(...).steps). first_step_only: the lowest-load valid step
-    of each run. Raises NoBaseline naming what is missing."""
+    of each run. fit_runs: further runs whose steps the CPU fit (U = U0 + D·X) uses too — other
+    throughputs than the baseline's; they are then not held out. Raises NoBaseline naming what
+    is missing."""
     base = runs if runs is not None else [r for r in result.runs if is_baseline(r.meta)]
     if not base:
         raise NoBaseline(f"{result.path}: no baseline run (1 clone, 1 service replica, singleton client) "
@@ -189,15 +232,10 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
         if not timers:
             missing.append(f"{run.id}: no {CLIENT_TIME_FILE} (the client tier's lock timers): "
                            "lock holding time estimated from the throughput instead")
-        valid = [s for s in steps.get(run.id, []) if s.valid and s.throughput and s.measure_from is not None
-                 and s.end is not None]
+        valid = _valid(steps, run.id)
         for s in sorted(valid, key=lambda s: s.users)[:1] if first_step_only else valid:
             x = s.throughput
-            cpu = {t: s.cpu[t] / 100 / x for t in TIERS if s.cpu.get(t) is not None}
-            cpu["service"] = (s.cpu.get(backend) or 0.0) / 100 / x
-            if s.host_cpu is not None:
-                known = sum(v for t, v in s.cpu.items() if t in (*TIERS, *SERVICES))
-                cpu[UNATTRIBUTED] = max(s.host_cpu - known, 0.0) / 100 / x
+            cpu = _step_cpu(s, backend)
             t = window_times(timers, backend, s.measure_from, s.end) if timers else None
             rows.append(StepDemand(run.id, s.users, x, cpu, *(t or (None, None, None))))
     if not rows:
@@ -207,6 +245,17 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
         raise NoBaseline(f"{result.path}: the baseline has no CPU samples (cpu.csv) to take demands from")
     tiers = sorted({t for r in rows for t in r.cpu})
     cpu = {t: Estimate.of([r.cpu.get(t) for r in rows]) for t in tiers}
+    metas = {r.id: r.meta for r in (*base, *(fit_runs or []))}
+    extra = [(s.throughput, _step_cpu(s, backend), run.meta) for run in (fit_runs or []) for s in _valid(steps, run.id)]
+    fits = _fits([(r.throughput, r.cpu, metas[r.run_id]) for r in rows] + extra)
+    background, why = {}, {}
+    for t, f in fits.items():
+        if f.resolved:
+            cpu[t] = Estimate(f.d, f.d_low, f.d_high, f.steps)
+            background[t] = f.u0
+        else:
+            why.setdefault(f.why, []).append(t)
+    missing += [f"CPU of {', '.join(ts)}: no background rate U0 fitted ({w})" for w, ts in why.items()]
     pools, where, quotas = _pools(result.experiment, meta)
     knobs = meta.get("knobs") or {}
     threads = {t: int(knobs.get(f"{t.upper()}_TOMCAT_MAX_THREADS", DEFAULT_THREADS))
@@ -217,4 +266,5 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
                    Estimate.of([r.lock_wait for r in rows]), Estimate.of([r.lock_hold for r in rows]),
                    Estimate.of([r.lock_cpu for r in rows]), float(wait_us) / 1e6, think, threads,
                    float((result.experiment.get("host") or {}).get("cores") or 1), pools, where, quotas,
-                   str(result.experiment.get("mode") or "local"), missing)
+                   str(result.experiment.get("mode") or "local"), missing, background, fits,
+                   [r.id for r in fit_runs or []])

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 from scipy.optimize import OptimizeWarning, curve_fit
@@ -100,11 +100,13 @@ def _sweep(m, users: list[int]) -> list:
     return [solve_model(m, u) for u in users]
 
 
-def predict(result, steps: dict, tolerance: float | None = None, own_request_steps: bool = True) -> dict:
+def predict(result, steps: dict, tolerance: float | None = None, own_request_steps: bool = True,
+            fit_runs: tuple[str, ...] = ()) -> dict:
     """The prediction of every planned configuration (see the module doc); raises
-    demands.NoBaseline when the folder has no baseline to calibrate on."""
+    demands.NoBaseline when the folder has no baseline to calibrate on. fit_runs: ids of runs
+    whose steps the CPU fit uses besides the baseline's (demands.measure)."""
     tol = tolerance if tolerance is not None else result.settings.tolerance
-    d = dmod.measure(result, steps)
+    d = dmod.measure(result, steps, fit_runs=runs_named(result, fit_runs))
     cal = calibrate(d)
     base_cfg = Config()
     base_curve = sorted((s.users, s.throughput) for s in d.steps)
@@ -136,7 +138,7 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
                 skipped.append({"runs": entry["runs"], "text": cfg.text(), "why": f"{REQUEST_WHY}; and {e}"})
                 del seen[key]
                 continue
-            request_cal = _request_calibration(rd)
+            request_cal = _request_calibration(rd, d.background)
             source = f"its own lowest-load step ({rd.steps[0].users} users), not the baseline"
         m = model(cal, cfg, request=request_cal)
         pts = _sweep(m, users)
@@ -151,10 +153,28 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
             "configurations": configs, "not_predicted": skipped}
 
 
-def _request_calibration(rd: dmod.Demands):
+def runs_named(result, ids: tuple[str, ...]) -> list:
+    """The runs of `result` with these ids; NoBaseline naming an id the folder does not have."""
+    runs = {r.id: r for r in result.runs}
+    unknown = [i for i in ids if i not in runs]
+    if unknown:
+        raise dmod.NoBaseline(f"{result.path}: no run {', '.join(unknown)} to fit the CPU on "
+                              f"(runs: {', '.join(runs)})")
+    return [runs[i] for i in ids]
+
+
+def _request_calibration(rd: dmod.Demands, background: dict[str, float] | None = None):
     """A client per request calibrated on its own step: everything is CPU outside any lock,
-    plus the service's wait and the measured per-call latency not spent on the CPU."""
+    plus the service's wait and the measured per-call latency not spent on the CPU. background:
+    the baseline's fitted U0 per tier, taken out of the step's CPU before it is divided by its
+    throughput (the model takes it off the cores already)."""
     from analysis.predict.calibrate import _split, Calibrated
+    if background:
+        cpu = dict(rd.cpu)
+        for t, u0 in background.items():
+            per = [max(s.cpu[t] - u0 / s.throughput, 0.0) for s in rd.steps if t in s.cpu and s.throughput]
+            cpu[t] = dmod.Estimate.of(per) or cpu.get(t)
+        rd = replace(rd, cpu={t: e for t, e in cpu.items() if e})
     outside, inside, notes, fixed = _split(rd)
     hold = rd.lock_hold.mean if rd.lock_hold else 0.0
     cpu_in = sum(inside.values())

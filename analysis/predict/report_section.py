@@ -14,6 +14,13 @@ def _demand(name: str, e: dict | None, source: str) -> dict:
             "source": source}
 
 
+def _cpu_source(f: dict | None) -> str:
+    if f and f.get("resolved"):
+        return (f"per request: D of U = U0 + D·X over {f['steps']} steps ({f['span']:.1f}x in throughput); "
+                f"background U0 {f['u0_cores']:.3f} cores taken off the pool")
+    return "per request, D = U / X" + (f" ({f['why'].rsplit(';', 1)[0]})" if f and f.get("why") else "")
+
+
 def _value(name: str, ms: float | None, source: str) -> dict:
     return {"name": name, "ms": ms, "low": None, "high": None, "source": source}
 
@@ -25,7 +32,8 @@ def view(p: dict | None) -> dict | None:
     if "error" in p:
         return {"error": p["error"]}
     d, cal = p["demands"], p["calibration"]
-    demands = [_demand(f"CPU: {t}", e, "per request, D = U / X") for t, e in sorted(d["cpu_s"].items())]
+    fits = d.get("cpu_fits") or {}
+    demands = [_demand(f"CPU: {t}", e, _cpu_source(fits.get(t))) for t, e in sorted(d["cpu_s"].items())]
     demands += [
         _demand("lock held (clone timer)", d["lock_hold_s"], "per call: the singleton's monitor"),
         _demand("clone CPU while holding it", d["lock_cpu_s"], "its thread's CPU time"),

@@ -73,11 +73,15 @@ def _checks(folder: Path, configs: list[dict]) -> dict:
     return out
 
 
-def build(result, steps: dict, simulate: bool = True) -> dict:
-    """The section (see the module doc); {"error": why} when nothing can be predicted."""
+def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] = ()) -> dict:
+    """The section (see the module doc); {"error": why} when nothing can be predicted.
+    fit_runs: runs whose steps the CPU fit uses too (then made now, not read from the runner's
+    prediction, and those runs are not held out)."""
     path = Path(result.path) / forecast.FILE
     written = None
     try:
+        if fit_runs:
+            raise OSError("calibrated now, with more runs than the runner's prediction had")
         pred = json.loads(path.read_text())
         written = pred.get("written")
         if "error" in pred:
@@ -85,7 +89,7 @@ def build(result, steps: dict, simulate: bool = True) -> dict:
     except (OSError, ValueError):
         pred = None
     try:
-        now = forecast.predict(result, steps)          # the same calibration; adds request mode
+        now = forecast.predict(result, steps, fit_runs=fit_runs)   # the same calibration; adds request mode
     except dmod.NoBaseline as e:
         return {"error": str(e)}
     if pred is None:

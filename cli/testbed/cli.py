@@ -68,6 +68,17 @@ def cmd_up(args) -> int:
     except ValueError as e:
         print(f"testbed: up: --cpus: {e}", file=sys.stderr)
         return 2
+    if args.spread or args.placement:
+        from testbed import placement
+        if not args.swarm:
+            print("testbed: up: --spread and --placement place tiers on the nodes of a Swarm: add --swarm",
+                  file=sys.stderr)
+            return 2
+        try:
+            overrides.update(placement.to_knobs(placement.parse_spec(args.placement or ""), args.spread))
+        except placement.PlacementError as e:
+            print(f"testbed: up: {e}", file=sys.stderr)
+            return 2
     stack = _stack(docker=args.docker or args.swarm)
     if args.swarm and not stack.running():
         from testbed.swarm import SwarmStack
@@ -161,19 +172,22 @@ def cmd_status(args) -> int:
     where_col = "pid / port" if st["mode"] == "local" else "container / address"
     width = max([len(where_col)] + [len(f"{r['container']} / {r['address'] or '-'}") for r in st["replicas"]
                                     if st["mode"] != "local"])
-    print(f"  {'replica':10s} {where_col:{width}s} {'process':8s} {'health':8s} {'haproxy':10s} "
-          f"{'sessions':8s} cpu quota")
+    node_col = st["mode"] == "swarm"
+    print(f"  {'replica':10s} " + (f"{'node':8s} " if node_col else "") +
+          f"{where_col:{width}s} {'process':8s} {'health':8s} {'haproxy':10s} {'sessions':8s} cpu quota")
     for tier, n in (st.get("elsewhere") or {}).items():
-        print(f"  {tier}: {n} more replica(s) on other nodes (not inspected from here)")
+        print(f"  {tier}: {n} replica(s) on nodes whose engine is not reachable from here (not inspected)")
     for r in st["replicas"]:
         place = f"{r['pid']} / {r['port']}" if st["mode"] == "local" else f"{r['container']} / {r['address'] or '-'}"
-        print(f"  {r['tier'] + '-' + str(r['replica']):10s} {place:{width}s} "
-              f"{'alive' if r['alive'] else 'DEAD':8s} {'ok' if r['healthy'] else 'FAIL':8s} "
+        print(f"  {r['tier'] + '-' + str(r['replica']):10s} " + (f"{r['node'] or '-':8s} " if node_col else "") +
+              f"{place:{width}s} {'alive' if r['alive'] else 'DEAD':8s} {'ok' if r['healthy'] else 'FAIL':8s} "
               f"{r['haproxy']:10s} {r['sessions']:<8d} {_quota_text(r.get('cpu_quota'))}")
     others = [(p["name"], p.get("cpu_quota")) for p in ([{"name": "haproxy", **st["haproxy"]}] if st["haproxy"]
                                                         else []) + st["locust"]]
     if any(q for _, q in others):
         print("  cpu quota: " + ", ".join(f"{n} {_quota_text(q)}" for n, q in others))
+    if node_col and (st.get("haproxy") or {}).get("node"):
+        print(f"  haproxy on {st['haproxy']['node']}")
     return 0 if st["up"] else 3
 
 
@@ -232,7 +246,9 @@ def cmd_fault(args) -> int:
         return 1
     inj = faults.Injector(stack, say=lambda text: print(text, flush=True))
     print(f"fault: {fault.describe()} on the {stack.mode} stack" + ("" if fault.duration or fault.action != "kill"
-          else "; it stays down (./testbed scale TIER=N, or --for D, brings it back)"), flush=True)
+          else "; it stays down (" + ("docker start its container, named by ./testbed cluster status, or --for D, brings it "
+                                       "back)" if fault.node
+                                      else "./testbed scale TIER=N, or --for D, brings it back)")), flush=True)
     inj.start([fault])
     try:
         inj.wait()
@@ -243,9 +259,21 @@ def cmd_fault(args) -> int:
     if rec.get("error"):
         print(f"testbed: fault: {rec['error']}", file=sys.stderr)
         return 1
-    print("fault: done: " + json.dumps({k: rec.get(k) for k in ("server", "in_flight", "ejected_after_s",
-                                                                 "back_after_s")}))
+    keys = ("server", "in_flight", "ejected_after_s", "back_after_s") + (
+        ("replicas", "rescheduled_after_s", "restarted_after_s") if fault.node else ())
+    print("fault: done: " + json.dumps({k: rec.get(k) for k in keys}))
     return 0
+
+
+def cmd_cluster(args) -> int:
+    from testbed import cluster
+    from testbed.config import ConfigError, StackConfig
+    try:
+        cfg = StackConfig.load()
+    except ConfigError as e:
+        print(f"testbed: {e}", file=sys.stderr)
+        return 2
+    return cluster.main(args, cfg)
 
 
 # --quick: the inner loop, no test that starts a stack of its own or runs an experiment end
@@ -367,9 +395,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="start the stack as containers (docker compose; docs/docker.md) instead of "
                         "local processes; status/scale/logs/down then act on the containers")
     s.add_argument("--swarm", action="store_true",
-                   help="deploy the stack to the Docker Swarm this node manages (docker stack deploy; "
-                        "docs/docker.md); status/scale/logs/down then act on its services")
+                   help="deploy the stack to the Docker Swarm this node manages, or to the cluster of "
+                        "./testbed cluster up (docker stack deploy; docs/docker.md); status/scale/logs/down "
+                        "then act on its services")
+    s.add_argument("--spread", choices=("tier-per-node",), default=None,
+                   help="with --swarm: front, clone and axis each on a node of its own (docs/docker.md)")
+    s.add_argument("--placement", default=None, metavar="TIER=NODE,...",
+                   help="with --swarm: the nodes a tier may run on, e.g. front=node-2,clone=node-3+node-4")
     s.set_defaults(func=cmd_up)
+
+    s = sub.add_parser("cluster", help="a multi-node Docker Swarm on this machine (Docker-in-Docker nodes)",
+                       description="up: N nodes, each a container with its own Docker engine, network and CPU "
+                                   "quota, joined into one Swarm, with a private registry on the manager holding "
+                                   "the stack's images; down: remove every node, network and volume; status: "
+                                   "the nodes and the tasks on each (docs/docker.md, 'A cluster on one machine')")
+    s.add_argument("action", choices=("up", "down", "status"))
+    s.add_argument("--nodes", type=int, default=4, metavar="N", help="up: nodes (default 4; the first is the manager)")
+    s.add_argument("--node-cpus", type=float, default=None, metavar="C",
+                   help="up: CPU quota of each node in cores (default: none)")
+    s.add_argument("--json", action="store_true", help="status: machine-readable")
+    s.set_defaults(func=cmd_cluster)
 
     s = sub.add_parser("down", help="stop everything `up` and `scale` started, and nothing else")
     s.set_defaults(func=cmd_down)
@@ -395,7 +440,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "restarted after D s); pause = SIGSTOP for D s; slow = runs only --speed of "
                                    "the time for D s. Prints when HAProxy took it out of rotation.")
     s.add_argument("action", choices=("kill", "pause", "slow"))
-    s.add_argument("target", metavar="TIER[#i]", help="e.g. clone#2; without #i the highest-numbered replica")
+    s.add_argument("target", metavar="TIER[#i]|NODE",
+                   help="e.g. clone#2 (without #i the highest-numbered replica), or a cluster node: node-3 "
+                        "(kill: its container stops, Swarm reschedules; pause: frozen)")
     s.add_argument("--at", type=float, default=0.0, metavar="T", help="start T seconds from now (default 0)")
     s.add_argument("--for", dest="duration", type=float, default=None, metavar="D",
                    help="seconds (pause, slow: default 10; kill: restart after D s, default never)")

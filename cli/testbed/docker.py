@@ -289,7 +289,7 @@ class ComposeStack(Stack):
                 "sessions": int(slot.get("scur") or 0),
                 "url": f"http://{ip}:{haproxy.DOCKER_TIER_PORT}" if ip else None, "pid": info.get("pid"),
                 "port": haproxy.DOCKER_TIER_PORT, "container": c["Name"], "address": ip or None, "log": None,
-                "cpu_quota": info.get("cpus")})
+                "cpu_quota": info.get("cpus"), "node": None})
         return out
 
     def logs(self, tier: str, lines: int = 40, follow: bool = False) -> int:

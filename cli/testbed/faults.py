@@ -10,6 +10,13 @@ killed replica back (stack.py: signal, revive, server_states).
   slow   for D seconds the replica runs only `speed` of the time (SIGSTOP/SIGCONT in 100 ms
          periods; default 20 %): every request takes ~5× longer, with stalls up to 80 ms.
 
+A target may also be a node of a cluster made by `./testbed cluster up` (node-3): kill stops the
+node's container at once (a machine that loses power; with --for D it is started again after D
+s), pause freezes it for D seconds (a machine that hangs). Swarm notices the node is down and
+starts its tasks on the other nodes their placement allows; HAProxy follows by DNS. The record
+then also says when every tier the node ran was back at its replica count, UP in HAProxy, on
+other nodes (rescheduled_after_s); a kill's window lasts until then.
+
 Every fault writes what happened as JSON lines (action, target, HAProxy's server, the time it
 started and ended, the requests the server had in flight at the start, how long HAProxy took
 to take it out of rotation, and whether it came back): runs/<id>/faults.jsonl in an experiment.
@@ -26,6 +33,8 @@ from pathlib import Path
 
 ACTIONS = ("kill", "pause", "slow")
 TARGET = re.compile(r"^(?P<tier>front|clone|axis|gsoap)(?:#(?P<replica>\d+))?$")
+NODE_TARGET = re.compile(r"^(?:node:(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)|(?P<node>node-\d+))$")
+RESCHEDULE_TIMEOUT_S = 300.0   # a node fault: until its tiers run elsewhere (JVMs start there)
 PERIOD_S = 0.1                 # the slow fault's duty cycle
 EJECT_TIMEOUT_S = 30.0
 OUT_OF_ROTATION = ("DOWN", "MAINT", "NOLB", "DRAIN")
@@ -45,9 +54,12 @@ class Fault:
     duration: float | None = None   # seconds; None: kill stays killed, pause/slow 10 s
     speed: float = 0.2          # slow: the share of time the replica still runs
     run: str = "*"              # experiments: the run (entry id) it applies to, * = every run
+    node: str | None = None     # a node fault (tier "node"): the node's hostname
 
     @property
     def target(self) -> str:
+        if self.node:
+            return self.node
         return self.tier + (f"#{self.replica}" if self.replica is not None else "")
 
     def describe(self) -> str:
@@ -61,14 +73,21 @@ def parse(action: str, target: str, at: float = 0.0, duration: float | None = No
     if action not in ACTIONS:
         raise FaultError(f"fault {action!r}: one of {', '.join(ACTIONS)}")
     m = TARGET.match(str(target))
-    if not m:
-        raise FaultError(f"fault target {target!r}: TIER or TIER#i, e.g. clone#2 (tiers: front, clone, axis, gsoap)")
+    node = NODE_TARGET.match(str(target))
+    if node and action == "slow":
+        raise FaultError(f"fault slow {target}: a node can be killed or paused; slow one of its replicas instead")
+    if not m and not node:
+        raise FaultError(f"fault target {target!r}: TIER or TIER#i, e.g. clone#2 (tiers: front, clone, axis, "
+                         "gsoap), or a cluster node: node-3 (or node:HOSTNAME)")
     if not 0 <= at <= 86400 or (duration is not None and not 0 < duration <= 86400):
         raise FaultError(f"fault {action} {target}: at must be 0..86400 s and for 0 < D <= 86400 s")
     if not 0.01 <= speed <= 0.99:
         raise FaultError(f"fault slow {target}: speed must be 0.01..0.99 (the share of time it runs)")
     if action != "kill" and duration is None:
         duration = 10.0
+    if node:
+        return Fault(action, "node", None, float(at), duration, float(speed), str(run),
+                     node=node["name"] or node["node"])
     return Fault(action, m["tier"], int(m["replica"]) if m["replica"] else None, float(at),
                  duration, float(speed), str(run))
 
@@ -147,6 +166,10 @@ class Injector:
         try:
             if self._stop.wait(max(0.0, t0 + f.at - time.time())):
                 rec["error"] = "not started: the run ended first"
+                return
+            if f.node:
+                from testbed.nodefaults import node_fault
+                node_fault(self, f, rec)
                 return
             r = self._replica(f)
             rec["server"], rec["replica"] = r.get("server"), r["replica"]

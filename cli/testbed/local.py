@@ -348,7 +348,7 @@ class LocalStack(Stack):
                     "sessions": int(row.get("scur") or 0) if row else 0,
                     "url": f"http://127.0.0.1:{r['port']}", "pid": r["proc"].pid, "port": r["port"],
                     "container": None, "address": "127.0.0.1", "log": r["proc"].log,
-                    "cpu_quota": quota(f"{name}-{r['index']}")})
+                    "cpu_quota": quota(f"{name}-{r['index']}"), "node": None})
         return out
 
     def current(self) -> tuple[dict[str, int], dict[str, str]]:

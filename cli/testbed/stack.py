@@ -14,6 +14,8 @@ None, "locust": [{"name", "pid", "alive", "cpu_quota"}], "replicas": [REPLICA_KE
 that has no meaning in a mode (a container's pid namespace, a local replica's container) is None.
 cpu_quota: the CPU quota in cores (CPUS_<TIER>: a cgroup per local replica, compose's `cpus`),
 None when it has none.
+The Swarm node a replica runs on outside Swarm is None; a Swarm stack adds "nodes": {node:
+[tier-replica ...]}.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
 REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "server", "sessions", "url", "pid",
-                "port", "container", "address", "log", "cpu_quota")
+                "port", "container", "address", "log", "cpu_quota", "node")
 
 
 class StackError(RuntimeError):
@@ -149,4 +151,18 @@ class Stack(ABC):
     @abstractmethod
     def describe(self) -> dict:
         """For experiment.json: mode, CPU quotas per tier, images (where they apply)."""
+
+    # ------------------------------------------------------------------ nodes (a multi-node Swarm)
+    def node_action(self, node: str, action: str) -> None:
+        """kill | pause | resume | start a whole node (faults.py): only a cluster has nodes."""
+        raise StackError(f"node faults need the Swarm stack on a cluster made by ./testbed cluster up "
+                         f"(this is the {self.mode} stack)")
+
+    def remote_workers(self, count: int) -> tuple[str, int] | None:
+        """Start `count` Locust workers on the stack's own load-generator node; (host, port) the
+        master must bind for them. None: the load comes from this host (every stack but a cluster)."""
+        return None
+
+    def stop_remote_workers(self) -> None:
+        """Remove what remote_workers() started."""
 

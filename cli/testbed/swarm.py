@@ -1,51 +1,59 @@
 """The stack as a Docker Swarm stack (SwarmStack): docker-compose.yml deployed with
-`docker stack deploy` (docs/docker.md), driven from a manager node. It is the compose stack
-in every way that does not depend on who created the containers (HAProxy's stats and runtime
-API, CPU from cgroups, thread dumps by SIGQUIT: ComposeStack), with Swarm's verbs for the rest:
-`docker stack deploy/rm`, `docker service scale`, `docker service update --env-add`.
+`docker stack deploy` (docs/docker.md), driven from a manager. It is the compose stack in
+every way that does not depend on who created the containers (HAProxy's stats and runtime
+API: ComposeStack), with Swarm's verbs for the rest: `docker stack deploy/rm`, `docker service
+scale`, `docker service update`.
 
-What is measured when tasks sit on other nodes: only the containers of the node the command
-runs on can be inspected (cgroup CPU, thread dumps, addresses); status() counts the others,
-cpu.csv has no rows for them, and describe() says which tiers were not sampled. The
-entry points are the ports HAProxy publishes in host mode on its node: run experiments
-from the node that runs HAProxy (docs/docker.md, "Experiments on Swarm").
+Which Swarm: the cluster of Docker-in-Docker nodes `./testbed cluster up` made (testbed.nodes:
+every command goes to its manager's engine, each node's engine is reachable, images come from
+its registry), else the Swarm this host's engine belongs to.
+
+Where each replica runs comes from the manager (its tasks and their nodes: testbed.swarmtasks);
+a replica is measured on its own node — CPU from its cgroup, thread dumps and signals through
+its node's engine — wherever that node's engine can be reached from here: every node of a
+cluster made here, only this host's node otherwise (status() then counts the others under
+"elsewhere", cpu.csv has no rows for them and describe() lists them as not sampled).
+Placement (testbed.placement): node labels per tier and one constraint per tier's service.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 
-from testbed import ROOT, tiers
+from testbed import ROOT, nodes, placement, tiers
 from testbed.config import StackConfig, read_env_file
 from testbed.docker import ComposeStack, DockerError
 from testbed.stack import Stack, StackError
+from testbed.swarmnodes import SwarmNodes
 
 DEPLOY_TIMEOUT = 600
 
 
-def _docker(args: list[str], timeout: float = 120, check: bool = True, **kw) -> subprocess.CompletedProcess:
-    r = subprocess.run(["docker", *args], cwd=ROOT, text=True, capture_output=True, timeout=timeout, **kw)
-    if check and r.returncode != 0:
-        raise DockerError(f"docker {' '.join(args[:4])} ... failed (exit {r.returncode}): "
-                          f"{(r.stderr or r.stdout).strip()[-800:]}")
-    return r
-
-
-class SwarmStack(ComposeStack):
+class SwarmStack(SwarmNodes, ComposeStack):
     mode = "swarm"
 
     def __init__(self, cfg: StackConfig | None = None, log=print):
-        super().__init__(cfg, log)
+        ComposeStack.__init__(self, cfg, log)
         self.name = self.cfg.knobs.get("SWARM_STACK", "testbed")
+        self.cluster = nodes.load(self.cfg.state_dir)
+        self._local: str | None = None
+        if self.cluster and self.cluster.ui_password and not self.cfg.knobs.get("UI_PASSWORD"):
+            # Swarm publishes on every address of the entry node, so HAProxy wants a password:
+            # the one `cluster up` made, unless UI_PASSWORD is set
+            self.cfg.knobs["UI_PASSWORD"] = self.cluster.ui_password
+
+    @property
+    def _overrides_file(self):
+        return self.cfg.state_dir / "swarm-overrides.json"
 
     # ------------------------------------------------------------------ what runs
     def _services(self) -> dict[str, tuple[int, int]]:
         """service (without the stack prefix) -> (running tasks, desired replicas)."""
-        r = _docker(["service", "ls", "--filter", f"label=com.docker.stack.namespace={self.name}",
-                     "--format", "{{.Name}} {{.Replicas}}"], check=False)
+        r = self._docker(["service", "ls", "--filter", f"label=com.docker.stack.namespace={self.name}",
+                          "--format", "{{.Name}} {{.Replicas}}"], check=False)
         out = {}
         for line in r.stdout.splitlines():
             name, _, reps = line.partition(" ")
@@ -54,43 +62,55 @@ class SwarmStack(ComposeStack):
                 out[name.removeprefix(self.name + "_")] = (int(have), int(want))
         return out
 
-    def _containers(self) -> list[dict]:
-        """This node's task containers, shaped like `docker compose ps` rows."""
-        r = _docker(["ps", "--all", "--filter", f"label=com.docker.stack.namespace={self.name}",
-                     "--format", "{{json .}}"], check=False)
-        rows = []
-        for line in r.stdout.splitlines():
-            c = json.loads(line)
-            labels = dict(kv.partition("=")[::2] for kv in c.get("Labels", "").split(",") if kv)
-            service = labels.get("com.docker.swarm.service.name", "").removeprefix(self.name + "_")
-            status = c.get("Status", "")
-            rows.append({"Service": service, "Name": c["Names"], "State": c.get("State"),
-                         "Health": "healthy" if "(healthy)" in status else
-                                   "unhealthy" if "(unhealthy)" in status else ""})
-        return rows
-
     def running(self) -> bool:
         if not shutil.which("docker"):
             return False
         try:
             return bool(self._services())
-        except (OSError, subprocess.SubprocessError):
+        except (OSError, subprocess.SubprocessError, StackError):
             return False
 
     def current(self) -> tuple[dict[str, int], dict[str, str]]:
         svc = self._services()
         return {t: svc.get(t, (0, 0))[1] for t in tiers.TIERS}, {**self.cfg.knobs, **self.overrides()}
 
+    def tier_config(self, tier: str, knobs: dict[str, str]) -> dict[str, str]:
+        """With the nodes the tier may run on: a new placement restarts (moves) the tier."""
+        out = super().tier_config(tier, knobs)
+        if placement.requested(knobs):
+            out["PLACEMENT"] = " ".join(self._resolved(knobs).get(tier, ()))
+        return out
+
     # ------------------------------------------------------------------ lifecycle
     def _deploy(self, overrides: dict[str, str]) -> None:
-        """`docker stack deploy` with .env's knobs in the environment (it reads no .env);
-        a docker CLI before 23 wants a version key, given on stdin (docs/docker.md)."""
-        env = {**read_env_file(ROOT / ".env"), **os.environ, **self.env(), **overrides}
-        r = _docker(["stack", "deploy", "-c", "docker-compose.yml", self.name], DEPLOY_TIMEOUT, check=False,
-                    env=env)
-        if r.returncode != 0 and "unsupported Compose file version" in r.stderr:
-            r = _docker(["stack", "deploy", "-c", "-", self.name], DEPLOY_TIMEOUT, check=False, env=env,
-                        input='version: "3.9"\n' + (ROOT / "docker-compose.yml").read_text())
+        """`docker stack deploy` with .env's knobs in the environment (it reads no .env), the
+        cluster's registry as the image prefix, and a second stack file with the placement
+        constraints when there is a placement or a cluster; a docker CLI before 23 wants a
+        version key in each file (docs/docker.md)."""
+        env = {**read_env_file(ROOT / ".env"), **os.environ, **self.env(), **overrides, **self._engine()}
+        env["UI_PASSWORD"] = overrides.get("UI_PASSWORD") or self.cfg.knobs.get("UI_PASSWORD") or ""
+        if self.cluster:
+            env["IMAGE_PREFIX"] = f"{self.cluster.registry}/{env.get('IMAGE_PREFIX') or 'soap-testbed'}"
+        constrained = self.cluster is not None or placement.requested(overrides)
+        with tempfile.TemporaryDirectory() as tmp:
+            def files(version_key: bool) -> list[str]:
+                main = ROOT / "docker-compose.yml"
+                if version_key:
+                    main = os.path.join(tmp, "stack.yml")
+                    with open(main, "w") as f:
+                        f.write('version: "3.9"\n' + (ROOT / "docker-compose.yml").read_text())
+                out = ["-c", str(main)]
+                if constrained:
+                    extra = os.path.join(tmp, "placement.yml")
+                    with open(extra, "w") as f:
+                        f.write(placement.override(self._entry_label(), version_key))
+                    out += ["-c", extra]
+                return out
+            r = subprocess.run(["docker", "stack", "deploy", *files(False), self.name], cwd=ROOT, env=env,
+                               text=True, capture_output=True, timeout=DEPLOY_TIMEOUT)
+            if r.returncode != 0 and "unsupported Compose file version" in r.stderr:
+                r = subprocess.run(["docker", "stack", "deploy", *files(True), self.name], cwd=ROOT, env=env,
+                                   text=True, capture_output=True, timeout=DEPLOY_TIMEOUT)
         if r.returncode != 0:
             raise DockerError(f"docker stack deploy failed: {(r.stderr or r.stdout).strip()[-800:]}")
 
@@ -99,22 +119,32 @@ class SwarmStack(ComposeStack):
         if self.running():
             raise StackError(f"the Swarm stack {self.name!r} is already deployed (./testbed status); "
                              "./testbed down first")
-        if not (self.cfg.knobs.get("UI_PASSWORD") or (overrides or {}).get("UI_PASSWORD")):
+        if not self.cluster and not (self.cfg.knobs.get("UI_PASSWORD") or (overrides or {}).get("UI_PASSWORD")):
             raise StackError("Swarm publishes the stack's ports on every address of the node: set UI_PASSWORD "
                              "(and UI_USER, default testbed) for HAProxy's stats page and the Locust UI first")
+        if self.cluster and self.cluster.ports != self.cfg.entry_ports():
+            raise StackError(f"the cluster publishes the entry points on {self.cluster.ports}, this configuration "
+                             f"wants {self.cfg.entry_ports()}: use the ports the cluster was made with, or "
+                             "./testbed cluster down and up again")
         overrides = dict(overrides or {})
         for t in tiers.TIERS:
             overrides[f"REPLICAS_{t.upper()}"] = str(counts.get(t, 0))
         if not locust:
             overrides["REPLICAS_LOCUST_WORKER"] = "0"
+        knobs = {**self.cfg.knobs, **overrides}
+        if self.cluster or placement.requested(knobs):
+            resolved = self._resolved(knobs)
+            self._label(resolved)
+            self.log("up: placement: " + placement.describe(resolved))
         self._save_overrides(overrides)
-        self.log(f"up: docker stack deploy -c docker-compose.yml {self.name}")
+        where = f" on the cluster {self.cluster.name} (manager {self.cluster.manager.name})" if self.cluster else ""
+        self.log(f"up: docker stack deploy -c docker-compose.yml {self.name}{where}")
         self._deploy(overrides)
         if not locust:
-            _docker(["service", "scale", "--detach=true", f"{self.name}_locust-master=0"])
+            self._docker(["service", "scale", "--detach=true", f"{self.name}_locust-master=0"])
         self._converge(DEPLOY_TIMEOUT)
         for t in tiers.TIERS:
-            self.wait_servers(t, counts.get(t, 0))
+            self.wait_servers(t, counts.get(t, 0), DEPLOY_TIMEOUT if self.cluster else 180)
 
     def _converge(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -124,13 +154,14 @@ class SwarmStack(ComposeStack):
                 return
             time.sleep(2)
         raise DockerError(f"the Swarm stack did not run its replicas within {timeout:.0f} s: "
-                          f"docker stack services {self.name}")
+                          f"docker stack services {self.name}" + (
+                              f" (DOCKER_HOST={self.cluster.manager.env()['DOCKER_HOST']})" if self.cluster else ""))
 
     def down(self) -> list[str]:
         names = sorted(self._services())
-        _docker(["stack", "rm", self.name])
+        self._docker(["stack", "rm", self.name])
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and (self._containers() or _docker(
+        while time.monotonic() < deadline and (self._tasks() or self._docker(
                 ["network", "ls", "-q", "--filter", f"name={self.name}_default"]).stdout.strip()):
             time.sleep(2)
         self._overrides_file.unlink(missing_ok=True)
@@ -145,23 +176,31 @@ class SwarmStack(ComposeStack):
             raise StackError(f"scale: expected TIER=N with TIER in {', '.join(tiers.TIERS)}, locust-worker "
                              f"and N in 0..{tiers.MAX_REPLICAS}, got {tier}={n}")
         before = self._services().get(tier, (0, 0))[1]
-        _docker(["service", "scale", "--detach=false", f"{self.name}_{tier}={n}"], 600)
+        self._docker(["service", "scale", "--detach=false", f"{self.name}_{tier}={n}"], 600)
         if tier in tiers.TIERS:
             self.wait_servers(tier, n)
         return before, n
 
     def restart(self, tier: str, overrides: dict[str, str]) -> None:
-        """`docker service update`: the tier's environment and CPU limit from the knobs; Swarm
-        replaces its tasks one at a time."""
+        """`docker service update`: the tier's environment, CPU limit and placement from the
+        knobs; Swarm replaces its tasks one at a time (a new placement: the node labels change
+        first, and the constraint is added if the service lacks it)."""
         merged = {**self.overrides(), **overrides}
         self._save_overrides(merged)
         knobs = {**self.cfg.knobs, **merged}
         env = tiers.process_env(tiers.TIERS[tier], 0, knobs)
         args = [a for k, v in env.items() if k not in ("PORT", "BIND") for a in ("--env-add", f"{k}={v}")]
         args += ["--limit-cpu", knobs.get(f"CPUS_{tier.upper()}", "0")]
-        _docker(["service", "update", "--detach=false", *args, f"{self.name}_{tier}"], 900)
+        if self.cluster or placement.requested(knobs):
+            self._label(self._resolved(knobs))
+            have = self._docker(["service", "inspect", "--format",
+                                 "{{json .Spec.TaskTemplate.Placement.Constraints}}", f"{self.name}_{tier}"]).stdout
+            if placement.label(tier) not in have:
+                args += ["--constraint-add", placement.constraint(tier)]
+        self._docker(["service", "update", "--detach=false", *args, f"{self.name}_{tier}"], 900)
         n = self._services().get(tier, (0, 0))[1]
         if n:
+            self._settle(tier)
             self.wait_servers(tier, n)
 
     def revive(self, replica: dict) -> None:
@@ -170,14 +209,12 @@ class SwarmStack(ComposeStack):
         self.wait_servers(replica["tier"], self._services().get(replica["tier"], (0, 0))[1])
 
     # ------------------------------------------------------------------ inspection
-    def _running_inspected(self, services: tuple[str, ...] | None = None) -> list[dict]:
-        from testbed.docker import inspect
-        names = [c["Name"] for c in self._containers() if c.get("State") == "running"
-                 and (services is None or c["Service"] in services)]
-        return inspect(names)
-
     def entry_url(self, entry: str) -> str:
-        """The ports HAProxy publishes in host mode on its node (no virtual IP, no docker-proxy)."""
+        """HAProxy's ports, published in host mode on its node: on a cluster made here, at the
+        entry node's own address on the cluster's network (no docker-proxy hop); else as
+        published on this host."""
+        if self.cluster:
+            return f"http://{self.cluster.entry.ip}:{self.cfg.entry_ports()[entry.upper() + '_PORT']}"
         return Stack.entry_url(self, entry)
 
     def ui_url(self) -> str | None:
@@ -188,26 +225,28 @@ class SwarmStack(ComposeStack):
         rc = 0
         for n in names:
             rc |= subprocess.call(["docker", "service", "logs", "--tail", str(lines),
-                                   *(["--follow"] if follow else []), f"{self.name}_{n}"])
+                                   *(["--follow"] if follow else []), f"{self.name}_{n}"], env=self._engine())
         return rc
 
-    def status(self) -> dict:
-        out = super().status()
-        local = {}
-        for r in out["replicas"]:
-            local[r["tier"]] = local.get(r["tier"], 0) + 1
-        out["elsewhere"] = {t: max(0, have - local.get(t, 0)) for t, (have, _) in self._services().items()
-                            if t in tiers.TIERS and have > local.get(t, 0)}
-        return out
-
     def describe(self) -> dict:
-        d = super().describe()
-        elsewhere = self.status()["elsewhere"]
-        d.update(mode=self.mode, project=self.name,
-                 nodes=len(_docker(["node", "ls", "-q"], check=False).stdout.split()) or None,
-                 not_sampled=elsewhere or None,
+        d = ComposeStack.describe(self)
+        st = self.status()
+        knobs = {**self.cfg.knobs, **self.overrides()}
+        d.update(mode=self.mode, project=self.name, nodes=len(self._node_names()) or None,
+                 not_sampled=st["elsewhere"] or None, placement=st.get("nodes") or None,
+                 cluster=self.cluster_summary(),
+                 spread=knobs.get("SPREAD") or None,
                  loadgen={**d["loadgen"], "target": self.entry_url("web"),
-                          "why": "the runner's own Locust on this (manager) node; HAProxy publishes its "
-                                 "entry points in host mode on its node"})
+                          "where": "master on this host, workers on the cluster's load-generator node (Swarm service "
+                                   f"{self.name}_loadgen)" if self.cluster else d["loadgen"]["where"],
+                          "why": "the runner's own Locust master on this host; HAProxy publishes its entry points "
+                                 "in host mode on its node" + (" (the cluster's entry node, reached at its address "
+                                                               "on the cluster's network)" if self.cluster else "")})
         return d
+
+    def cluster_summary(self) -> dict | None:
+        if not self.cluster:
+            return None
+        return {"name": self.cluster.name, "registry": self.cluster.registry,
+                "nodes": {n.name: {"role": n.role, "cpus": n.cpus, "ip": n.ip} for n in self.cluster.nodes}}
 

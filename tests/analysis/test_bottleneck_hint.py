@@ -85,3 +85,43 @@ def test_a_plateau_that_held_while_other_programs_paused_is_read_at_its_quietest
             step(2, 32, 99, cpu=cpu, host=180.0)]
     h = bottleneck.hint(busy, CAPS, tolerance=0.05)
     assert h.kind == bottleneck.CPU and h.step == 2 and h.host_utilisation == 0.9
+
+
+CLUSTER = {"host": {"cores": 2}, "stack": {"cluster": {"nodes": {
+    "node-1": {"role": "manager", "cpus": 1.0}, "node-2": {"role": "worker", "cpus": 1.0},
+    "node-3": {"role": "worker", "cpus": 1.0}}}}}
+PLACED = {"notes": {"stack": {"front-1": {"node": "node-2"}, "clone-1": {"node": "node-3"},
+                              "clone-2": {"node": "node-3"}}}}
+
+
+def _on_nodes(steps, nodes):
+    for s in steps:
+        s.nodes = dict(nodes)
+    return steps
+
+
+def test_on_a_cluster_a_tier_is_judged_against_its_nodes_quota_and_named_with_its_node(step):
+    caps = bottleneck.Capacities.from_experiment(CLUSTER).for_run(PLACED)
+    assert caps.tier_nodes == {"front": ("node-2",), "clone": ("node-3",)}
+    steps = _on_nodes(plateau_steps(step, {"front": 20.0, "clone": 92.0}, 130.0),
+                      {"node-1": 10.0, "node-2": 25.0, "node-3": 97.0})
+    h = bottleneck.hint(steps, caps)
+    assert h.utilisation["clone"] == 0.92 and h.kind == bottleneck.CPU
+    assert "tier clone on node-3 at 92% of capacity" in h.text
+    assert h.nodes["node-3"] == 0.97
+
+
+def test_a_saturated_node_is_named_with_its_tiers_when_no_tier_alone_is(step):
+    caps = bottleneck.Capacities.from_experiment(CLUSTER).for_run(PLACED)
+    steps = _on_nodes(plateau_steps(step, {"front": 20.0, "clone": 60.0}, 130.0),
+                      {"node-1": 10.0, "node-2": 25.0, "node-3": 90.0})     # the node's engine, JIT ...
+    h = bottleneck.hint(steps, caps)
+    assert h.kind == bottleneck.CPU and "node node-3 (clone) at 90% of its 1 CPU" in h.text
+
+
+def test_on_a_cluster_idle_nodes_keep_the_software_verdict(step):
+    caps = bottleneck.Capacities.from_experiment(CLUSTER).for_run(PLACED)
+    steps = _on_nodes(plateau_steps(step, {"front": 20.0, "clone": 15.0}, 60.0),
+                      {"node-1": 10.0, "node-2": 25.0, "node-3": 20.0})
+    h = bottleneck.hint(steps, caps)
+    assert h.kind == bottleneck.SOFTWARE and "no tier or node above 80%" in h.text

@@ -40,7 +40,9 @@ def test_demands_are_cpu_over_throughput_per_tier_and_the_clone_timers_per_call(
     assert d.lock_wait.low is not None and d.lock_wait.low >= 0 and d.lock_wait.high > d.lock_wait.mean
     assert d.service_wait_s == pytest.approx(0.005)
     assert d.pools == {"host": 2.0} and d.threads["front"] == 200 and d.think_time_s == 0
-    assert d.missing == []
+    # one throughput (100/s at every step): no background rate can be fitted, D = U / X, said so
+    assert d.background == {} and len(d.missing) == 1
+    assert "no background rate U0 fitted" in d.missing[0] and "span only 1.00x" in d.missing[0]
 
 
 def test_the_cpu_is_split_around_the_lock_and_the_residual_is_fitted_to_the_holding_time(loaded):

@@ -138,6 +138,17 @@ class Stack:
             result = re.search(r"soap-result: ([^<\n]*)", page).group(1)
             log(f"  {path}: 200, soap-result: {result[:80]}")
 
+    def seg5(self, backend: str, where: str, timeout: float, interval: float = 5) -> str:
+        """/seg/5 for a backend, tried until it answers 200 (bounded); the page must be a /seg/5 page."""
+        path = f"/seg/5?backend={backend}&op=sendInts&n=100"
+        status, page = until(f"{path} through {where}",
+                             lambda: (lambda r: r if r[0] == 200 else None)(get(self.url("WEB_PORT", path))),
+                             timeout, interval)
+        if "segments: 1,2,3,4,5" not in page or "soap-result:" not in page:
+            raise CheckFailed(f"{where} {path}: not a /seg/5 page:\n{page[:800]}")
+        log(f"  {where} {path}: 200")
+        return page
+
     def clone_hosts(self, calls: int) -> tuple[set[str], int]:
         hosts, errors = set(), 0
         for _ in range(calls):
@@ -322,13 +333,7 @@ def swarm_phase(stack: Stack, figures: dict, args) -> None:
             return not pending and len([line for line in out if line]) == 7
         until("every Swarm service to run its replicas", converged, 600, 5)
         for backend in ("axis", "gsoap"):
-            path = f"/seg/5?backend={backend}&op=sendInts&n=100"
-            status, page = until(f"{path} through the Swarm stack",
-                                 lambda: (lambda r: r if r[0] == 200 else None)(get(stack.url("WEB_PORT", path))),
-                                 600, 5)
-            if "segments: 1,2,3,4,5" not in page or "soap-result:" not in page:
-                raise CheckFailed(f"Swarm {path}: not a /seg/5 page:\n{page[:800]}")
-            log(f"  Swarm {path}: 200")
+            stack.seg5(backend, "the Swarm stack", 600)
         figures["swarm_seg5_seconds"] = round(time.monotonic() - t0, 1)
         # `docker service scale` down under requests: none may fail
         for tier in ("clone", "gsoap"):

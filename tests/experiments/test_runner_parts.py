@@ -65,6 +65,21 @@ def test_cpu_sampler_sums_a_process_tree_and_survives_processes_that_end(tmp_pat
     assert not [r for r in rows if r["tier"] == "front"]
 
 
+def test_cpu_sampler_skips_a_cgroup_that_is_gone_and_keeps_sampling_the_rest(tmp_path):
+    # a killed cluster node takes its tasks' cgroups with it while the manager still lists them
+    # (run fault-kill-node): the sampler must keep writing every other target and the host
+    usage = tmp_path / "cpuacct.usage"
+    usage.write_text("1000000000\n")
+    s = CpuSampler(tmp_path / "cpu.csv", lambda: [Target("clone", "1", 0, cgroup=str(tmp_path / "gone" / "cpuacct.usage")),
+                                                  Target("axis", "1", 0, cgroup=str(usage))], interval=0.3).start()
+    time.sleep(1.6)
+    s.stop()
+    rows = list(csv.DictReader(open(tmp_path / "cpu.csv")))
+    assert len([r for r in rows if r["tier"] == "host"]) >= 4
+    assert len([r for r in rows if r["tier"] == "axis"]) >= 3
+    assert not [r for r in rows if r["tier"] == "clone"]
+
+
 def test_reconfiguration_scales_down_first_restarts_callees_first_and_scales_up_last():
     now = {"front": 1, "clone": 2, "axis": 1, "gsoap": 1}
     p = reconfigure.plan(now, {}, {"front": 1, "clone": 1, "axis": 4, "gsoap": 0},

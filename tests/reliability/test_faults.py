@@ -41,6 +41,15 @@ def test_requests_and_failures_inside_a_window_come_from_the_cumulative_counts()
 
 
 
+def test_a_node_faults_window_lasts_until_its_stuck_requests_time_out():
+    # fault-kill-node on 4 nodes: the clone was back elsewhere 24 s after the kill, and the 15
+    # requests in flight on the vanished node failed (504) 30 s after it, past end + 5 s
+    h = History(rows=[_row(100 + i, 10 * i, 16 if i >= 31 else 0) for i in range(40)])
+    rec = {"start": 100.5, "end": 124.5, "action": "kill", "target": "node-3"}
+    assert afaults.summarize("c1", [rec], h)[0]["failures_in_window"] == 0            # a replica's window
+    f = afaults.summarize("c1", [{**rec, "node": "node-3"}], h)[0]
+    assert f["failures_in_window"] == 16 and f["requests_in_window"] == 350
+
 
 @pytest.mark.slow
 @pytest.mark.stack

@@ -88,6 +88,11 @@ def main(args) -> int:
     except StackError as e:
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2
+    if not stack.running() and not args.docker:
+        from testbed import nodes
+        if nodes.load(cfg.state_dir):        # a cluster made here and no stack on it yet: deploy there
+            from testbed.swarm import SwarmStack
+            stack = SwarmStack(cfg)
     if args.experiment == EFFICIENCY:
         from testbed.run import efficiency
         return efficiency.main(stack, results_dir, quick=args.quick, rounds=args.repeat,

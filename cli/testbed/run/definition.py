@@ -19,7 +19,10 @@ The file's tables (docs/experiments.md has the long version):
                             path, ids <id>-path<k>), backend, op, n, tiers, client_mode,
                             pool_size, regime, demands, knobs, load = {..}, quick = {..};
                             classic: part = "segments" | "clones" (the run's kind, so the
-                            analysis of that part applies to it)
+                            analysis of that part applies to it); on a multi-node Swarm:
+                            placement = {front = "node-2", clone = ["node-3", "node-4"]} and
+                            spread = "tier-per-node" (cli/testbed/placement.py; a run without
+                            either, in a file where another run has one, runs its tiers anywhere)
 
 Precedence of load keys: [load] < run.load, and with --quick: [load] < run.load < [quick] <
 run.quick ([defaults] and [parts.<part>] load/quick tables sit before the run's).
@@ -32,7 +35,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from testbed import ROOT, faults
+from testbed import ROOT, faults, placement
 from testbed.run.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
 from testbed.run.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_REPLICAS,  # noqa: F401
                                  TIER_NAMES, demands_text)
@@ -54,11 +57,11 @@ RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
 RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tiers_cpus", "client_mode",
-            "pool_size", "regime", "demands", "knobs", "load", "quick", "part")
+            "pool_size", "regime", "demands", "knobs", "load", "quick", "part", "placement", "spread")
 TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "parts", "settings", "runs", "faults",
             "scale", "profile")
 PROFILES = ("stack", "classic-system")   # the stack's own costs | the classic system's shape
-MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick")   # [parts.<part>] merges these over [defaults]
+MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick", "placement")   # [parts.<part>] merges these over [defaults]
 
 
 @dataclass(frozen=True)
@@ -242,6 +245,9 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
             raise DefinitionError(f"{where} [quick] runs: no run with id {', '.join(missing)} "
                                   f"(ids: {', '.join(ids)})")
         specs = [s for s in specs if s.entry in keep]
+    if any(k in sp.knobs for sp in specs for k in placement.KNOBS):    # said, not inherited
+        specs = [sp if placement.KNOBS[0] in sp.knobs else replace(sp, knobs={**sp.knobs, **placement.DEFAULTS})
+                 for sp in specs]
     _check_knob_defaults(specs, where)
     runs = [replace(s, id=f"{s.entry}-r{k}", repeat=k) for k in range(repeat) for s in specs]
     settings = dict(settings)
@@ -303,6 +309,14 @@ def _choice(value, key: str, where: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def _placement(defaults: dict, entry: dict, where: str) -> dict[str, str]:
+    """placement and spread as the knobs PLACE_<TIER>, SPREAD (cli/testbed/placement.py)."""
+    try:
+        return placement.from_tables(defaults, entry, where)
+    except placement.PlacementError as e:
+        raise DefinitionError(str(e)) from None
+
+
 def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict | None,
             where: str, auto_wait_us: int = 0) -> list[RunSpec]:
     merged = {**defaults, **entry}
@@ -342,7 +356,8 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
     elif regime is not None:
         raise DefinitionError(f"{where}: regime is for calibration experiments only")
     demands, auto_wait = _demands(merged.get("demands", {}), where, auto_wait_us)
-    knobs = {**_knobs(merged.get("knobs", {}), where), **_tiers_cpus(defaults, entry, where)}
+    knobs = {**_knobs(merged.get("knobs", {}), where), **_tiers_cpus(defaults, entry, where),
+             **_placement(defaults, entry, where)}
     base_id = entry.get("id")
     if base_id is not None and (not isinstance(base_id, str) or not RUN_ID.match(base_id)):
         raise DefinitionError(f"{where}: id must be letters, digits, _ . - (got {base_id!r})")

@@ -69,6 +69,17 @@ class RemoteWorkers:
     count: int
 
 
+def stack_workers(stack, count: int, say=print) -> RemoteWorkers | None:
+    """Workers the stack runs on its own load-generator node (a cluster made by ./testbed cluster
+    up: Stack.remote_workers), so that the load does not share the tiers' CPU; None elsewhere."""
+    where = stack.remote_workers(count)
+    if not where:
+        return None
+    say(f"load: Locust master on this host ({where[0]}:{where[1]}), {count} worker(s) on the cluster's "
+        "load-generator node")
+    return RemoteWorkers(where[0], where[1], count)
+
+
 class LocustRun:
     """Start with start(); poll alive(); finish with wait() or interrupt()."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from testbed import placement
 from testbed.run.plan import DefinitionError, unknown, whole
 from testbed.run.scaling import AUTO, SCALED_POINT
 
@@ -95,6 +96,8 @@ def knobs(value, where: str) -> dict[str, str]:
         raise DefinitionError(f"{where}: knobs must be a table like {{GSOAP_SERVER_MODEL = \"pool\"}}")
     out = {}
     for k, v in value.items():
+        if k in placement.KNOBS:
+            raise DefinitionError(f"{where}: knobs.{k}: set it with placement or spread instead")
         if k in KNOB_DEFAULTS or k.startswith("DEMAND_"):
             raise DefinitionError(f"{where}: knobs.{k}: set it with client_mode, pool_size or demands instead")
         if not re.match(r"^[A-Z][A-Z0-9_]*$", k) or isinstance(v, (dict, list)):

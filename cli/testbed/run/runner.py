@@ -21,7 +21,7 @@ import urllib.request
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from testbed import ROOT, procs
+from testbed import ROOT, placement, procs
 from testbed.faults import Injector
 from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, tohost
 from testbed.run.clienttime import ClientTimeSampler
@@ -29,7 +29,7 @@ from testbed.run.costs import calibration_spec, needs_calibration, run_steps
 from testbed.run.profile import SEGMENT_USERS as profile_users, calibration_specs as profile_calibration
 from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
-from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
+from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
 from testbed.run.progress import Progress, latest_history, line
 from testbed.run.sampler import CpuSampler
 from testbed.stack import CpuTarget, Stack
@@ -83,6 +83,7 @@ class Runner:
         self.folder: Path | None = None
         self.meta: dict = {}
         self.started_stack = False
+        self.remote_made = False          # remote workers this runner started on the cluster
         self.failed: list[str] = []
         self.warm: set[str] = set()           # Java tiers loaded since their last (re)start
 
@@ -112,6 +113,9 @@ class Runner:
         try:
             with deferred_sigint(self.progress, "starting the stack"):
                 original = self._ensure_stack()
+            if self.remote is None:     # a cluster made here: Locust's workers on its load-generator node
+                self.remote = stack_workers(self.stack, max(1, max(self._workers(r) for r in exp.runs)), say)
+                self.remote_made, self.workers_override = bool(self.remote), 0 if self.remote else self.workers_override
             self.meta["stack"] = self.stack.describe()
             self.meta["cpu_quotas"] = self.meta["stack"].get("cpu_quotas")
             self._write_experiment()
@@ -175,6 +179,9 @@ class Runner:
         """Start the stack for the first run if it is down; return the configuration to restore
         at the end (None when this experiment started the stack)."""
         first = self.exp.runs[0]
+        if any(placement.requested(r.stack_knobs()) for r in self.exp.runs) and self.stack.mode != "swarm":
+            raise ExperimentError("placement / spread put tiers on the nodes of a Swarm, and the stack here is the "
+                                  f"{self.stack.mode} one: ./testbed cluster up --nodes 4, then ./testbed up --swarm")
         if self.stack.running():
             counts, knobs = self.stack.current()
             st = self.stack.status()
@@ -200,6 +207,11 @@ class Runner:
 
     def _wrap_up_stack(self, original: tuple[dict, dict] | None, interrupted: bool) -> None:
         say = self.progress.say
+        if self.remote_made:
+            try:
+                self.stack.stop_remote_workers()
+            except Exception as e:
+                say(f"testbed: run: could not remove the cluster's Locust workers: {e}")
         try:
             if self.started_stack:
                 if self.keep_stack:
@@ -300,7 +312,8 @@ class Runner:
         replicas = self.stack.status()["replicas"]
         notes = meta["notes"]
         notes.update(reconfigured=actions, primed=primed and spec.load.prime_seconds > 0,
-                     stack={f"{r['tier']}-{r['replica']}": {k: r[k] for k in ("pid", "port", "container", "healthy")}
+                     stack={f"{r['tier']}-{r['replica']}": {k: r.get(k) for k in ("pid", "port", "container",
+                                                                                   "healthy", "node")}
                             for r in replicas},
                      host_url=self.stack.web_url())
         notes["cpu_quotas"] = self.stack.describe().get("cpu_quotas")
@@ -316,8 +329,9 @@ class Runner:
         loc = LocustRun(spec, run_dir, notes["host_url"], workers, self.stack.cfg.loadgen_cpus, primed,
                         remote=self.remote)
         if self.remote:
-            notes["remote_workers"] = {"count": self.remote.count, "sampled": False,
-                                       "why": "they run on other hosts: their CPU is not in cpu.csv"}
+            notes["remote_workers"] = {"count": self.remote.count, "sampled": self.remote_made, "why": (
+                "a Swarm service on the cluster's load-generator node; cpu.csv: loadgen remote-N" if self.remote_made
+                else "they run on other hosts: their CPU is not in cpu.csv")}
         release = run_dir / HOLD_RELEASE
 
         stack_targets = self.stack.cpu_targets()     # asked once: docker inspects are slow
@@ -343,6 +357,9 @@ class Runner:
             while loc.alive():
                 run.refresh_steps()
                 steps, phases = meta["steps"], notes.get("phases", [])
+                if self.remote_made and steps and not notes.get("remote_sampled"):
+                    stack_targets[:] = self.stack.cpu_targets()    # the workers' containers of this run
+                    notes["remote_sampled"] = True
                 if inj and not inj.started and steps:     # [[faults]] at = seconds after step 1 began
                     inj.start(faults, t0=steps[0]["start"])
                 for name, p in loc.processes():           # a worker that died: its users move on

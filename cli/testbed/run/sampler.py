@@ -142,7 +142,9 @@ class CpuSampler:
                     self._meters[key] = _CgroupMeter(t.cgroup) if t.cgroup else _Meter(t.pid, t.tree)
                     continue
                 value = meter.read()
-            except psutil.Error:
+            except (psutil.Error, OSError, ValueError):
+                # gone (a process ended; a cgroup removed with its container, or with its whole
+                # node on a cluster, while the manager still lists the task): this target only
                 self._meters.pop(key, None)
                 continue
             if value is not None:

@@ -37,6 +37,7 @@ main() {
   gsoap_src=${TESTBED_FUZZ_GSOAP_SRC:-$root/build/fuzz/gsoap-src/gsoap}
   [ -f "$gsoap_src/stdsoap2.cpp" ] && src_opt=(-DTESTBED_FUZZ_GSOAP_SRC="$gsoap_src")
   echo "run.sh: building tb-gsoap-fuzz in $build/tree" >&2
+  mkdir -p "$build"
   cmake -S "$root/services/gsoap" -B "$build/tree" -DTESTBED_FUZZ=ON -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER=clang++ -DTESTBED_CONTRACT_WSDL="$root/services/contract/testbed.wsdl" \
     "${src_opt[@]}" >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 2; }

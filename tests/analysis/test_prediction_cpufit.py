@@ -1,0 +1,102 @@
+"""A tier's CPU as a background rate plus a cost per request, U = U0 + D·X
+(analysis/predict/cpufit.py), and how the model spends the background: fewer cores serve
+requests, the analytic solution and the simulation still agree."""
+import random
+
+import pytest
+
+from analysis.predict import cpufit
+from analysis.predict.calibrate import Calibrated, Config, model
+from analysis.predict.check import check_point
+from analysis.predict.model import solve_model
+
+
+def _steps(u0, d, xs, noise=0.0, replicas=None, seed=7):
+    rng = random.Random(seed)
+    reps = replicas or [1] * len(xs)
+    return [k * u0 + d * x + rng.gauss(0.0, noise) for x, k in zip(xs, reps)]
+
+
+def test_the_fit_recovers_a_known_background_and_cost_per_request():
+    xs = [150, 160, 320, 640, 830, 850]
+    f = cpufit.fit(xs, _steps(0.09, 0.00057, xs, noise=0.004))
+    assert f.resolved and f.why is None
+    assert f.u0 == pytest.approx(0.09, abs=0.01)
+    assert f.d == pytest.approx(0.00057, rel=0.05)
+    assert f.d_low < 0.00057 < f.d_high and f.u0_low < 0.09 < f.u0_high
+    # exact points: exactly the line
+    g = cpufit.fit(xs, _steps(0.2, 0.001, xs))
+    assert (g.u0, g.d) == (pytest.approx(0.2), pytest.approx(0.001))
+
+
+def test_the_background_is_per_replica_when_the_steps_have_different_replicas():
+    xs = [150, 300, 450, 160, 320, 480]
+    reps = [1, 1, 1, 2, 2, 2]
+    us = [k * 0.1 + 0.0005 * x + (0.003 if i % 2 else -0.003) for i, (x, k) in enumerate(zip(xs, reps))]
+    f = cpufit.fit(xs, us, replicas=reps)
+    assert f.resolved and f.u0 == pytest.approx(0.1, abs=0.02) and f.d == pytest.approx(0.0005, rel=0.1)
+    # replicas doubling with the throughput (1 clone at 160/s, 2 at 310/s): U0 and D cannot be
+    # told apart within this noise, and the fit says so
+    xs, reps = [150, 160, 170, 300, 310, 320], [1, 1, 1, 2, 2, 2]
+    us = [k * 0.1 + 0.0005 * x + (0.003 if i % 2 else -0.003) for i, (x, k) in enumerate(zip(xs, reps))]
+    assert not cpufit.fit(xs, us, replicas=reps).resolved
+
+
+@pytest.mark.parametrize("xs, us, reason", [
+    ([160.0], [0.3], "1 step(s)"),
+    ([160.0, 800.0], [0.3, 0.6], "2 step(s)"),
+    ([158.0, 157.0, 162.0, 166.0], [0.20, 0.21, 0.19, 0.15], "span only 1.06x"),       # the baseline's flat X
+    ([100.0, 300.0, 500.0, 700.0], [0.5, 0.2, 0.6, 0.1], "not above zero"),           # noise, no trend
+    ([100.0, 300.0, 500.0, 700.0], [0.05, 0.25, 0.55, 0.75], "below zero"),           # cost grows with load
+])
+def test_an_unresolved_fit_falls_back_to_u_over_x_and_says_why(xs, us, reason):
+    f = cpufit.fit(xs, us)
+    assert not f.resolved and reason in f.why and "D = U / X" in f.why
+    assert f.u0 == 0.0 and f.d_low is None
+    assert f.d == pytest.approx(sum(u / x for u, x in zip(us, xs)) / len(xs))
+
+
+def test_no_usable_step_is_an_error():
+    with pytest.raises(ValueError, match="no step"):
+        cpufit.fit([0.0], [0.3])
+
+
+def _cal(background):
+    return Calibrated({"host": 0.003}, {"host": 0.001}, 0.002, 0.0, {"host": 2.0}, 200, 0.0,
+                      background=background, tier_pool={t: "host" for t in background})
+
+
+def test_the_background_takes_its_cores_per_replica_before_requests_are_served():
+    cal = _cal({"front": 0.1, "clone": 0.2, "service": 0.05, "loadgen": 0.1})
+    assert cal.serving_cores(Config())["host"] == pytest.approx(2.0 - 0.45)
+    four = Config(clones=4, service=2, client_mode="pool", pool_size=8)
+    assert cal.serving_cores(four)["host"] == pytest.approx(2.0 - 0.1 - 0.8 - 0.1 - 0.1)
+    assert model(cal, four).pools == {"host": pytest.approx(0.9)}
+    # never below a tenth of the cores
+    assert _cal({"clone": 1.0}).serving_cores(Config(clones=4))["host"] == pytest.approx(0.2)
+    # saturation: the serving cores over the demand
+    x = solve_model(model(cal, Config(client_mode="request")), 64).throughput
+    assert x == pytest.approx(1.55 / 0.004, rel=0.01)
+
+
+def test_the_simulation_agrees_with_the_model_with_a_background():
+    cal = _cal({"front": 0.15, "clone": 0.1, "loadgen": 0.1})
+    for cfg, users in ((Config(clones=2), 8), (Config(client_mode="pool", pool_size=8), 32)):
+        m = model(cal, cfg)
+        c = check_point(m, solve_model(m, users).to_json())
+        assert c["agree"], c
+
+
+def test_fit_runs_add_their_steps_to_the_fit_and_an_unknown_run_is_named(data):
+    from analysis.folder import load
+    from analysis.predict import demands as dmod, forecast
+    from analysis.predict.runsteps import run_steps
+    result = load(data / "predict-handmade")
+    steps = run_steps(result)
+    d = dmod.measure(result, steps, fit_runs=forecast.runs_named(result, ("singleton-c2-a1",)))
+    assert d.fit_runs == ["singleton-c2-a1"] and d.cpu_fits["front"].steps == 6
+    # 100/s and 140/s: still too close together; the baseline's U / X stays, said so
+    assert d.background == {} and "span only 1.40x" in d.missing[-1]
+    assert d.cpu["front"].mean == pytest.approx(0.003)
+    with pytest.raises(dmod.NoBaseline, match="no run pool-c9"):
+        forecast.runs_named(result, ("pool-c9",))
