@@ -25,7 +25,7 @@ from analysis.stats import ratio_interval
 AGREE, DIFFER, NO_INTERVAL = "agree", "differ", "no interval"
 
 
-def _summary(folder: Path) -> dict:
+def read_summary(folder: Path) -> dict:
     path = Path(folder) / "summary.json"
     if not path.is_file():
         raise SystemExit(f"{path}: missing; make it with ./testbed report {folder}")
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("full", type=Path, nargs="+", help="result folders of the full segments and clones runs")
     p.add_argument("-o", "--output", type=Path, help="write the table here (markdown) instead of stdout")
     a = p.parse_args(argv)
-    text = markdown(compare(_summary(a.classic), *(_summary(f) for f in a.full)))
+    text = markdown(compare(read_summary(a.classic), *(read_summary(f) for f in a.full)))
     if a.output:
         a.output.write_text(text, encoding="utf-8")
     else:

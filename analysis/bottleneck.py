@@ -4,11 +4,14 @@ Rule (stated in the report):
 1. plateau: the knee is the first valid step reaching max·(1 − tolerance); the run plateaued if
    at least one valid step with more users follows the knee (more users bought no throughput).
    Without a plateau there is no bottleneck to name: the load did not reach it.
-2. at the max-throughput step, utilisation = CPU / capacity, for the host (capacity = host cores),
-   for each tier (capacity = cpu quota × replicas when quotas are set, else on a cluster the
-   CPU quotas of the nodes it runs on, else the cores the stack is pinned to, else host cores),
-   when the stack is pinned for the stack as a whole, and on a cluster for each node (its own
-   CPU quota, else host cores).
+2. at the plateau step with the least host CPU (the max-throughput step when the run did not
+   plateau; plateau steps: valid, from the knee on, within the tolerance of the max — on a
+   shared machine other programs' load comes and goes, and a plateau that held while the host
+   had CPU to spare was not made by the host), utilisation = CPU / capacity, for the host
+   (capacity = host cores), for each tier (capacity = cpu quota × replicas when quotas are set,
+   else on a cluster the CPU quotas of the nodes it runs on, else the cores the stack is pinned
+   to, else host cores), when the stack is pinned for the stack as a whole, and on a cluster for
+   each node (its own CPU quota, else host cores).
 3. plateau with host, every tier and every node below utilisation_threshold (default 80 %) ⇒
    "software/lock bottleneck (CPU idle)"; otherwise the most utilised saturated tier is named,
    with the node it runs on, or else the saturated node with the tiers on it (the host counts
@@ -35,7 +38,7 @@ class Hint:
     kind: str                      # software | cpu | rising | unknown
     text: str
     plateaued: bool = False
-    step: int | None = None        # the max-throughput step the CPU was read at
+    step: int | None = None        # the step the CPU was read at (see the module rule, 2.)
     host_utilisation: float | None = None
     utilisation: dict[str, float] = field(default_factory=dict)   # tier -> fraction of capacity
     saturated: list[str] = field(default_factory=list)
@@ -196,9 +199,15 @@ def hint(steps: list[StepSample], caps: Capacities, tolerance: float = 0.03,
     if not valid:
         return Hint(UNKNOWN, "no valid step: nothing to diagnose", threaddumps=dump_info)
     plateaued, knee = plateau(steps, tolerance)
-    top = max(valid, key=lambda s: (s.throughput, -s.users))
-    h = judge(top, caps, f"plateau at {top.throughput:.4g}/s from {knee.users} users", threshold,
-              dump_info, plateaued)
+    top = best = max(valid, key=lambda s: (s.throughput, -s.users))
+    if plateaued:       # CPU read at the plateau step with the least host CPU: a plateau that held
+        level = [s for s in valid if s.users >= knee.users and s.throughput >= best.throughput * (1 - tolerance)
+                 and s.host_cpu is not None]     # while other programs paused was not the host's
+        if level:
+            top = min(level, key=lambda s: (s.host_cpu, -s.throughput))
+    where = f"plateau at {best.throughput:.4g}/s from {knee.users} users" + (
+        f" (CPU read at {top.users} users, the plateau step with the least host CPU)" if top is not best else "")
+    h = judge(top, caps, where, threshold, dump_info, plateaued)
     if not plateaued:
         h.kind, h.saturated = RISING, []
         h.text = (f"no plateau: throughput still rising at {top.users} users (the last valid step"

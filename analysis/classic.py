@@ -6,10 +6,16 @@ the rule stated in its `why`.
 Rules (a finding whose runs are missing is "not measured"):
 - segment ⑤ dominates: T(1..5) <= T(1..4)/2, i.e. the SOAP call takes at least half of the
   whole path's demand (published: 430 -> 7.4 tps, 98 %).
-- the JSP (②) costs next to nothing: T(1..2) within the tolerance band of T(1..1) (published
-  812 vs 795).
-- the access bean (③) and the EJB-like bean (④) cost measurably: T(3) and T(4) are outside
-  the noise band (published 1,503 and 2,484/s).
+- the JSP (②) costs next to nothing: T(1..2) within the tolerance band of T(1..1) or above it
+  (published 812 vs 795); below the band it does not hold only where both paths' 95 % intervals
+  are narrower than the band (else: not measurable at this resolution).
+- the access bean (③) and the EJB-like bean (④) cost measurably: T(1..k) is below T(1..k-1) by
+  more than the noise band and by more than both paths' 95 % intervals (T(k)'s interval is
+  bounded), so T(k) is told from noise (published 1,503 and 2,484/s). The segment law resolves
+  no finer than that band: a T(1..k) inside it with both paths' 95 % intervals narrower
+  than the band does not hold (a cost that size would have shown); with wider intervals, or a
+  T(1..k) above the band (drift between the two runs), the run cannot tell: not measurable at
+  this resolution.
 - cloning the service tier gives nothing: every service-tier speed-up < 1.25.
 - cloning the client tier is near-linear: every client-tier speed-up >= 0.75 × replicas
   (published 7.4 -> 15 -> 26: 2.03 and 3.51).
@@ -20,10 +26,19 @@ Rules (a finding whose runs are missing is "not measured"):
   (published 22 vs 7.4: 2.97).
 - a pool of clients (the eventual fix) is several times the singleton: >= 2 (published ~100
   vs 7.4: 13.5).
+The segment findings compare path maxima that each use the whole host: where another program
+used a share of it during a path they rest on (analysis/regime.py, "shared"), they are "not
+testable on this host". The clone findings are about a lock, so they need runs in the lock's regime: where a run they
+rest on was host-bound (analysis/regime.py: host or load generator out of CPU at the plateau)
+and the rule failed — or could only pass because of it (the service tier's flatness, the
+singleton's baseline) — the verdict is "not testable on this host" with the cause and the fix,
+never "does not hold". A host-bound run can only lower a throughput, so a speed-up or ratio that
+reaches its bound despite it still holds (unless the baseline it is divided by was host-bound).
 """
 from __future__ import annotations
 
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, Finding, missing
+from analysis import regime
+from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
 
 PUBLISHED = {
     "paths": {1: 812, 2: 795, 3: 520, 4: 430, 5: 7.4},
@@ -46,7 +61,29 @@ def _n(x, digits: int = 0) -> str:
 
 
 # ------------------------------------------------------------------------------ segments
+def _unshared(f: Finding, summary: dict, series: str, ks: tuple[int, ...]) -> Finding:
+    """f, or "not testable" when a path it rests on was measured on a shared host."""
+    if f.verdict not in (HOLDS, DOES_NOT_HOLD, NOT_MEASURABLE):
+        return f
+    entries = {r["id"]: r for r in summary.get("runs", [])}
+    for p in summary.get("paths", []):
+        if p["series"] != series or p["path"] not in ks:
+            continue
+        for rid in p.get("run_ids") or []:
+            cause = regime.shared(entries.get(rid) or {})
+            if cause:
+                return Finding(f.claim, f.measured, f.published, NOT_TESTABLE,
+                               f"path {p['path']} ({rid}): {cause}: the segment law compares paths that each had "
+                               f"the whole host ({f.why}); fix: {regime.SHARED_FIX}", f.key)
+    return f
+
+
 def segment_findings(summary: dict) -> list[Finding]:
+    return [f for name in {g["series"]: 0 for g in summary.get("segments", [])}
+            for f in _segment_findings(summary, name)]
+
+
+def _segment_findings(summary: dict, only: str) -> list[Finding]:
     series = {}
     for g in summary.get("segments", []):
         series.setdefault(g["series"], {})[g["segment"]] = g
@@ -55,54 +92,121 @@ def segment_findings(summary: dict) -> list[Finding]:
         paths.setdefault(p["series"], {})[p["path"]] = p.get("max_throughput")
     out = []
     for name, segs in series.items():
+        if name != only:
+            continue
         t = paths.get(name, {})
         label = f" [{name}]" if len(series) > 1 else ""
         pub = PUBLISHED["paths"]
         if t.get(4) and t.get(5):
             share = 1 - t[5] / t[4]
-            out.append(Finding(
+            out.append(_unshared(Finding(
                 f"segment ⑤, the SOAP call through the client tier, dominates{label}",
                 f"T(1..4) {_n(t[4])}/s → T(1..5) {_n(t[5])}/s: ⑤ takes {share:.0%} of the path's demand",
                 f"T(1..4) {pub[4]} → T(1..5) {pub[5]} tps (98 %)", _verdict(t[5] <= t[4] / 2),
-                "holds when T(1..5) ≤ T(1..4)/2", "segment5_dominates"))
+                "holds when T(1..5) ≤ T(1..4)/2", "segment5_dominates"), summary, name, (4, 5)))
         else:
             out.append(missing(f"segment ⑤ dominates{label}", f"{pub[4]} → {pub[5]} tps",
                                "paths 4 and 5 both need a maximum", "segment5_dominates"))
+        intervals = {p["path"]: p.get("interval") for p in summary.get("paths", []) if p["series"] == name}
         s2 = segs.get(2)
         if s2 and s2.get("path_throughput") and s2.get("previous_path_throughput"):
-            within = s2["throughput"] is None
-            shown = s2["derived"] if s2.get("derived") is not None else s2["throughput"]
-            out.append(Finding(
-                f"the JSP (②) costs next to nothing{label}",
-                f"T(1..1) {_n(s2['previous_path_throughput'])} vs T(1..2) {_n(s2['path_throughput'])}/s"
-                + (f"; T(2) {_n(shown)}/s" if shown else ""),
-                f"{pub[1]} vs {pub[2]} tps (T(2) ≈ 37,972, within noise)", _verdict(within),
-                f"holds when T(1..2) is within the ±{s2['tolerance']:.0%} noise band of T(1..1)", "jsp_cheap"))
+            out.append(_unshared(_jsp_cheap(f"the JSP (②) costs next to nothing{label}", s2, intervals.get(1),
+                                            intervals.get(2)), summary, name, (1, 2)))
         for k, what in ((3, "the access bean (③)"), (4, "the EJB-like session bean (④)")):
             g = segs.get(k)
             if not g or g.get("path_throughput") is None or g.get("previous_path_throughput") is None:
                 out.append(missing(f"{what} costs measurably{label}", f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s",
                                    f"paths {k - 1} and {k} both need a maximum", f"segment{k}_measurable"))
                 continue
-            out.append(Finding(
-                f"{what} costs measurably{label}",
-                f"T({k}) {g['throughput']:,.0f}/s" if g["throughput"] is not None else f"T({k}) {_within_text(g)}",
-                f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s", _verdict(g["throughput"] is not None),
-                f"holds when T(1..{k}) is below T(1..{k - 1}) by more than the ±{g['tolerance']:.0%} noise band",
-                f"segment{k}_measurable"))
+            out.append(_unshared(_segment_cost(k, f"{what} costs measurably{label}", g, intervals.get(k - 1),
+                                               intervals.get(k)), summary, name, (k - 1, k)))
     return out
 
 
-def _within_text(g: dict) -> str:
-    if g.get("derived") is not None:
-        return f"{g['derived']:,.0f} — within noise"
-    return "not measurable"
+def _half_width(x: float, iv) -> float | None:
+    """Relative half-width of a 95 % interval around x."""
+    return None if not iv or not x or iv[1] is None else (iv[1] - iv[0]) / 2 / x
+
+
+def _jsp_cheap(claim: str, g: dict, prev_iv, cur_iv) -> Finding:
+    """② costs next to nothing: T(1..2) not below T(1..1) by more than the noise band; a larger
+    drop refutes it only where both intervals are narrower than the band (the module rule)."""
+    tol, prev, cur = g["tolerance"], g["previous_path_throughput"], g["path_throughput"]
+    shown = g["derived"] if g.get("derived") is not None else g["throughput"]
+    widths = [_half_width(prev, prev_iv), _half_width(cur, cur_iv)]
+    measured = (f"T(1..1) {_n(prev)} vs T(1..2) {_n(cur)}/s ({cur / prev - 1:+.1%}"
+                + (f"; 95 % intervals ±{widths[0]:.1%}, ±{widths[1]:.1%}" if None not in widths else "") + ")"
+                + (f"; T(2) {_n(shown)}/s" if shown else ""))
+    pub, key = "812 vs 795 tps (T(2) ≈ 37,972, within noise)", "jsp_cheap"
+    rule = f"holds when T(1..2) is within the ±{tol:.0%} noise band of T(1..1) or above it"
+    if g["throughput"] is None:
+        return Finding(claim, measured, pub, HOLDS, rule, key)
+    if None not in widths and max(widths) <= tol:
+        return Finding(claim, measured, pub, DOES_NOT_HOLD,
+                       f"{rule}; here T(1..2) is below it by more than the band, with both intervals narrower "
+                       "than the band", key)
+    return Finding(claim, measured, pub, NOT_MEASURABLE,
+                   f"not measurable at this resolution: T(1..2) is below the band, but the paths' 95 % intervals are "
+                   f"wider than it ({rule}; measure longer steps — a target_ci below the band — or repeat the "
+                   "experiment on a quieter host)", key)
+
+
+def _segment_cost(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
+    """③/④ cost measurably, judged at the segment law's resolution (the module rule)."""
+    tol, prev, cur = g["tolerance"], g["previous_path_throughput"], g["path_throughput"]
+    pub, key = f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s", f"segment{k}_measurable"
+    rule = (f"holds when T(1..{k}) is below T(1..{k - 1}) by more than the ±{tol:.0%} noise band, the "
+            "resolution of the segment law, and by more than their 95 % intervals (T(k)'s interval bounded)")
+    widths = [_half_width(prev, prev_iv), _half_width(cur, cur_iv)]
+    measured = (f"T(1..{k - 1}) {prev:,.0f} vs T(1..{k}) {cur:,.0f}/s ({cur / prev - 1:+.1%}"
+                + (f"; 95 % intervals ±{widths[0]:.1%}, ±{widths[1]:.1%}" if None not in widths else "") + ")")
+    iv = g.get("interval")
+    if g["throughput"] is not None and (iv is None or iv[1] is not None):
+        return Finding(claim, f"T({k}) {g['throughput']:,.0f}/s ({measured})", pub, HOLDS, rule, key)
+    precise = None not in widths and max(widths) <= tol
+    if precise and cur <= prev * (1 + tol):
+        return Finding(claim, measured, pub, DOES_NOT_HOLD,
+                       f"{rule}; here the difference is inside the band while both intervals are narrower than "
+                       f"it: segment {k} costs less than {tol:.0%} of the path", key)
+    if g["throughput"] is not None:
+        why = (f"T(1..{k}) is below T(1..{k - 1}) by more than the band but not by more than their 95 % intervals "
+               f"(T({k}) {g['throughput']:,.0f}/s, its interval unbounded): the difference may be noise")
+    elif cur > prev * (1 + tol):
+        why = (f"T(1..{k}) is above T(1..{k - 1}) by more than the band: the two runs drifted apart by more than "
+               "the segment costs")
+    else:
+        why = "the paths' 95 % intervals are wider than the band, so a cost inside it cannot be told from noise"
+    return Finding(claim, measured, pub, NOT_MEASURABLE,
+                   f"not measurable at this resolution: {why} ({rule}; measure longer steps "
+                   "— a target_ci below the band — or repeat the experiment on a quieter host)", key)
 
 
 # ------------------------------------------------------------------------------ clones
+def _bound(runs: list[dict]) -> list[dict]:
+    """The host-bound runs among runs (analysis/regime.py), baseline first."""
+    return sorted((r for r in runs if r and r.get("host_bound")), key=lambda r: r.get("scaled_tier") != "baseline")
+
+
+def _judged(claim: str, measured: str, published: str, ok: bool, rule: str, key: str,
+            runs: list[dict], base: dict | None, what: str, bound_decides: bool = False) -> Finding:
+    """The verdict of a clone finding with the regime check: a host-bound baseline (or, when
+    bound_decides, any host-bound run) makes it untestable; so does a failure beside a
+    host-bound run."""
+    hot = _bound(runs + [base])
+    base_hot = base is not None and base.get("host_bound")
+    if hot and (base_hot or bound_decides or not ok):
+        r = hot[0]
+        b = r["host_bound"]
+        return Finding(claim, measured, published, NOT_TESTABLE,
+                       f"{r['id']}: {b['cause']}: the machine, not {what}, set the maximum ({rule}); "
+                       f"fix: {b['fix']}", key)
+    return Finding(claim, measured, published, _verdict(ok), rule, key)
+
+
 def clone_findings(summary: dict) -> list[Finding]:
     runs = summary.get("runs", [])
     out = []
+    base = next((r for r in runs if r.get("scaled_tier") == "baseline" and r.get("client_mode") == "singleton"), None)
     svc = [r for r in runs if r.get("scaling") == "service tier" and r.get("speedup") is not None]
     cli = [r for r in runs if r.get("scaling") == "client tier" and r.get("speedup") is not None]
     pub = PUBLISHED["singleton_clones"]
@@ -110,21 +214,22 @@ def clone_findings(summary: dict) -> list[Finding]:
     def speedups(rs):
         return ", ".join(f"×{r['replicas']}: {r['speedup']:.2f}" for r in sorted(rs, key=lambda r: r["replicas"]))
     if svc:
-        out.append(Finding("cloning the SOAP service tier gives nothing", speedups(svc),
-                           "no change", _verdict(all(r["speedup"] < 1.25 for r in svc)),
-                           "holds when every service-tier speed-up is below 1.25", "service_tier_flat"))
+        out.append(_judged("cloning the SOAP service tier gives nothing", speedups(svc), "no change",
+                           all(r["speedup"] < 1.25 for r in svc),
+                           "holds when every service-tier speed-up is below 1.25", "service_tier_flat",
+                           svc, base, "the singleton's lock", bound_decides=True))
     else:
         out.append(missing("cloning the SOAP service tier gives nothing", "no change",
                            "no run scaled the service tier alone", "service_tier_flat"))
     if cli:
-        out.append(Finding("cloning the client tier gives near-linear gains", speedups(cli),
-                           f"{pub[1]} → {pub[2]} → {pub[4]} tps (×2: 2.03, ×4: 3.51)",
-                           _verdict(all(r["speedup"] >= 0.75 * r["replicas"] for r in cli)),
-                           "holds when every speed-up is ≥ 0.75 × the replicas", "client_tier_linear"))
+        short = [r for r in cli if r["speedup"] < 0.75 * r["replicas"]]
+        out.append(_judged("cloning the client tier gives near-linear gains", speedups(cli),
+                           f"{pub[1]} → {pub[2]} → {pub[4]} tps (×2: 2.03, ×4: 3.51)", not short,
+                           "holds when every speed-up is ≥ 0.75 × the replicas", "client_tier_linear",
+                           short, base, "the singleton clones' locks"))
     else:
         out.append(missing("cloning the client tier gives near-linear gains", f"{pub[1]} → {pub[2]} → {pub[4]} tps",
                            "no run scaled the client tier alone", "client_tier_linear"))
-    base = next((r for r in runs if r.get("scaled_tier") == "baseline" and r.get("client_mode") == "singleton"), None)
     claim = "the singleton client caps throughput while CPU stays far from 100 % (threads BLOCKED on it)"
     if base is None or base.get("max_throughput") is None:
         out.append(missing(claim, "plateau at 7.4 tps, CPU far from 100 %", "no singleton baseline run",
@@ -143,11 +248,11 @@ def clone_findings(summary: dict) -> list[Finding]:
                                "the load did not reach a plateau (more users would have bought throughput)",
                                "singleton_software_bottleneck"))
         else:
-            out.append(Finding(claim, measured, "plateau at 7.4 tps, CPU far from 100 %",
-                               _verdict(b["kind"] == "software" and (blocked > 0 or not dumps)),
+            out.append(_judged(claim, measured, "plateau at 7.4 tps, CPU far from 100 %",
+                               b["kind"] == "software" and (blocked > 0 or not dumps),
                                "holds when the plateau's bottleneck hint is 'software' (host and every tier "
                                "below the utilisation threshold) and the clone's threads wait on the singleton",
-                               "singleton_software_bottleneck"))
+                               "singleton_software_bottleneck", [], base, "the singleton's lock"))
     for mode, ratio, published, key in (("request", 1.5, f"{PUBLISHED['request'][1]} vs 7.4 tps on 1 clone (2.97×)",
                                          "request_multiple"),
                                         ("pool", 2.0, f"about {PUBLISHED['fix']} vs 7.4 tps (13.5×)", "pool_fix")):
@@ -157,9 +262,9 @@ def clone_findings(summary: dict) -> list[Finding]:
         if r is None:
             out.append(missing(claim, published, f"no {mode} run beside a singleton one", key))
         else:
-            out.append(Finding(claim, f"{_n(r['max_throughput'])}/s, {r['vs_singleton']:.2f}× the singleton",
-                               published, _verdict(r["vs_singleton"] >= ratio),
-                               f"holds when {mode} / singleton ≥ {ratio}", key))
+            out.append(_judged(claim, f"{_n(r['max_throughput'])}/s, {r['vs_singleton']:.2f}× the singleton",
+                               published, r["vs_singleton"] >= ratio, f"holds when {mode} / singleton ≥ {ratio}",
+                               key, [r], base, f"the {mode} lifecycle"))
     return out
 
 

@@ -5,7 +5,10 @@ claim, beside this run's figure and the classic study's published figure, with a
             measured="×2: 1.99, ×4: 3.76", published="7.4 → 15 → 26 tps (×2.0, ×3.5)",
             verdict=HOLDS, why="speed-ups within 25 % of the replica count")
 
-A verdict is one of VERDICTS; `not measurable` always says why. Findings are computed from
+A verdict is one of VERDICTS; `not measurable` always says why. "does not hold here" is for a
+run in the regime the finding needs that still disagreed; a run the machine limited (its host
+or load generator out of CPU at the plateau: analysis/regime.py) reads "not testable on this
+host", with the cause and the fix in `why`. Findings are computed from
 data by each experiment's analysis module, never written by hand: the module states the rule
 (the `rule` field) so a reader can check the verdict against the figures.
 """
@@ -20,7 +23,8 @@ HOLDS = "holds"
 DOES_NOT_HOLD = "does not hold here"
 NOT_MEASURABLE = "not measurable"
 NOT_MEASURED = "not measured"
-VERDICTS = (HOLDS, DOES_NOT_HOLD, NOT_MEASURABLE, NOT_MEASURED)
+NOT_TESTABLE = "not testable on this host"
+VERDICTS = (HOLDS, DOES_NOT_HOLD, NOT_TESTABLE, NOT_MEASURABLE, NOT_MEASURED)
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,8 @@ def missing(claim: str, published: str, why: str, key: str = "") -> Finding:
     return Finding(claim, "—", published, NOT_MEASURED, why, key)
 
 
-_CLASS = {HOLDS: "holds", DOES_NOT_HOLD: "fails", NOT_MEASURABLE: "na", NOT_MEASURED: "na"}  # templates/style.css
+_CLASS = {HOLDS: "holds", DOES_NOT_HOLD: "fails", NOT_TESTABLE: "untestable", NOT_MEASURABLE: "na",
+          NOT_MEASURED: "na"}  # templates/style.css
 
 
 def finding_rows(findings: list[Finding]) -> list[dict]:
@@ -75,5 +80,6 @@ def text_lines(findings: list[Finding]) -> list[str]:
     out = []
     for f in findings:
         pub = f" (published: {f.published})" if f.published else ""
-        out.append(f"  [{f.verdict}] {f.claim}: {f.measured}{pub}")
+        out.append(f"  [{f.verdict}] {f.claim}: {f.measured}{pub}"
+                   + (f" — {f.why}" if f.verdict == NOT_TESTABLE else ""))
     return out

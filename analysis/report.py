@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from analysis import faults as faultmod
-from analysis import maxima, pages, plots, sidebyside, steps
+from analysis import maxima, pages, plots, regime, sidebyside, steps
 from analysis.clones import config_text
 from analysis.findings import Finding, finding_rows
 from analysis.folder import load
@@ -115,6 +115,7 @@ def context(a: Analysis) -> dict:
             "calibration_segments": [(c, g) for c in calibration for g in c["segments"]],
             "calibration_paths": [(c, p) for c in calibration for p in c["paths"]],
             "settings_rows": settings_rows(s), "fault_grace_s": faultmod.GRACE_S, "node_stuck_s": faultmod.NODE_STUCK_S,
+            "scaling": regime.scaling_rows(s), "emulation": sidebyside.emulation(s),
             "config_text": config_text, "value_text": sidebyside.value_text,
             "prediction_view": prediction_view(s.get("prediction"))}
 

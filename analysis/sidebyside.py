@@ -185,3 +185,61 @@ def text_lines(side: list[dict]) -> list[str]:
         out.append(f"  {r['figure']:48s} {pub:>12s} {value_text(r['measured'], r['interval']):>30s}   {norm}"
                    + (f"  ({r['note']})" if r["note"] and r["note"] != "reference" else ""))
     return out
+
+
+# ------------------------------------------------------------------------------ emulated shape
+def _profile(summary: dict) -> dict | None:
+    p = (summary.get("experiment") or {}).get("profile")
+    return p if isinstance(p, dict) else None
+
+
+def emulation_lines(summary: dict) -> list[str]:
+    """What the classic-system profile emulated (experiment.json "profile"), for a terminal."""
+    p = _profile(summary)
+    if not p:
+        return []
+    d = p["demands_cpu_us"]
+    return [f"emulated by the {p['name']} profile (cli/testbed/run/profile.py): CPU per request added to the "
+            f"JSP {d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
+            f"a client per request's build {p.get('request_cpu_us', 0)} µs on the clone (that run only); "
+            f"front quota {p['quotas']['front']:g} core, clone quota {p['quotas']['clone']:g} core per replica; "
+            f"service wait {p['wait_us'] / 1000:g} ms; pool of {p['pool_size']}",
+            *(f"  profile: {n}" for n in p.get("notes") or [])]
+
+
+EMULATION_INTRO = (
+    "The segment demands of this run are emulated by the {name} profile (cli/testbed/run/profile.py), "
+    "from this stack's own costs measured first (calibration runs): CPU added per request so that the "
+    "front's cost of each path relative to the static page is the published one, a client per request's "
+    "build as dear relative to a pooled call as the classic's, a CPU quota per tier for the classic system's "
+    "one machine per tier, and the service wait that puts the singleton at 7.4/812 of T(①). The singleton's "
+    "lock is the real client's: no demand is locked.")
+
+
+def emulation(summary: dict) -> dict | None:
+    """The report's statement that the segment demands are emulated, and how: {intro, added
+    [(what, emulated, this stack's own front cost of the path)], settings [(setting, value)],
+    notes}; None without a profile."""
+    p = _profile(summary)
+    if not p:
+        return None
+    d = p["demands_cpu_us"]
+    front = {int(k): v for k, v in ((p.get("measured") or {}).get("front_s") or {}).items()}   # JSON keys are text
+    added = [(what, f"{d[key]} µs", f"{front[k] * 1e6:.0f} µs" if k in front else "—")
+             for key, what, k in (("SEG2", "② the JSP (DEMAND_SEG2_CPU_US)", 2),
+                                  ("SEG3", "③ the access bean (DEMAND_SEG3_CPU_US)", 3),
+                                  ("SEG4", "④ the session bean (DEMAND_SEG4_CPU_US)", 4),
+                                  ("INVOKER", "⑤ the Invoker, front side (DEMAND_INVOKER_CPU_US)", 5))]
+    own = (p.get("measured") or {}).get("clone_request_s")
+    added.append(("⑤ a client per request's build from the WSDL, on the clone (DEMAND_CLONE_CPU_US, the request "
+                  "run only)", f"{p.get('request_cpu_us', 0)} µs", f"{own * 1e6:.0f} µs (clone)" if own else "—"))
+    settings = [("front quota (one machine: paths ①–④ and the pool are held by it)",
+                 f"{p['quotas']['front']:g} core → T(①) {p['t1']:,.0f}/s"),
+                ("clone quota per replica (a client per request builds its client on it)",
+                 f"{p['quotas']['clone']:g} core"),
+                ("service wait the singleton's lock holds (unlocked)",
+                 f"{p['wait_us'] / 1000:g} ms → singleton {p['singleton']:.1f}/s"),
+                ("pool of pre-built clients (the fix; large enough not to bind)", str(p["pool_size"])),
+                ("T(①) chosen by", f"{p['binding']}, at {p['share']:.0%} of the host")]
+    return {"intro": EMULATION_INTRO.format(name=p["name"]), "added": added, "settings": settings,
+            "notes": list(p.get("notes") or [])}

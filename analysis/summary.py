@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, segments, sidebyside, steps, traces
+from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, regime, segments, sidebyside, steps, traces
 from analysis import nodes as nodemod
 from analysis import faults as faultmod
 from analysis.capacity import capacity
@@ -21,6 +21,7 @@ METHOD = {
     "maxima": maxima.__doc__.split("\n", 2)[2].strip(),
     "segments": segments.__doc__.split("\n", 1)[1].strip(),
     "bottleneck": bottleneck.__doc__.split("Rule (stated in the report):")[1].strip(),
+    "host-bound runs": regime.__doc__.split("\n", 2)[2].split("\n\n")[0].strip(),
     "calibration": calibration.__doc__.split("\n", 2)[2].strip(),
     "clones": clones.__doc__.split("Method: ")[1].split("\n\n")[0].strip(),
     "capacity": "N = N* + X·Z (interactive response-time law): X the maximum throughput, "
@@ -81,7 +82,7 @@ def accounting(run) -> dict | None:
     locust_ok = int(run.stats["requests"] - (run.stats.get("failures") or 0))
     steps = run.meta.get("steps") or []
     # in flight when Locust stopped (at most one per user), and at the front when the run began
-    # (the previous run's last requests, if they had not settled: runner.served_counts)
+    # (the previous run's last requests, if they had not settled: results.served_counts)
     allowance = max((s.get("users") or 0 for s in steps), default=0) + \
         sum(int(before[k].get("in_flight") or 0) for k in fronts)
     return {"locust_ok": locust_ok, "front_ok": front_ok, "difference": front_ok - locust_ok,
@@ -198,6 +199,9 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         hints[run.id] = bottleneck.hint(st, caps.for_run(run.meta), s.tolerance, s.utilisation_threshold,
                                         bottleneck.read_dumps(run.threaddumps))
         entries.append(_run_entry(run, st, run_max[run.id], hints[run.id]))
+        entries[-1]["cpu_shares"] = regime.shares(st, hints[run.id], caps.host_cores)
+        entries[-1]["host_bound"] = regime.host_bound(st, hints[run.id], s.utilisation_threshold, caps.host_cores,
+                                                      pinned=bool(caps.stack_cores))
         lost.extend({"run_id": run.id, "what": w} for w in run.lost)
         if result.kind != "clones" and not isinstance(run.meta.get("path"), int):
             lost.append({"run_id": run.id, "what": "run.json has no integer \"path\": left out of "
@@ -215,7 +219,7 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         "format": FORMAT_VERSION,
         "experiment": {k: e.get(k) for k in ("name", "kind", "status", "started", "ended", "mode",
                                              "host", "cpu_affinity", "cpu_quotas", "versions",
-                                             "definition", "stack")},
+                                             "definition", "stack", "scaling", "profile")},
         "settings": s.to_json(), "method": dict(METHOD), "runs_total": len(result.runs),
         "runs": entries, "excluded_steps": excluded, "step_notes": notes, "lost": lost,
     }

@@ -87,13 +87,16 @@ def test_compose_current_counts_running_replicas_and_keeps_overrides(tmp_path, m
     assert s.describe()["cpu_quotas"] == {"front": None, "clone": 0.5, "axis": None, "gsoap": None}
 
 
-def test_a_cpu_quota_restarts_the_tier_in_docker_mode_only(tmp_path):
+def test_a_cpu_quota_restarts_the_tier_in_every_mode(tmp_path):
+    """A JVM sizes its GC and compiler threads by its quota at start: local mode restarts too."""
     now = {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}
     knobs = {"CPUS_CLONE": "0.5"}
     p = reconfigure.plan(now, {}, now, knobs, docker.ComposeStack(_cfg(tmp_path)).tier_config)
     assert p["restart"] == ["clone"]
     p = reconfigure.plan(now, {}, now, knobs, local.LocalStack(_cfg(tmp_path)).tier_config)
-    assert p["restart"] == []
+    assert p["restart"] == ["clone"]
+    p = reconfigure.plan(now, {"CPUS_CLONE": "0.50"}, now, knobs, local.LocalStack(_cfg(tmp_path)).tier_config)
+    assert p["restart"] == [], "0.50 and 0.5 are one quota"
 
 
 def test_thread_dump_is_cut_out_of_a_container_log_with_application_lines_around_it():

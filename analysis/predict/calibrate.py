@@ -117,8 +117,9 @@ class Calibrated:
 
 
 def _split(d: Demands) -> tuple[dict[str, float], dict[str, float], list[str], dict[str, float]]:
-    cpu = {t: e.mean for t, e in d.cpu.items()}
-    notes = []
+    cpu = {t: max(e.mean, 0.0) for t, e in d.cpu.items()}
+    notes = [f"{t}'s CPU per request measured below zero ({e.mean * 1e3:.3g} ms: other programs' CPU "
+             "taken off more than this tier used): counted as 0" for t, e in d.cpu.items() if e.mean < 0]
     clone = cpu.get("clone", 0.0)
     if d.lock_cpu is not None:
         in_clone = min(d.lock_cpu.mean, clone)

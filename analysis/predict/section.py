@@ -92,6 +92,8 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
         now = forecast.predict(result, steps, fit_runs=fit_runs)   # the same calibration; adds request mode
     except dmod.NoBaseline as e:
         return {"error": str(e)}
+    except ValueError as e:          # a model the measured demands cannot make: said, not raised
+        return {"error": f"the model cannot be calibrated on this run: {e}"}
     if pred is None:
         pred = now
     have = {tuple(c["runs"]) for c in pred["configurations"]}

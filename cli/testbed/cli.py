@@ -65,6 +65,11 @@ def cmd_up(args) -> int:
         overrides["CLIENT_MODE"] = args.client_mode
     if args.pool_size is not None:
         overrides["CLIENT_POOL_SIZE"] = str(args.pool_size)
+    try:
+        overrides.update(_cpus_option(args.cpus))
+    except ValueError as e:
+        print(f"testbed: up: --cpus: {e}", file=sys.stderr)
+        return 2
     if args.spread or args.placement:
         from testbed import placement
         if not args.swarm:
@@ -101,6 +106,23 @@ def cmd_up(args) -> int:
     _print_entry_points(stack.entry_points(), {n for n, c in counts.items() if c})
     print("  ./testbed status · ./testbed scale clone=3 · ./testbed logs TIER · ./testbed down")
     return 0
+
+
+def _cpus_option(text: str | None) -> dict[str, str]:
+    """--cpus clone=0.5,axis=1 -> {CPUS_CLONE: "0.5", CPUS_AXIS: "1"} (ValueError naming the form)."""
+    from testbed.quotas import QUOTA_TIERS, QuotaError, cores
+    out: dict[str, str] = {}
+    for part in filter(None, (text or "").split(",")):
+        tier, eq, value = part.strip().partition("=")
+        if not eq or tier not in QUOTA_TIERS:
+            raise ValueError(f"expected TIER=CORES[,TIER=CORES...] with TIER in {', '.join(QUOTA_TIERS)}, "
+                             f"got {part.strip()!r}")
+        try:
+            cores({f"CPUS_{tier.upper()}": value}, tier)
+        except QuotaError as e:
+            raise ValueError(str(e).split(", in .env")[0]) from None
+        out[f"CPUS_{tier.upper()}"] = value.strip()
+    return out
 
 
 ENTRY_TIER = {"web": "front", "clones": "clone", "axis": "axis", "gsoap": "gsoap"}
@@ -156,17 +178,25 @@ def cmd_status(args) -> int:
                                     if st["mode"] != "local"])
     node_col = st["mode"] == "swarm"
     print(f"  {'replica':10s} " + (f"{'node':8s} " if node_col else "") +
-          f"{where_col:{width}s} {'process':8s} {'health':8s} {'haproxy':10s} sessions")
+          f"{where_col:{width}s} {'process':8s} {'health':8s} {'haproxy':10s} {'sessions':8s} cpu quota")
     for tier, n in (st.get("elsewhere") or {}).items():
         print(f"  {tier}: {n} replica(s) on nodes whose engine is not reachable from here (not inspected)")
     for r in st["replicas"]:
         place = f"{r['pid']} / {r['port']}" if st["mode"] == "local" else f"{r['container']} / {r['address'] or '-'}"
         print(f"  {r['tier'] + '-' + str(r['replica']):10s} " + (f"{r['node'] or '-':8s} " if node_col else "") +
               f"{place:{width}s} {'alive' if r['alive'] else 'DEAD':8s} {'ok' if r['healthy'] else 'FAIL':8s} "
-              f"{r['haproxy']:10s} {r['sessions']}")
+              f"{r['haproxy']:10s} {r['sessions']:<8d} {_quota_text(r.get('cpu_quota'))}")
+    others = [(p["name"], p.get("cpu_quota")) for p in ([{"name": "haproxy", **st["haproxy"]}] if st["haproxy"]
+                                                        else []) + st["locust"]]
+    if any(q for _, q in others):
+        print("  cpu quota: " + ", ".join(f"{n} {_quota_text(q)}" for n, q in others))
     if node_col and (st.get("haproxy") or {}).get("node"):
         print(f"  haproxy on {st['haproxy']['node']}")
     return 0 if st["up"] else 3
+
+
+def _quota_text(cores: float | None) -> str:
+    return f"{cores:g} core" + ("s" if cores != 1 else "") if cores else "-"
 
 
 def cmd_scale(args) -> int:
@@ -339,8 +369,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("up", help="build what is missing and start the stack on loopback",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Start every tier as local processes behind HAProxy and wait until "
-                                   "all are healthy. Knobs: .env (docs in the file).")
+                                   "all are healthy. Knobs: .env (docs in the file).",
+                       epilog="CPU quotas (one machine per tier, results comparable across hosts): "
+                              "CPUS_<TIER> in .env\nor the environment, or --cpus; the same knobs as "
+                              "compose's cpus. Examples:\n"
+                              "  CPUS_CLONE=0.5 ./testbed up          every clone replica gets half a core\n"
+                              "  ./testbed up --cpus clone=0.5,axis=0.5 --clones 2\n"
+                              "Local processes get a cgroup each (v2 cpu.max or v1 cpu.cfs_quota_us): root, "
+                              "or a delegated\ncgroup (docs/tiers.md); ./testbed status shows each "
+                              "replica's quota.")
     s.add_argument("--fronts", dest="front", type=int, default=1, metavar="F",
                    help="front (JSP/EJB-like) replicas (default 1)")
     s.add_argument("--clones", dest="clone", type=int, default=1, metavar="C",
@@ -351,6 +390,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="client lifecycle of the client tier (default: CLIENT_MODE in .env, singleton)")
     s.add_argument("--pool-size", type=int, default=None, metavar="N",
                    help="clients per clone in --client-mode pool (default: CLIENT_POOL_SIZE in .env)")
+    s.add_argument("--cpus", default=None, metavar="TIER=CORES,...",
+                   help="CPU quota per replica in cores, e.g. clone=0.5,axis=1 (TIER: front, clone, axis, "
+                        "gsoap, haproxy, locust); sets CPUS_<TIER> over .env (default: .env's, 0 = none)")
     s.add_argument("--no-locust", action="store_true",
                    help="do not start the Locust web UI (master + LOCUST_WORKERS workers)")
     s.add_argument("--monitoring", action="store_true",

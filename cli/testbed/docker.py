@@ -85,10 +85,6 @@ class ComposeStack(Stack):
         counts = {t: sum(1 for c in running if c["Service"] == t) for t in tiers.TIERS}
         return counts, {**self.cfg.knobs, **self.overrides()}
 
-    def tier_config(self, tier: str, knobs: dict[str, str]) -> dict[str, str]:
-        """The process environment, plus what compose gives the container: its CPU quota."""
-        return {**super().tier_config(tier, knobs), "CPUS": knobs.get(f"CPUS_{tier.upper()}", "0")}
-
     # ------------------------------------------------------------------ lifecycle
     def running(self) -> bool:
         """Containers of this compose project exist (running or not)."""
@@ -283,10 +279,11 @@ class ComposeStack(Stack):
         up = bool(hp and hp.get("State") == "running")
         out = {"mode": self.mode, "up": up, "state_dir": str(self.cfg.state_dir),
                "entry_points": self.entry_points() if up else {},
-               "haproxy": {"alive": up, "pid": by_name.get(hp["Name"], {}).get("pid") if hp else None}
-                          if hp else None,
+               "haproxy": {"alive": up, "pid": by_name.get(hp["Name"], {}).get("pid"),
+                           "cpu_quota": by_name.get(hp["Name"], {}).get("cpus")} if hp else None,
                "locust": [{"name": c["Name"], "pid": by_name.get(c["Name"], {}).get("pid"),
-                           "alive": c.get("State") == "running"} for c in rows if c["Service"] in LOCUST],
+                           "alive": c.get("State") == "running", "cpu_quota": by_name.get(c["Name"], {}).get("cpus")}
+                          for c in rows if c["Service"] in LOCUST],
                "replicas": []}
         for c in sorted((c for c in rows if c["Service"] in tiers.TIERS),
                         key=lambda c: (c["Service"], c["Name"])):
@@ -301,7 +298,7 @@ class ComposeStack(Stack):
                 "sessions": int(slot.get("scur") or 0),
                 "url": f"http://{ip}:{haproxy.DOCKER_TIER_PORT}" if ip else None, "pid": info.get("pid"),
                 "port": haproxy.DOCKER_TIER_PORT, "container": c["Name"], "address": ip or None, "log": None,
-                "node": None})
+                "cpu_quota": info.get("cpus"), "node": None})
         return out
 
     def logs(self, tier: str, lines: int = 40, follow: bool = False) -> int:

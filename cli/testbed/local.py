@@ -1,6 +1,8 @@
 """The stack as plain processes on loopback: start, scale, inspect and stop every tier and
 HAProxy. State (pids, ports) lives in <state_dir>/state.json, guarded by a lock file, so
-`down` stops exactly what `up` and `scale` started — and nothing else."""
+`down` stops exactly what `up` and `scale` started — and nothing else. A replica with a CPU
+quota (CPUS_<TIER>, as compose's `cpus`) runs in a cgroup of its own (quotas.py), made before
+it starts and removed after it stops."""
 from __future__ import annotations
 
 import contextlib
@@ -15,7 +17,7 @@ from pathlib import Path
 import shutil
 import subprocess
 
-from testbed import haproxy, locust_ui, procs, tiers
+from testbed import haproxy, locust_ui, procs, quotas, tiers
 from testbed import monitoring as monitoring_mod
 from testbed import tracing as tracing_mod
 from testbed.config import StackConfig
@@ -32,6 +34,7 @@ class LocalStack(Stack):
         self.dir = self.cfg.state_dir
         self.state_file = self.dir / "state.json"
         self.runtime = haproxy.Runtime(self.dir / "haproxy.sock")
+        self.quotas = quotas.Quotas(self.dir, self.cfg.knobs)    # sees the knobs' later overrides
 
     # ---------------------------------------------------------------- state
     @contextlib.contextmanager
@@ -75,9 +78,11 @@ class LocalStack(Stack):
         os.replace(tmp, self.state_file)
 
     def running(self) -> bool:
+        """HAProxy or a replica runs, or a process is left in the stack's quota groups (a CLI
+        killed while it started them: `down` stops those too)."""
         state = self.load()
         return bool(state["haproxy"] and state["haproxy"].alive()) or any(
-            r["proc"].alive() for reps in state["replicas"].values() for r in reps)
+            r["proc"].alive() for reps in state["replicas"].values() for r in reps) or bool(self.quotas.pids())
 
     # ---------------------------------------------------------------- replicas
     def _start_replicas(self, tier: tiers.Tier, indexes: list[int], state: dict) -> list[dict]:
@@ -91,8 +96,9 @@ class LocalStack(Stack):
                                  f"free it or move all replica ports with TESTBED_REPLICA_PORT_BASE=<port>")
             env = tiers.process_env(tier, port, self.cfg.knobs, extra=self._wiring(tier.name, state),
                                     metrics_port=metrics)
+            groups = self.quotas.place(f"{tier.name}-{i}", tier.name)
             proc = procs.start(f"{tier.name}-{i}", tier.argv(), self.dir / "logs" / f"{tier.name}-{i}.log",
-                               env=env, port=port, cwd=tiers.ROOT, cpus=self.cfg.stack_cpus)
+                               env=env, port=port, cwd=tiers.ROOT, cpus=self.cfg.stack_cpus, cgroups=groups)
             started.append({"index": i, "port": port, "proc": proc})
         return started
 
@@ -151,7 +157,8 @@ class LocalStack(Stack):
                              f"{busy[0].split('=')[0]}=<free port> in .env or the environment")
         (self.dir / "haproxy.state").write_text("1\n")   # an empty server-state file, version 1
         proc = procs.start("haproxy", ["haproxy", "-f", str(cfg_path), "-p", str(self.dir / "haproxy.pid")],
-                           self.dir / "logs" / "haproxy.log", cpus=self.cfg.stack_cpus)
+                           self.dir / "logs" / "haproxy.log", cpus=self.cfg.stack_cpus,
+                           cgroups=self.quotas.place("haproxy", "haproxy"))   # its workers too
         state["haproxy"] = proc
         haproxy.wait_for(lambda: self._haproxy_serves(plan) or not proc.alive(), 15, "HAProxy to start")
         if not proc.alive():
@@ -196,6 +203,8 @@ class LocalStack(Stack):
             state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {}), "locust": None,
                      "monitoring": None, "tracing": None}
             self.cfg.knobs.update(state["overrides"])
+            quotas.all_cores(self.cfg.knobs)           # a bad CPUS_* fails before anything starts
+            self.quotas.clear_stale()                  # groups a killed CLI left behind
             order = [n for n in tiers.START_ORDER if counts.get(n, 0) > 0]
             plan = {n: [(i, tiers.TIERS[n].port(self.cfg.replica_port_base, i))
                         for i in range(1, counts[n] + 1)] for n in order}
@@ -217,7 +226,8 @@ class LocalStack(Stack):
                     self._wait_up_in_haproxy(name, reps)
                 if locust:
                     state["locust"] = locust_ui.start(self.cfg, self.dir / "logs",
-                                                      tracing_mod.local_url(self.cfg) if tracing else "")
+                                                      tracing_mod.local_url(self.cfg) if tracing else "",
+                                                      groups=lambda name: self.quotas.place(name, "locust"))
                     self.save(state)
                     locust_ui.wait(state["locust"], self.cfg)
                 if monitoring:
@@ -246,6 +256,8 @@ class LocalStack(Stack):
             for r, was in zip(reps, ex.map(lambda r: procs.stop(r["proc"]), reps)):
                 if was:
                     stopped.append(r["proc"].name)
+        stopped += self.quotas.stop_and_clear({p.pid for p in [state.get("haproxy"), *(r["proc"] for r in reps),
+                                                               *locust_ui.all_procs(state.get("locust"))] if p})
         # Zipkin last: the tiers' last spans reach it before it goes (they are in memory only)
         stopped += [p.name for p in tracing_mod.all_procs(state.get("tracing")) if procs.stop(p, timeout=10)]
         self.state_file.unlink(missing_ok=True)
@@ -275,6 +287,8 @@ class LocalStack(Stack):
                 self.save(state)
                 for r in live:
                     procs.stop(r["proc"])
+                for r in gone:
+                    self.quotas.remove(f"{name}-{r['index']}")
             self._replace_dead(tier, keep, state)
             if n > before:
                 used = {r["index"] for r in keep}
@@ -287,6 +301,7 @@ class LocalStack(Stack):
                 except StackError:
                     for r in new:
                         procs.stop(r["proc"])
+                        self.quotas.remove(f"{name}-{r['index']}")
                     state["replicas"][name] = keep
                     self.save(state)
                     raise
@@ -316,6 +331,7 @@ class LocalStack(Stack):
             state = self.load()
             if not (state["haproxy"] and state["haproxy"].alive()):
                 raise StackError("the stack is not up; start it with ./testbed up")
+            quotas.all_cores({**self.cfg.knobs, **overrides})     # a bad CPUS_* stops nothing
             state["overrides"].update(overrides)
             self.cfg.knobs.update(overrides)
             self.save(state)
@@ -349,10 +365,11 @@ class LocalStack(Stack):
         if hp and hp.alive():
             with contextlib.suppress(OSError):
                 ha_rows = {(r["pxname"], r["svname"]): r for r in self.runtime.stats()}
+        quota = self.quotas.quota
         out = {"mode": self.mode, "up": bool(hp and hp.alive()), "state_dir": str(self.dir),
                "entry_points": self.entry_points(state) if hp and hp.alive() else {},
-               "haproxy": {"pid": hp.pid, "alive": hp.alive()} if hp else None,
-               "locust": [{"name": p.name, "pid": p.pid, "alive": p.alive()}
+               "haproxy": {"pid": hp.pid, "alive": hp.alive(), "cpu_quota": quota("haproxy")} if hp else None,
+               "locust": [{"name": p.name, "pid": p.pid, "alive": p.alive(), "cpu_quota": quota(p.name)}
                           for p in locust_ui.all_procs(state.get("locust"))],
                "replicas": []}
         for name, reps in sorted(state["replicas"].items()):
@@ -366,7 +383,8 @@ class LocalStack(Stack):
                     "haproxy": row.get("status", "-") if row else "-", "server": f"{name}{r['index']}",
                     "sessions": int(row.get("scur") or 0) if row else 0,
                     "url": f"http://127.0.0.1:{r['port']}", "pid": r["proc"].pid, "port": r["port"],
-                    "container": None, "address": "127.0.0.1", "log": r["proc"].log, "node": None})
+                    "container": None, "address": "127.0.0.1", "log": r["proc"].log,
+                    "cpu_quota": quota(f"{name}-{r['index']}"), "node": None})
         return out
 
     def current(self) -> tuple[dict[str, int], dict[str, str]]:
@@ -383,12 +401,15 @@ class LocalStack(Stack):
         return locust_ui.url(self.cfg) if running else None
 
     def cpu_targets(self) -> list[CpuTarget]:
+        """Every process; one with a quota group is read from the group's CPU accounting (ns,
+        every thread and child of it), the others from /proc (clock ticks)."""
         state = self.load()
-        out = [CpuTarget(name, str(r["index"]), r["proc"].pid)
+        usage = self.quotas.usage_file
+        out = [CpuTarget(name, str(r["index"]), r["proc"].pid, cgroup=usage(f"{name}-{r['index']}"))
                for name, reps in sorted(state["replicas"].items()) for r in reps if r["proc"].alive()]
         if state["haproxy"] and state["haproxy"].alive():
-            out.append(CpuTarget("haproxy", "1", state["haproxy"].pid, tree=True))
-        out += [CpuTarget("loadgen", p.name.replace("locust-", "ui-"), p.pid)
+            out.append(CpuTarget("haproxy", "1", state["haproxy"].pid, tree=True, cgroup=usage("haproxy")))
+        out += [CpuTarget("loadgen", p.name.replace("locust-", "ui-"), p.pid, cgroup=usage(p.name))
                 for p in locust_ui.all_procs(state.get("locust")) if p.alive()]
         return out
 
@@ -421,7 +442,10 @@ class LocalStack(Stack):
         return p.stdout
 
     def describe(self) -> dict:
-        return {"mode": self.mode, "cpu_quotas": None, "images": None,
+        """cpu_quotas: cores per replica of each tier that has a quota, as the kernel has it
+        (its first replica's group), or None when no tier has one."""
+        return {"mode": self.mode, "images": None, "cpu_quotas": self.quotas.per_tier(
+                    {t: [r["index"] for r in reps] for t, reps in self.load()["replicas"].items()}, tiers.TIERS),
                 "loadgen": {"where": "host", "target": self.web_url(),
                             "why": "local mode: Locust runs as processes of this host, like the stack"}}
 

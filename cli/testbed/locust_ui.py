@@ -20,9 +20,10 @@ def _locust() -> list[str]:
     return [sys.executable, "-m", "locust", "-f", LOCUSTFILES]
 
 
-def start(cfg: StackConfig, log_dir: Path, zipkin_url: str = "") -> dict:
+def start(cfg: StackConfig, log_dir: Path, zipkin_url: str = "", groups=lambda name: []) -> dict:
     """zipkin_url: tracing on (docs/tracing.md): the users set traceparent on --trace-sample of
-    their requests and send their client spans there."""
+    their requests and send their client spans there. groups(name): the cgroup.procs files
+    process `name` starts in (its CPU quota, CPUS_LOCUST)."""
     busy = [f"{k}={p}" for k, p in (("TESTBED_REPLICA_PORT_BASE (+990: Locust's web UI)", cfg.locust_web_port),
                                     ("LOCUST_MASTER_PORT", cfg.locust_master_port))
             if not procs.port_free(p, "127.0.0.1")]
@@ -39,10 +40,12 @@ def start(cfg: StackConfig, log_dir: Path, zipkin_url: str = "") -> dict:
         "--master-bind-host", "127.0.0.1", "--master-bind-port", str(cfg.locust_master_port),
         "--expect-workers", str(n), "--class-picker",
         "-H", f"http://{cfg.client_host}:{cfg.web_port}"], log_dir / "locust-master.log",
-        env={**tab, **traced}, port=cfg.locust_web_port, cwd=ROOT, cpus=cfg.loadgen_cpus)
+        env={**tab, **traced}, port=cfg.locust_web_port, cwd=ROOT, cpus=cfg.loadgen_cpus,
+        cgroups=groups("locust-master"))
     workers = [procs.start(f"locust-worker-{i}", _locust() + [
         "--worker", "--master-host", "127.0.0.1", "--master-port", str(cfg.locust_master_port)],
-        log_dir / f"locust-worker-{i}.log", env=traced, cwd=ROOT, cpus=cfg.loadgen_cpus) for i in range(1, n + 1)]
+        log_dir / f"locust-worker-{i}.log", env=traced, cwd=ROOT, cpus=cfg.loadgen_cpus,
+        cgroups=groups(f"locust-worker-{i}")) for i in range(1, n + 1)]
     return {"master": master, "workers": workers}
 
 

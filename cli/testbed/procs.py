@@ -109,18 +109,37 @@ def parse_cpus(text: str) -> set[int] | None:
 
 
 def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = None,
-          port: int | None = None, cwd: Path | None = None, cpus: set[int] | None = None) -> Proc:
+          port: int | None = None, cwd: Path | None = None, cpus: set[int] | None = None,
+          cgroups: list[str] | None = None) -> Proc:
     """Start argv in its own session, output to log; pinned to cpus (every thread it will
-    ever make inherits the set) when given."""
+    ever make inherits the set) when given; inside the cgroups whose cgroup.procs files are
+    given (its CPU quota group, quotas.py), entered between fork and exec so that the program
+    never runs outside them."""
     if not Path(argv[0]).exists() and not _which(argv[0]):
         raise ProcError(f"{name}: {argv[0]} not found; build it first: ./testbed build")
     log.parent.mkdir(parents=True, exist_ok=True)
     full_env = dict(os.environ)
     full_env.update(env or {})
+    groups = list(cgroups or [])
+
+    def before_exec() -> None:       # in the child: only os calls, no locks
+        for f in groups:
+            fd = os.open(f, os.O_WRONLY)
+            try:
+                os.write(fd, str(os.getpid()).encode())
+            finally:
+                os.close(fd)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+
     with open(log, "ab") as out:
-        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
-        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                             env=full_env, cwd=cwd, start_new_session=True, preexec_fn=pin)
+        try:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 env=full_env, cwd=cwd, start_new_session=True,
+                                 preexec_fn=before_exec if cpus or groups else None)
+        except subprocess.SubprocessError as e:
+            where = f"its CPU quota group ({', '.join(groups)})" if groups else f"CPUs {sorted(cpus or ())}"
+            raise ProcError(f"{name}: could not be started in {where}: {e}") from None
     ticks = None
     for _ in range(50):
         ticks = _start_ticks(p.pid)

@@ -9,10 +9,13 @@ they hold.
     stack.scale("clone", 4); stack.restart("clone", {"CLIENT_MODE": "request"})
     stack.status()                        # same shape in both modes (status_shape below)
 
-status() is {"mode", "up", "state_dir", "entry_points", "haproxy": {"alive", "pid"} | None,
-"locust": [{"name", "pid", "alive"}], "replicas": [REPLICA_KEYS...]}; a key that has no
-meaning in a mode (a container's pid namespace, a local replica's container, the Swarm node a
-replica runs on outside Swarm) is None. A Swarm stack adds "nodes": {node: [tier-replica ...]}.
+status() is {"mode", "up", "state_dir", "entry_points", "haproxy": {"alive", "pid", "cpu_quota"} |
+None, "locust": [{"name", "pid", "alive", "cpu_quota"}], "replicas": [REPLICA_KEYS...]}; a key
+that has no meaning in a mode (a container's pid namespace, a local replica's container) is None.
+cpu_quota: the CPU quota in cores (CPUS_<TIER>: a cgroup per local replica, compose's `cpus`),
+None when it has none.
+The Swarm node a replica runs on outside Swarm is None; a Swarm stack adds "nodes": {node:
+[tier-replica ...]}.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
 REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "server", "sessions", "url", "pid",
-                "port", "container", "address", "log", "node")
+                "port", "container", "address", "log", "cpu_quota", "node")
 
 
 class StackError(RuntimeError):
@@ -126,8 +129,14 @@ class Stack(ABC):
 
     def tier_config(self, tier: str, knobs: dict[str, str]) -> dict[str, str]:
         """What of these knobs a tier's replicas are started with: when it differs between two
-        sets of knobs, the tier must be restarted to change from one to the other."""
-        return tiers.process_env(tiers.TIERS[tier], 0, knobs)
+        sets of knobs, the tier must be restarted to change from one to the other. The CPU quota
+        (CPUS_<TIER>) too: a JVM sizes its GC and compiler threads by it at start."""
+        cpus = knobs.get(f"CPUS_{tier.upper()}") or "0"
+        try:
+            cpus = f"{float(cpus):g}"          # 0.50 and 0.5 are one quota
+        except ValueError:
+            pass
+        return {**tiers.process_env(tiers.TIERS[tier], 0, knobs), "CPUS": cpus}
 
     # ------------------------------------------------------------------ faults (faults.py)
     @abstractmethod

@@ -79,7 +79,8 @@ def replica_row(task: Task, container: dict | None, server: dict, tier_port: int
             "sessions": int(server.get("scur") or 0),
             "url": f"http://{task.address}:{tier_port}" if task.address else None,
             "pid": host_pid, "port": tier_port, "container": container["name"] if container else None,
-            "address": task.address, "log": None, "node": task.node or None}
+            "address": task.address, "log": None, "cpu_quota": container["cpus"] if container else None,
+            "node": task.node or None}
 
 
 def per_node(rows: list[dict]) -> dict[str, list[str]]:

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
 from analysis.summary import accounting
-from testbed.run.runner import served_counts
+from testbed.run.results import served_counts
 
 
 def _run(before: dict, after: dict, requests: int, users: int):

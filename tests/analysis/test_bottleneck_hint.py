@@ -71,6 +71,22 @@ def test_busy_loadgen_core_does_not_make_a_pinned_stack_cpu_bound(step):
     assert h.kind == bottleneck.SOFTWARE
 
 
+def test_a_plateau_that_held_while_other_programs_paused_is_read_at_its_quietest_step(step):
+    """Other programs' load came and went: at the max step the host was full, at another step
+    of the same plateau it had room and throughput stayed: the host did not make the plateau."""
+    cpu = {"front": 10.0, "clone": 5.0}
+    steps = [step(0, 4, 50, cpu=cpu, host=30.0), step(1, 12, 100, cpu=cpu, host=196.0),
+             step(2, 32, 99, cpu=cpu, host=40.0), step(3, 64, 98, cpu=cpu, host=190.0)]
+    h = bottleneck.hint(steps, CAPS, tolerance=0.05)
+    assert h.kind == bottleneck.SOFTWARE and h.step == 2 and h.host_utilisation == 0.2
+    assert "plateau at 100/s from 12 users (CPU read at 32 users" in h.text
+    # every plateau step with the host full: CPU-bound, read at the least busy of them
+    busy = [step(0, 4, 50, cpu=cpu, host=30.0), step(1, 12, 100, cpu=cpu, host=196.0),
+            step(2, 32, 99, cpu=cpu, host=180.0)]
+    h = bottleneck.hint(busy, CAPS, tolerance=0.05)
+    assert h.kind == bottleneck.CPU and h.step == 2 and h.host_utilisation == 0.9
+
+
 CLUSTER = {"host": {"cores": 2}, "stack": {"cluster": {"nodes": {
     "node-1": {"role": "manager", "cpus": 1.0}, "node-2": {"role": "worker", "cpus": 1.0},
     "node-3": {"role": "worker", "cpus": 1.0}}}}}

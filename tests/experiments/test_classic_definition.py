@@ -49,8 +49,10 @@ def test_classic_runs_segments_first_then_clones_in_the_diagnosis_order_request_
     seg, clo = exp.runs[:5], exp.runs[5:]
     # the five paths share one stack configuration: no restart between them
     assert len({str(r.stack_knobs()) + str(r.tiers) for r in seg}) == 1 and not seg[0].demands
-    # the clone runs are clones.toml's: 5 ms unlocked service wait; lifecycles change last
-    assert all(r.demands == {"SERVICE": {"cpu_us": 0, "wait_us": 5000, "locked": False}} for r in clo)
+    # the clone runs are clones.toml's: an unlocked service wait the runner scales to the host
+    # (until then the file's unscaled wait); lifecycles change last
+    assert all(r.auto_wait and r.demands == {"SERVICE": {"cpu_us": 0, "wait_us": 20000, "locked": False}}
+               for r in clo)
     assert [r.client_mode for r in clo] == ["singleton"] * 5 + ["request", "pool"]
     assert [(r.tiers["clone"], r.tiers["axis"]) for r in clo[:5]] == [(1, 1), (1, 2), (1, 4), (2, 1), (4, 1)]
     assert clo[-1].pool_size == 8
@@ -78,7 +80,7 @@ def test_classic_steps_are_adaptive_and_the_plan_bounds_the_runner_deadline():
 def test_adaptive_options_reach_locust_only_when_set(tmp_path):
     exp = definition.load("classic")
     argv = master_argv(exp.runs[0], tmp_path, "h", 2, 5599, primed=True)
-    assert argv[argv.index("--step-target-ci") + 1] == "0.05"
+    assert argv[argv.index("--step-target-ci") + 1] == "0.03"          # the segment part's
     assert argv[argv.index("--step-min-seconds") + 1] == "4"
     assert argv[argv.index("--step-plateau-tolerance") + 1] == "0.05"
     assert argv[argv.index("--step-plateau-steps") + 1] == "2"

@@ -40,6 +40,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="when no stack runs, start it with tracing on (Zipkin; docs/tracing.md): each run's "
                         "traces (its [load] trace_sample, default 1 %%) go into its folder, and the report "
                         "decomposes the time by tier from them; a running stack must have tracing on already")
+    p.add_argument("--no-scale", action="store_true",
+                   help="run a scaled service wait (wait_us = \"auto\") as the file's scale.unscaled_wait_us "
+                        "instead of choosing it for this host (docs/experiments.md, 'The regime')")
+    p.add_argument("--scale-from", default=None, metavar="FOLDER",
+                   help="choose the scaled wait from the CPU costs an earlier result folder measured "
+                        "(no calibration step)")
+    p.add_argument("--profile", default=None, choices=("stack", "classic-system"),
+                   help="classic experiments: stack = the stack's own costs (default); classic-system = "
+                        "emulated segment demands that give the classic system's shape (experimental: docs/experiments.md)")
     p.add_argument("--no-restore", action="store_true",
                    help="if the stack was already up, leave it as the last run configured it "
                         "(default: put replica counts and knobs back)")
@@ -102,7 +111,8 @@ def main(args) -> int:
         from testbed.run import tracing_overhead
         return tracing_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
     try:
-        exp = definition.load(args.experiment, quick=args.quick, repeat=args.repeat)
+        exp = definition.load(args.experiment, quick=args.quick, repeat=args.repeat,
+                              scaling=not args.no_scale, profile=args.profile)
     except (definition.DefinitionError, FaultError) as e:      # FaultError: a bad [[faults]] entry
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2
@@ -115,8 +125,13 @@ def main(args) -> int:
             return 2
         from testbed.run.locustrun import RemoteWorkers
         remote = RemoteWorkers(host, int(port), args.remote_workers)
+    scale_from = Path(args.scale_from) if args.scale_from else None
+    if scale_from is not None and not (scale_from / "experiment.json").is_file():
+        print(f"testbed: run: --scale-from {scale_from}: not a result folder (no experiment.json)", file=sys.stderr)
+        return 2
     runner = Runner(exp, stack, results_dir=results_dir, workers=args.workers,
-                    keep_stack=args.keep_stack, restore=not args.no_restore, remote=remote, tracing=args.tracing)
+                    keep_stack=args.keep_stack, restore=not args.no_restore, remote=remote,
+                    scale_from=scale_from, tracing=args.tracing)
     try:
         runner.run()
     except KeyboardInterrupt:

@@ -12,6 +12,9 @@ The file's tables (docs/experiments.md has the long version):
   [defaults]                run keys every run starts from
   [parts.<part>]            classic only: run keys of every run of that part (over [defaults])
   [settings]                analysis thresholds (docs/results.md), copied to experiment.json
+  [scale], profile          experiments scaled to the host (run/scaling.py: demands.SERVICE =
+                            {wait_us = "auto"} is chosen by the runner) and the classic-system
+                            profile (run/profile.py)
   [[runs]]                  one entry per run: id, label, path (or paths = [..], one run per
                             path, ids <id>-path<k>), backend, op, n, tiers, client_mode,
                             pool_size, regime, demands, knobs, load = {..}, quick = {..};
@@ -34,29 +37,30 @@ from pathlib import Path
 
 from testbed import ROOT, faults, placement
 from testbed.run.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
+from testbed.run.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_REPLICAS,  # noqa: F401
+                                 TIER_NAMES, demands_text)
+from testbed.run.runkeys import demands as _demands
+from testbed.run.runkeys import knobs as _knobs
+from testbed.run.runkeys import tiers as _tiers
+from testbed.run.runkeys import tiers_cpus as _tiers_cpus
+from testbed.run.scaling import ScaleSettings
 
 EXPERIMENTS_DIR = ROOT / "loadgen" / "experiments"
 KINDS = ("segments", "clones", "calibration", "classic")
 PARTS = ("segments", "clones")      # the parts of a classic experiment (a run's kind)
-TIER_NAMES = ("front", "clone", "axis", "gsoap")
 BACKENDS = ("axis", "gsoap")
 CLIENT_MODES = ("singleton", "request", "pool")
 REGIMES = ("serial", "parallel")
 OPERATIONS = ("ping", "sendBytes", "sendInts", "sendFloats", "sendDoubles", "sendIntBuffer",
               "echoInts", "work")
-DEMAND_POINTS = ("SEG2", "SEG3", "SEG4", "INVOKER", "CLONE", "SERVICE")
-DEMAND_KEYS = ("cpu_us", "wait_us", "locked")
-MAX_REPLICAS = 16
 RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
-# knobs the runner sets, and the value that means "as the tier's default" when a run does not
-# set them (docs/tiers.md, client-clones/README.md)
-KNOB_DEFAULTS = {"CLIENT_MODE": "singleton", "CLIENT_POOL_SIZE": "8",
-                 **{f"DEMAND_{p}_{k}": "0" for p in DEMAND_POINTS for k in ("CPU_US", "WAIT_US", "LOCKED")}}
 
 RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tiers_cpus", "client_mode",
             "pool_size", "regime", "demands", "knobs", "load", "quick", "part", "placement", "spread")
-TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "parts", "settings", "runs", "faults")
+TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "parts", "settings", "runs", "faults",
+            "scale", "profile")
+PROFILES = ("stack", "classic-system")   # the stack's own costs | the classic system's shape
 MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick", "placement")   # [parts.<part>] merges these over [defaults]
 
 
@@ -78,6 +82,7 @@ class RunSpec:
     knobs: dict[str, str]
     load: LoadPlan
     entry: str = ""               # the id without the repeat suffix (what [quick] runs names)
+    auto_wait: bool = False       # demands.SERVICE.wait_us = "auto": the runner chooses it
 
     @property
     def user_class(self) -> str:
@@ -127,6 +132,9 @@ class Experiment:
     repeat: int = 1
     raw: dict = field(default_factory=dict)
     faults: list = field(default_factory=list)    # faults.Fault, [[faults]]
+    scale: ScaleSettings = field(default_factory=ScaleSettings)
+    scaling: bool = True          # False: --no-scale ("auto" waits run scale.unscaled_wait_us)
+    profile: str = "stack"
 
     def definition(self) -> dict:
         """experiment.json "definition": the file as run, and the runs it expanded to."""
@@ -135,6 +143,8 @@ class Experiment:
         except ValueError:
             shown = str(self.source)
         return {"file": shown, "quick": self.quick, "repeat": self.repeat, "toml": self.text,
+                "scale": {**asdict(self.scale), "enabled": self.scaling,
+                          "auto_runs": [r.id for r in self.runs if r.auto_wait]}, "profile": self.profile,
                 "runs": [{**r.config(), "id": r.id, "label": r.label, "repeat": r.repeat,
                           "user_class": r.user_class, "load": asdict(r.load)} for r in self.runs]}
 
@@ -167,15 +177,23 @@ def read_toml(path: Path) -> tuple[dict, str]:
         raise DefinitionError(f"{path}: not valid TOML: {e}") from None
 
 
-def load(name_or_path: str, quick: bool = False, repeat: int = 1) -> Experiment:
+def load(name_or_path: str, quick: bool = False, repeat: int = 1, scaling: bool = True,
+         profile: str | None = None) -> Experiment:
     path = find(name_or_path)
     raw, text = read_toml(path)
-    return parse(raw, path, text, quick=quick, repeat=repeat)
+    return parse(raw, path, text, quick=quick, repeat=repeat, scaling=scaling, profile=profile)
 
 
-def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: int = 1) -> Experiment:
+def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: int = 1,
+          scaling: bool = True, profile: str | None = None) -> Experiment:
+    """profile: --profile (None: the file's `profile`, else "stack"); scaling False: --no-scale."""
     where = str(path)
     unknown(raw, TOP_KEYS, where)
+    scale = ScaleSettings.parse(raw.get("scale", {}), where)
+    if profile is None:
+        profile = _choice(raw.get("profile", "stack"), "profile", where, PROFILES)
+    elif profile not in PROFILES:
+        raise DefinitionError(f"--profile must be one of {', '.join(PROFILES)} (got {profile!r})")
     name = raw.get("name")
     if not isinstance(name, str) or not RUN_ID.match(name):
         raise DefinitionError(f"{where}: name = \"...\" is required (letters, digits, _ . -); "
@@ -213,7 +231,7 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
             raise DefinitionError(f"{run_where}: part is for kind = \"classic\" experiments only "
                                   "(it says which analysis a run belongs to)")
         specs.extend(_expand(run_kind, run_defaults, entry, base_load, quick_table if quick else None,
-                             run_where))
+                             run_where, scale.unscaled_wait_us))
     ids = [s.entry for s in specs]
     dup = sorted({x for x in ids if ids.count(x) > 1})
     if dup:
@@ -237,22 +255,13 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
     # shown in the report's settings table (docs/results.md: other keys are kept and shown)
     settings.setdefault("description", str(raw.get("description", "")).strip())
     settings.setdefault("demand knobs", demands_text(runs))
+    if profile != "stack" and kind != "classic":
+        raise DefinitionError(f"{where}: profile {profile!r} sets the segment demands of a classic experiment "
+                              f"(kind = \"classic\"; this file is {kind!r})")
     return Experiment(name=name, kind=kind, description=str(raw.get("description", "")).strip(),
                       source=path, text=text, settings=settings, runs=runs, quick=quick,
-                      repeat=repeat, raw=raw, faults=faults.from_tables(raw.get("faults", []), ids, where))
-
-
-def demands_text(runs: list[RunSpec]) -> str:
-    """One line saying which demand knobs the runs set ("none": every demand is zero)."""
-    seen: dict[str, list[str]] = {}
-    for r in runs:
-        text = "; ".join(f"{p} {d['cpu_us']} µs CPU + {d['wait_us']} µs wait"
-                         f"{' under its process lock' if d['locked'] else ' (no lock)'}"
-                         for p, d in sorted(r.demands.items())) or "none"
-        seen.setdefault(text, []).append(r.entry)
-    if len(seen) == 1:
-        return next(iter(seen)) + (" (every run)" if next(iter(seen)) != "none" else "")
-    return " | ".join(f"{', '.join(dict.fromkeys(ids))}: {t}" for t, ids in seen.items())
+                      repeat=repeat, raw=raw, faults=faults.from_tables(raw.get("faults", []), ids, where),
+                      scale=scale, scaling=scaling, profile=profile)
 
 
 # ------------------------------------------------------------------------------- helpers
@@ -300,34 +309,6 @@ def _choice(value, key: str, where: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def _tiers(defaults: dict, entry: dict, where: str) -> dict[str, int]:
-    """Replica counts: the defaults' (a classic part's over [defaults]), then the run's."""
-    counts = {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}
-    for layer in (defaults.get("tiers", {}), entry.get("tiers", {})):
-        if not isinstance(layer, dict):
-            raise DefinitionError(f"{where}: tiers must be a table like {{front = 1, clone = 2}}")
-        unknown(layer, TIER_NAMES, f"{where} tiers")
-        for t, n in layer.items():
-            counts[t] = whole(n, f"tiers.{t}", where, 0, MAX_REPLICAS)
-    return counts
-
-
-def _tiers_cpus(defaults: dict, entry: dict, where: str) -> dict[str, str]:
-    """tiers_cpus = {clone = 0.5}: a CPU quota per replica of a tier, in cores (compose `cpus`,
-    docker mode only), merged key by key over [defaults]; as the knobs CPUS_<TIER>."""
-    out = {}
-    for layer in (defaults.get("tiers_cpus", {}), entry.get("tiers_cpus", {})):
-        if not isinstance(layer, dict):
-            raise DefinitionError(f"{where}: tiers_cpus must be a table like {{clone = 0.5, axis = 1}}")
-        unknown(layer, TIER_NAMES, f"{where} tiers_cpus")
-        for t, v in layer.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 64:
-                raise DefinitionError(f"{where}: tiers_cpus.{t} must be cores per replica, 0..64 "
-                                      f"(0 = no quota), got {v!r}")
-            out[f"CPUS_{t.upper()}"] = f"{v:g}"
-    return out
-
-
 def _placement(defaults: dict, entry: dict, where: str) -> dict[str, str]:
     """placement and spread as the knobs PLACE_<TIER>, SPREAD (cli/testbed/placement.py)."""
     try:
@@ -336,43 +317,8 @@ def _placement(defaults: dict, entry: dict, where: str) -> dict[str, str]:
         raise DefinitionError(str(e)) from None
 
 
-def _demands(value, where: str) -> dict[str, dict]:
-    if not isinstance(value, dict):
-        raise DefinitionError(f"{where}: demands must be a table like {{SEG2 = {{wait_us = 10000, locked = true}}}}")
-    out = {}
-    for point, d in value.items():
-        if point not in DEMAND_POINTS:
-            raise DefinitionError(f"{where}: demands.{point}: unknown point; points are {', '.join(DEMAND_POINTS)}")
-        if not isinstance(d, dict):
-            raise DefinitionError(f"{where}: demands.{point} must be a table {{cpu_us, wait_us, locked}}")
-        unknown(d, DEMAND_KEYS, f"{where} demands.{point}")
-        cpu = whole(d.get("cpu_us", 0), f"demands.{point}.cpu_us", where, 0, 60_000_000)
-        wait = whole(d.get("wait_us", 0), f"demands.{point}.wait_us", where, 0, 60_000_000)
-        locked = d.get("locked", False)
-        if not isinstance(locked, bool):
-            raise DefinitionError(f"{where}: demands.{point}.locked must be true or false")
-        if cpu or wait:
-            out[point] = {"cpu_us": cpu, "wait_us": wait, "locked": locked}
-    return out
-
-
-def _knobs(value, where: str) -> dict[str, str]:
-    if not isinstance(value, dict):
-        raise DefinitionError(f"{where}: knobs must be a table like {{GSOAP_SERVER_MODEL = \"pool\"}}")
-    out = {}
-    for k, v in value.items():
-        if k in placement.KNOBS:
-            raise DefinitionError(f"{where}: knobs.{k}: set it with placement or spread instead")
-        if k in KNOB_DEFAULTS or k.startswith("DEMAND_"):
-            raise DefinitionError(f"{where}: knobs.{k}: set it with client_mode, pool_size or demands instead")
-        if not re.match(r"^[A-Z][A-Z0-9_]*$", k) or isinstance(v, (dict, list)):
-            raise DefinitionError(f"{where}: knobs.{k}: expected NAME = value (a .env knob)")
-        out[k] = str(int(v) if isinstance(v, bool) else v)
-    return out
-
-
 def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict | None,
-            where: str) -> list[RunSpec]:
+            where: str, auto_wait_us: int = 0) -> list[RunSpec]:
     merged = {**defaults, **entry}
     layers = [(base_load, f"{where} ([load])"), (defaults.get("load", {}), f"{where} ([defaults] load)"),
               (entry.get("load", {}), f"{where} load")]
@@ -409,7 +355,7 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
         regime = _choice(regime, "regime", where, REGIMES)
     elif regime is not None:
         raise DefinitionError(f"{where}: regime is for calibration experiments only")
-    demands = _demands(merged.get("demands", {}), where)
+    demands, auto_wait = _demands(merged.get("demands", {}), where, auto_wait_us)
     knobs = {**_knobs(merged.get("knobs", {}), where), **_tiers_cpus(defaults, entry, where),
              **_placement(defaults, entry, where)}
     base_id = entry.get("id")
@@ -431,7 +377,8 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
             label = f"{entry['label']} /seg/{p}"
         out.append(RunSpec(id=rid, label=str(label), kind=kind, repeat=0, path=p, backend=backend,
                            op=op, n=n, tiers=tiers, client_mode=client_mode, pool_size=pool_size,
-                           regime=regime, demands=demands, knobs=knobs, load=plan, entry=rid))
+                           regime=regime, demands=demands, knobs=knobs, load=plan, entry=rid,
+                           auto_wait=auto_wait))
     return out
 
 

@@ -8,10 +8,12 @@ def _num(x, digits: int = 0) -> str:
 
 def lines(summary: dict) -> list[str]:
     from analysis.findings import Finding, text_lines
+    from analysis.regime import scaling_lines
     kind = summary["experiment"]["kind"]
     found = [Finding.from_json(f) for f in summary.get("findings", [])]
-    out = (["findings (the classic results, checked on this run):", *text_lines(found), "details:"]
-           if found else [])
+    out = scaling_lines(summary)
+    out += (["findings (the classic results, checked on this run):", *text_lines(found), "details:"]
+            if found else [])
     for r in summary["runs"]:
         cpu = ", ".join(f"{t} {v:.0f}%" for t, v in sorted((r.get("cpu_at_plateau") or {}).items()))
         iv = r.get("max_interval")
@@ -42,8 +44,9 @@ def lines(summary: dict) -> list[str]:
                 out.append(f"  {r['id']:28s} " + "; ".join(bits))
     if kind == "classic":
         from analysis.sidebyside import text_lines as side_lines
+        from analysis.sidebyside import emulation_lines
         out += ["the classic report beside this run (95 % intervals; normalized: each side by its own reference):",
-                *side_lines(summary.get("side_by_side", []))]
+                *side_lines(summary.get("side_by_side", [])), *emulation_lines(summary)]
     if summary.get("excluded_steps"):
         out.append(f"  {len(summary['excluded_steps'])} step(s) excluded from maxima (see the report)")
     return out

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from testbed import ROOT
@@ -170,3 +171,33 @@ def read_step_log(path: Path) -> tuple[list[dict], list[dict]]:
                                                    "start": None, "end": None})
             ph.update({k: v for k, v in rec.items() if k in ph and k != "phase"})
     return [steps[i] for i in sorted(steps) if steps[i]["users"] is not None], list(phases.values())
+
+
+def served_counts(replicas: list[dict], settle_s: float = 0) -> dict[str, dict]:
+    """GET /served of every replica (java-common Served, gSOAP served.cpp): tier-replica ->
+    its counters, or {"error": why} where it cannot be read (e.g. a Swarm task's address).
+    With settle_s, first waits (at most that long) until no front has a request in flight: the
+    previous run's last requests, still queued when its Locust stopped, would otherwise be
+    counted in this run's front total but not in its Locust's."""
+    end = time.monotonic() + settle_s
+    while True:
+        out = _served_once(replicas)
+        busy = [k for k, v in out.items() if k.startswith("front-") and (v.get("in_flight") or 0) > 0]
+        if not busy or time.monotonic() >= end:
+            return out
+        time.sleep(0.2)
+
+
+def _served_once(replicas: list[dict]) -> dict[str, dict]:
+    out = {}
+    for r in replicas:
+        key = f"{r['tier']}-{r['replica']}"
+        if not (r.get("url") and r.get("alive")):
+            out[key] = {"error": "not running"}
+            continue
+        try:
+            with urllib.request.urlopen(r["url"] + "/served", timeout=2) as resp:
+                out[key] = json.loads(resp.read())
+        except (OSError, ValueError) as e:
+            out[key] = {"error": f"{type(e).__name__}: {e}"[:120]}
+    return out

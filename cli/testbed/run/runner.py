@@ -23,8 +23,11 @@ from pathlib import Path
 
 from testbed import ROOT, placement, procs
 from testbed.faults import Injector
-from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, traces
+from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, tohost, traces
 from testbed.run.clienttime import ClientTimeSampler
+from testbed.run.costs import calibration_spec, needs_calibration, run_steps
+from testbed.run.profile import SEGMENT_USERS as profile_users, calibration_specs as profile_calibration
+from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
 from testbed.run.progress import Progress, latest_history, line
@@ -68,8 +71,10 @@ def deferred_sigint(progress: Progress, what: str):
 class Runner:
     def __init__(self, exp: Experiment, stack: Stack, results_dir: Path = RESULTS_DIR,
                  workers: int | None = None, keep_stack: bool = False, restore: bool = True,
-                 progress: Progress | None = None, remote: RemoteWorkers | None = None, tracing: bool = False):
+                 progress: Progress | None = None, remote: RemoteWorkers | None = None,
+                 scale_from: Path | None = None, tracing: bool = False):
         self.exp, self.stack = exp, stack
+        self.scale_from = scale_from          # --scale-from: costs of an earlier result folder
         self.results_dir = Path(results_dir)
         self.workers_override = workers
         self.remote = remote
@@ -81,6 +86,7 @@ class Runner:
         self.remote_made = False          # remote workers this runner started on the cluster
         self.failed: list[str] = []
         self.tracing = tracing            # start the stack with tracing on (run --tracing)
+        self.warm: set[str] = set()           # Java tiers loaded since their last (re)start
 
     # ------------------------------------------------------------------ the experiment
     def run(self) -> Path:
@@ -114,8 +120,12 @@ class Runner:
             self.meta["stack"] = self.stack.describe()
             self.meta["cpu_quotas"] = self.meta["stack"].get("cpu_quotas")
             self._write_experiment()
-            for i, spec in enumerate(exp.runs):
-                self._one_run(i, spec)
+            if exp.profile != "stack":
+                self._profile()                # emulated demands: before the first run
+            for i in range(len(exp.runs)):
+                if exp.runs[i].auto_wait and "scaling" not in self.meta:
+                    self._scale(i)             # the service wait for this host, before its first run
+                self._one_run(i, exp.runs[i])
                 self._predict_after(i)
             status = "failed" if self.failed else "complete"
             if self.failed:
@@ -156,6 +166,13 @@ class Runner:
         runs = self.exp.runs
         seconds = sum(r.load.seconds() + LOCUST_START_S for r in runs)
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
+        if needs_calibration(self.exp, self.scale_from):       # one Locust run and one restart more
+            seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
+        if self.exp.profile != "stack":      # its calibration runs, a client restart there and back, the quotas,
+            cal = profile_calibration(runs[0], self.exp.quick)     # the segment paths' extra users
+            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 4 * JVM_START_S + sum(
+                (len(profile_users) - len(r.load.users)) * r.load.step_seconds
+                for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
         return seconds + changes * JVM_START_S
 
     # ------------------------------------------------------------------ the stack
@@ -163,10 +180,6 @@ class Runner:
         """Start the stack for the first run if it is down; return the configuration to restore
         at the end (None when this experiment started the stack)."""
         first = self.exp.runs[0]
-        quotas = sorted({k for r in self.exp.runs for k in r.stack_knobs() if k.startswith("CPUS_")})
-        if quotas and self.stack.mode == "local":
-            raise ExperimentError(f"tiers_cpus ({', '.join(quotas)}) gives tiers CPU quotas, which only the "
-                                  "containerized stack has: ./testbed up --docker, or ./testbed run --docker")
         if any(placement.requested(r.stack_knobs()) for r in self.exp.runs) and self.stack.mode != "swarm":
             raise ExperimentError("placement / spread put tiers on the nodes of a Swarm, and the stack here is the "
                                   f"{self.stack.mode} one: ./testbed cluster up --nodes 4, then ./testbed up --swarm")
@@ -189,6 +202,8 @@ class Runner:
         self.progress.say(f"stack: starting the {self.stack.mode} stack with "
                           + ", ".join(f"{t}×{n}" for t, n in first.tiers.items() if n))
         t0 = time.monotonic()
+        if needs_calibration(self.exp, self.scale_from) and self.exp.runs.index(first) == 0:
+            first = calibration_spec(first, self.exp.quick)     # what runs first: saves a restart
         self.stack.up({t: n for t, n in first.tiers.items() if n > 0}, first.stack_knobs(), locust=False,
                       tracing=self.tracing)
         self.started_stack = True
@@ -248,12 +263,35 @@ class Runner:
             return self.stack.cfg.locust_worker_count()
         return int(spec.load.workers)
 
-    def _one_run(self, i: int, spec: RunSpec) -> None:
+    def _scale(self, i: int) -> None:
+        """The service wait of the "auto" runs, for this host (run/tohost.py, run/scaling.py)."""
+        cfg = self.stack.cfg
+        self.progress.say("scaling: the CPU one /seg/5 request costs here decides the service wait ...")
+        self.meta["scaling"], lines = tohost.scale(
+            self.exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
+            float(self.meta["host"]["cores"]), cfg.stack_cpus, cfg.loadgen_cpus, self.scale_from)
+        self._fitted(lines)
+
+    def _profile(self) -> None:
+        """The classic-system profile's emulated demands, quotas and wait (run/profile.py)."""
+        self.progress.say(f"profile {self.exp.profile}: measuring this stack's own costs first (calibration runs) ...")
+        self.meta["profile"], self.meta["scaling"], lines = tohost.fit_profile(    # FitError: the run fails
+            self.exp, self.folder, self.failed, lambda spec, root: self._one_run(0, spec, root),
+            float(self.meta["host"]["cores"]))
+        self._fitted(lines)
+
+    def _fitted(self, lines: list[str]) -> None:
+        self.meta["definition"] = self.exp.definition()      # the runs as they will run
+        self._write_experiment()
+        for ln in lines:
+            self.progress.say(ln)
+
+    def _one_run(self, i: int, spec: RunSpec, root: Path | None = None) -> None:
         say = self.progress.say
         n_runs = len(self.exp.runs)
         say(f"run {i + 1}/{n_runs} {spec.id}: {spec.label} — /seg/{spec.path}, "
             + ", ".join(f"{t}×{n}" for t, n in spec.tiers.items() if n) + f", {spec.client_mode}")
-        run_dir = self.folder / "runs" / spec.id
+        run_dir = (root or self.folder / "runs") / spec.id
         run_dir.mkdir(parents=True, exist_ok=True)
         with deferred_sigint(self.progress, "the reconfiguration in progress"):
             try:
@@ -272,7 +310,10 @@ class Runner:
             self.failed.append(f"{spec.id}: {error}")
             say(f"  {error}")
             return
-        primed = bool(actions) or i == 0          # cold JVMs, or the experiment's first load
+        reached = set(threaddumps.tiers_reached(spec.path, spec.backend))
+        # cold JVMs: restarted, added, or never loaded yet (the first run; /seg/5 after /seg/1..4)
+        primed = bool(actions) or not reached <= self.warm
+        self.warm = (set() if actions else self.warm) | reached
         replicas = self.stack.status()["replicas"]
         notes = meta["notes"]
         notes.update(reconfigured=actions, primed=primed and spec.load.prime_seconds > 0,
@@ -280,8 +321,7 @@ class Runner:
                                                                                    "healthy", "node")}
                             for r in replicas},
                      host_url=self.stack.web_url())
-        if self.stack.mode != "local":
-            notes["cpu_quotas"] = self.stack.describe().get("cpu_quotas")
+        notes["cpu_quotas"] = self.stack.describe().get("cpu_quotas")
         unhealthy = [k for k, v in notes["stack"].items() if not v["healthy"]]
         if unhealthy:
             notes["warning"] = f"unhealthy before the run: {', '.join(unhealthy)}"
@@ -308,7 +348,7 @@ class Runner:
 
         sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
         self._timers = ClientTimeSampler(run_dir / clienttime.FILE, lambda: replicas).start()
-        faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)]
+        faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)] if root is None else []
         inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None
         dumps: Future | None = None
         pool = ThreadPoolExecutor(max_workers=1)
@@ -415,11 +455,7 @@ class Runner:
     def _run_line(self, run_dir: Path) -> str:
         """Per-step figures of a finished run (live analysis, no plots)."""
         try:
-            from analysis import folder as afolder
-            from analysis import steps as asteps
-            from analysis.settings import Settings
-            r = afolder.load_run(run_dir)
-            rows = asteps.compute(r.meta, r.history, r.cpu, Settings.from_json(self.exp.settings))
+            rows = run_steps(run_dir, self.exp.settings)
         except Exception as e:        # a report problem must not stop the experiment
             return f"(no per-step figures: {e})"
         parts = []
@@ -453,36 +489,6 @@ class Runner:
             return str(p.relative_to(Path.cwd()))
         except ValueError:
             return str(p)
-
-
-def served_counts(replicas: list[dict], settle_s: float = 0) -> dict[str, dict]:
-    """GET /served of every replica (java-common Served, gSOAP served.cpp): tier-replica ->
-    its counters, or {"error": why} where it cannot be read (e.g. a Swarm task's address).
-    With settle_s, first waits (at most that long) until no front has a request in flight: the
-    previous run's last requests, still queued when its Locust stopped, would otherwise be
-    counted in this run's front total but not in its Locust's."""
-    end = time.monotonic() + settle_s
-    while True:
-        out = _served_once(replicas)
-        busy = [k for k, v in out.items() if k.startswith("front-") and (v.get("in_flight") or 0) > 0]
-        if not busy or time.monotonic() >= end:
-            return out
-        time.sleep(0.2)
-
-
-def _served_once(replicas: list[dict]) -> dict[str, dict]:
-    out = {}
-    for r in replicas:
-        key = f"{r['tier']}-{r['replica']}"
-        if not (r.get("url") and r.get("alive")):
-            out[key] = {"error": "not running"}
-            continue
-        try:
-            with urllib.request.urlopen(r["url"] + "/served", timeout=2) as resp:
-                out[key] = json.loads(resp.read())
-        except (OSError, ValueError) as e:
-            out[key] = {"error": f"{type(e).__name__}: {e}"[:120]}
-    return out
 
 
 def _load_notes(spec: RunSpec) -> dict:

@@ -7,7 +7,9 @@ each stack replica (front, clone, axis, gsoap), HAProxy (its master and workers 
 reload replaces the worker), each Locust process of the run (loadgen master / worker-N /
 local) and of the idle web UI if one runs (ui-master, ui-worker-N), and the host
 (psutil.cpu_percent × cores). 100 = one core busy. A process's first reading is skipped
-(there is no interval yet); rows are flushed as written, so a Ctrl-C keeps them.
+(there is no interval yet); rows are flushed as written, so a Ctrl-C keeps them. A local
+replica with a CPU quota has a group of its own (testbed/quotas.py) and is read from it like a
+container below: nanoseconds of every thread and child instead of /proc's 10 ms clock ticks.
 
 A container (docker mode) is sampled from its cgroup's CPU accounting, which counts every
 process in it (cgroup v1 cpuacct.usage in ns, v2 cpu.stat usage_usec); `pid` is then the

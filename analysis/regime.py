@@ -1,0 +1,120 @@
+"""Was a run in the regime its finding needs, or did the machine set its maximum?
+
+A run is host-bound when, at its plateau (the step the bottleneck hint reads CPU at: of the
+plateau's steps the one with the least host CPU, so a plateau that held while other programs'
+load paused is not the host's), the host's CPU — or, with the stack pinned apart from the load
+generator, the stack's CPUs — was at or above the utilisation threshold
+(settings.utilisation_threshold, 80 %), or a
+Locust process was at or above loadgen_cpu_saturation_pct of a core there or at a later step
+(the load generator, not the system, then stopped the ramp). Such a run shows what this
+machine can carry, not the mechanism a classic finding is about: a finding that depends on it
+reads "not testable on this host" with the cause and the fix, never "does not hold".
+
+The cause names how much of the host this experiment's own processes used (the sum of every
+sampled tier and Locust process) and how much other programs did (host less that), since on a
+shared machine the difference is someone else's load.
+
+A run is shared when other programs used at least OTHERS_MAX (15 %) of the host at its plateau.
+The segment law compares paths that each use the whole host (their maxima are CPU-bound by
+design): a path measured while someone else took part of the host is not comparable, so a
+segment finding resting on a shared path is not testable either.
+"""
+from __future__ import annotations
+
+from analysis.cpu import LOADGEN, STACK_TIERS
+from analysis.steps import LOADGEN_SATURATED
+
+OTHERS_MAX = 0.15
+SHARED_FIX = ("run on a quieter machine, or pin the stack and the load generator to CPUs of their own "
+              "(STACK_CPUS, LOADGEN_CPUS)")
+FIX = ("let the runner scale the service wait to this host (demands.SERVICE wait_us = \"auto\", without "
+       "--no-scale), give the tiers CPU quotas (tiers_cpus), use fewer users, or run on a quieter or "
+       "larger machine")
+LOADGEN_FIX = "give Locust more workers or its own CPUs (LOADGEN_CPUS), or use fewer users"
+
+
+def shares(steps, hint, host_cores: float) -> dict | None:
+    """At the step the hint read CPU at: {step, users, host, own, others} as fractions of the
+    host's cores (host None without host samples); None without such a step."""
+    top = next((s for s in steps if s.index == hint.step), None)
+    if top is None:
+        return None
+    own = sum(v for t, v in top.cpu.items() if t in STACK_TIERS + (LOADGEN,)) / (100.0 * host_cores)
+    host = hint.host_utilisation
+    return {"step": top.index, "users": top.users, "host": host, "own": own,
+            "others": None if host is None else max(host - own, 0.0)}
+
+
+def shared(entry: dict) -> str | None:
+    """"other programs used 39% of the host at its plateau (64 users)" when a run's entry
+    (summary.json runs[]) says so (see the module rule), else None."""
+    sh = entry.get("cpu_shares") or {}
+    if sh.get("others") is None or sh["others"] < OTHERS_MAX:
+        return None
+    return (f"other programs used {sh['others']:.0%} of the host at its plateau ({sh['users']} users; "
+            f"this experiment {sh['own']:.0%})")
+
+
+def host_bound(steps, hint, threshold: float, host_cores: float, pinned: bool = False) -> dict | None:
+    """{cause, fix, host, own, others, step} when the run was host-bound (see the module rule),
+    else None. steps: the run's analysis.steps.StepSample list; hint: its bottleneck.Hint."""
+    out = shares(steps, hint, host_cores)
+    if out is None:
+        return None
+    top = next(s for s in steps if s.index == hint.step)
+    host, own, others = out["host"], out["own"], out["others"]
+    stack = hint.utilisation.get("stack") if pinned else None
+    if stack is not None and stack >= threshold:
+        return {**out, "fix": FIX,
+                "cause": f"the stack's pinned CPUs at {stack:.0%} at the plateau ({top.users} users)"}
+    if not pinned and host is not None and host >= threshold:
+        share = (f" (this experiment {own:.0%}, other programs {others:.0%})"
+                 if others is not None and others >= 0.05 else "")
+        return {**out, "fix": FIX,
+                "cause": f"host CPU {host:.0%} of {host_cores:g} cores at the plateau ({top.users} users){share}"}
+    later = [s for s in steps if s.index >= top.index and LOADGEN_SATURATED in s.flags]
+    if later:
+        s = later[0]
+        return {**out, "fix": LOADGEN_FIX,
+                "cause": f"the load generator saturated at {s.users} users ({s.flags[LOADGEN_SATURATED]})"}
+    return None
+
+
+def sentence(bound: dict, run_id: str = "") -> str:
+    """"run x: host CPU 97 % of 2 cores at the plateau (...)"."""
+    return (f"{run_id}: " if run_id else "") + bound["cause"]
+
+
+# ------------------------------------------------------------------------------ the scaling
+def scaling_lines(summary: dict) -> list[str]:
+    """The runner's choice of the service wait (experiment.json "scaling"), for a terminal."""
+    sc = (summary.get("experiment") or {}).get("scaling")
+    if not sc:
+        return []
+    out = [sc.get("sentence") or f"service wait {sc['wait_us'] / 1000:g} ms"]
+    costs = sc.get("costs")
+    if costs:
+        per = ", ".join(f"{t} {v * 1e3:.2f}" for t, v in sorted(costs["per_request_s"].items()))
+        out.append(f"  CPU per /seg/5 request (ms): {per}; total {sum(costs['per_request_s'].values()) * 1e3:.2f} "
+                   f"at {costs['throughput']:.0f}/s; other programs {costs.get('background_cores') or 0:.2f} cores")
+    return out
+
+
+def scaling_rows(summary: dict) -> dict | None:
+    """The report's section on the choice (experiment.json "scaling"): {sentence, rows [(input,
+    value)]}; None when the runner chose nothing."""
+    sc = (summary.get("experiment") or {}).get("scaling")
+    if not sc:
+        return None
+    costs, cap, rows = sc.get("costs") or {}, sc.get("capacity") or {}, []
+    rows += [(f"CPU per /seg/5 request, {t}", f"{v * 1e3:.3f} ms")
+             for t, v in sorted((costs.get("per_request_s") or {}).items())]
+    if costs:
+        rows += [("measured at", f"{costs['throughput']:.0f}/s on {costs.get('source', '')}"),
+                 ("other programs meanwhile", f"{costs.get('background_cores') or 0:.2f} cores")]
+    if cap:
+        rows.append(("host cores", f"{cap['host_cores']:g}"))
+    if sc.get("share") is not None:
+        rows.append(("share of each CPU group the largest run may need", f"{sc['share']:.0%}"))
+    rows += [("runs with this wait", ", ".join(sc.get("runs") or []) or "—"), ("rule", sc.get("rule") or "")]
+    return {"sentence": sc.get("sentence") or "", "rows": rows}

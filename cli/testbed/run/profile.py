@@ -1,0 +1,217 @@
+"""The classic-system profile (`--profile classic-system`, or `profile = "classic-system"` in a
+classic experiment): emulated demands that give the stack the shape of the classic deployment,
+so that every normalized figure of "the classic report beside this run" can be held against the
+published one. The default profile ("stack") keeps the stack's own costs.
+
+What the classic system had, and how it is emulated (docs/experiments.md, "The classic
+system's shape"):
+- one machine per tier: the front and each clone get a CPU quota (tiers_cpus);
+- the front's segments cost what the published path maxima say, relative to the static page:
+  with the front's quota the bottleneck of paths ①-④, its CPU per request on path k must be
+  F(1..k) = F(1)·T(1)/T(1..k) (published T: 812, 795, 520, 430), so the profile adds CPU to the
+  JSP, the access bean and the session bean (DEMAND_SEG2..4_CPU_US): the difference between
+  that target and what this stack's front costs on path k (measured);
+- segment ⑤ is the singleton client's lock: T(1..5) is the singleton's rate 1/(W + r), so the
+  service wait W (unlocked) is chosen for T(1..5)/T(1) = 7.4/812;
+- the eventual fix (published about 100 tps, 13.5× the singleton) is a pool of clients large
+  enough not to bind (POOL_SIZE), held back by the front's quota: the Invoker's CPU
+  (DEMAND_INVOKER_CPU_US) brings the front's CPU per /seg/5 request to F(1)·812/100; the
+  clone's quota leaves the pool room (the pool at CLONE_SHARE of it);
+- a client per request (22 tps, 2.97× the singleton) builds its client from the WSDL on every
+  call, on the clone's machine: here that costs about 3-4 pooled calls of clone CPU, there it
+  cost more (100/22 = 4.5 calls of the fix, on a machine the fix did not fill), so the request
+  run alone adds the difference as clone CPU per call (DEMAND_CLONE_CPU_US, that run only): the
+  clone's quota then holds it at 2.97 singletons.
+The singleton's lock stays the real synchronized client: no demand is locked, and the clone
+runs' scaling comes from the clones' own monitors. T(1) itself — the scale of everything — is
+chosen like the scaled wait of run/scaling.py: the heaviest configuration (path ① at T(1), or
+the pool at 13.5 singletons, or the client per request) needs at most `share` of the host.
+
+design() is the rule (data in, profile out: unit-tested); apply() puts a profile into the runs.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+
+POOL_SIZE = 32                 # pre-built clients: more than the front lets through at once
+# users of the segment paths ①-④: a tier under a CPU quota runs a share of every 100 ms period
+# and then waits for the next, so a request's time there grows by tens of ms and the front's
+# quota is only reached with some hundreds of requests in flight (Little's law: N = X·R)
+SEGMENT_USERS = (16, 32, 64, 128, 256, 512)
+SEGMENT_USERS_QUICK = (64, 512)
+NAME = "classic-system"
+MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
+CLONE_SHARE = 0.6              # the pool may use this share of the clone's quota (the front holds it)
+
+
+def published() -> dict:
+    from analysis.classic import PUBLISHED
+    return PUBLISHED
+
+
+@dataclass(frozen=True)
+class Measured:
+    """This stack's own costs on this host (a calibration without demands, wait or quotas).
+
+    front_s -- path k -> the front's CPU-seconds per request on /seg/k (k = 1..5)
+    total_s -- path k -> every process's CPU-seconds per request (stack and Locust), k = 1, 5
+    clone_request_s, total_request_s -- the clone's and every process's CPU-seconds per /seg/5
+        request with a client per request
+    clone_pool_s, total_pool_s -- the same with a pool of clients
+    round_trip_s -- one singleton call without a service wait at its plateau (1/X): the lock's
+        own time beside the wait (an upper bound)
+    host_cores, background_cores -- the host, and what other programs used meanwhile
+    """
+    front_s: dict[int, float]
+    total_s: dict[int, float]
+    clone_request_s: float
+    total_request_s: float
+    clone_pool_s: float
+    total_pool_s: float
+    round_trip_s: float
+    host_cores: float
+    background_cores: float = 0.0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Profile:
+    t1: float                       # the T(①) the front's quota gives, /s
+    singleton: float                # the singleton's rate it aims at, /s
+    wait_us: int
+    demands_cpu_us: dict[str, int]  # SEG2, SEG3, SEG4, INVOKER -> µs of CPU per request
+    request_cpu_us: int             # the client per request's emulated build cost (CLONE, that run only)
+    quotas: dict[str, float]        # front, clone -> cores per replica
+    pool_size: int
+    share: float
+    binding: str                    # which configuration set T(1)
+    expected: dict[str, float] = field(default_factory=dict)   # normalized figures aimed at
+    notes: list[str] = field(default_factory=list)             # what it cannot match, and why
+    measured: Measured | None = None
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["name"] = NAME
+        return d
+
+    def sentence(self) -> str:
+        d = self.demands_cpu_us
+        return (f"profile {NAME} (emulated): front quota {self.quotas['front']:.2f} core (T(①) {self.t1:,.0f}/s), "
+                f"clone quota {self.quotas['clone']:.2f} core per replica, CPU per request added: JSP "
+                f"{d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
+                f"a client per request's build {self.request_cpu_us} µs on the clone; "
+                f"service wait {self.wait_us / 1000:g} ms (singleton {self.singleton:.1f}/s); pool of {self.pool_size}; "
+                f"T(①) set by {self.binding} at {self.share:.0%} of the host")
+
+
+def design(m: Measured, share: float = 0.6) -> Profile:
+    """The profile for this host (see the module docstring)."""
+    pub = published()
+    paths, fix = pub["paths"], pub["fix"]
+    single, request = pub["singleton_clones"][1], pub["request"][1]
+    f1 = m.front_s[1]
+    # the front's CPU per request each path must have: F(1)·T(1)/T(1..k); ⑤: F(1)·T(1)/fix
+    target = {k: f1 * paths[1] / paths[k] for k in (1, 2, 3, 4)}
+    target[5] = f1 * paths[1] / fix
+    extra = {k: target[k] - m.front_s[k] for k in target}        # what the profile adds up to path k
+    notes, demand = [], {}
+    for k, point in ((2, "SEG2"), (3, "SEG3"), (4, "SEG4"), (5, "INVOKER")):
+        add = extra[k] - max(extra[k - 1], 0.0) if k > 1 else extra[k]
+        if extra[k] < 0:
+            notes.append(f"path {k}: this stack's front already costs {m.front_s[k] * 1e6:.0f} µs per request, "
+                         f"more than the {target[k] * 1e6:.0f} µs the classic shape asks; nothing added")
+        demand[point] = max(int(round(add * 1e6)), 0)
+    added = sum(demand.values()) / 1e6
+    ratio_fix, ratio_req = fix / single, request / single          # 13.5, 2.97 singletons
+    per_t1 = single / paths[1]                                     # the singleton, in units of T(1)
+    # the clone: the pool at CLONE_SHARE of its quota; a client per request held by the quota at
+    # ratio_req singletons once its build costs (R + c) = ratio_fix/ratio_req · P / CLONE_SHARE
+    build = ratio_fix / ratio_req * m.clone_pool_s / CLONE_SHARE - m.clone_request_s
+    if build < 0:
+        notes.append(f"a client per request already costs {m.clone_request_s * 1e3:.1f} ms of clone CPU, more than "
+                     f"the {(build + m.clone_request_s) * 1e3:.1f} ms the shape asks; nothing added")
+    build = max(build, 0.0)
+    heavy = {"path ① at T(①)": m.total_s[1],
+             f"the pool at {ratio_fix:.1f} singletons": ratio_fix * per_t1 * (m.total_pool_s + added),
+             f"a client per request at {ratio_req:.2f} singletons":
+                 ratio_req * per_t1 * (m.total_request_s + added + build)}
+    free = max(m.host_cores - m.background_cores, 0.25 * m.host_cores)
+    binding = max(heavy, key=heavy.get)
+    t1 = share * free / heavy[binding]
+    s = per_t1 * t1
+    wait = 1.0 / s - m.round_trip_s
+    if wait <= 0:
+        notes.append(f"the singleton's own round trip ({m.round_trip_s * 1e3:.1f} ms) is longer than the "
+                     f"{1e3 / s:.1f} ms the shape asks: no service wait, T(1..5) will be low")
+    wait_us = max(int(math.ceil(wait * 1e3 - 1e-9)) * 1000, 0)
+    quotas = {"front": round(max(t1 * f1, MIN_QUOTA), 3),
+              "clone": round(max(ratio_fix * s * m.clone_pool_s / CLONE_SHARE, MIN_QUOTA), 3)}
+    expected = {f"T(1..{k})/T(1)": paths[k] / paths[1] for k in (2, 3, 4, 5)}
+    expected.update({"pool/singleton": ratio_fix, "request/singleton": ratio_req})
+    return Profile(t1, s, wait_us, demand, int(round(build * 1e6)), quotas, POOL_SIZE, share, binding,
+                   expected, notes, m)
+
+
+def apply(specs, p: Profile, quick: bool = False) -> list:
+    """The runs with the profile: every run gets the quotas, the front's demands and the service
+    wait (unlocked, in the scaled wait's place); pool runs the profile's pool size; the segment
+    paths ①-④, held by the front's quota, SEGMENT_USERS."""
+    out = []
+    for s in specs:
+        demands = {k: v for k, v in s.demands.items() if k not in ("SEG2", "SEG3", "SEG4", "INVOKER", "SERVICE")}
+        for point, cpu in p.demands_cpu_us.items():
+            if cpu:
+                demands[point] = {"cpu_us": cpu, "wait_us": 0, "locked": False}
+        demands.pop("CLONE", None)
+        if s.client_mode == "request" and p.request_cpu_us:     # the emulated build, that run only
+            demands["CLONE"] = {"cpu_us": p.request_cpu_us, "wait_us": 0, "locked": False}
+        # every run: only /seg/5 reaches the service, and one value spares the service a restart
+        demands["SERVICE"] = {"cpu_us": 0, "wait_us": p.wait_us, "locked": False}
+        knobs = {**s.knobs, **{f"CPUS_{t.upper()}": f"{q:g}" for t, q in p.quotas.items()}}
+        users = SEGMENT_USERS_QUICK if quick else SEGMENT_USERS
+        load = replace(s.load, users=users) if s.kind == "segments" and s.path < 5 else s.load
+        out.append(replace(s, demands=demands, knobs=knobs, auto_wait=False, load=load,
+                           pool_size=p.pool_size if s.client_mode == "pool" else s.pool_size))
+    return out
+
+
+# ------------------------------------------------------------------------------ calibration
+def calibration_specs(first, quick: bool = False) -> list:
+    """The runs that measure this stack's own costs: /seg/1 … /seg/5 with the singleton client,
+    then /seg/5 with a pool and with a client per request; no demand, no wait, no quota."""
+    from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
+    load = CALIBRATION_LOAD_QUICK if quick else CALIBRATION_LOAD
+    knobs = {k: v for k, v in first.knobs.items() if not k.startswith("CPUS_")}
+    base = replace(first, demands={}, knobs=knobs, auto_wait=False, load=load, client_mode="singleton",
+                   pool_size=None, tiers={**first.tiers, "front": 1, "clone": 1, first.backend: 1})
+    out = [replace(base, id=f"calibration-path{k}", entry=f"calibration-path{k}", path=k,
+                   label=f"calibration: /seg/{k}, the stack's own cost") for k in (1, 2, 3, 4, 5)]
+    out.append(replace(base, id="calibration-pool", entry="calibration-pool", path=5, client_mode="pool",
+                       pool_size=POOL_SIZE, label="calibration: /seg/5, a pool of clients"))
+    out.append(replace(base, id="calibration-request", entry="calibration-request", path=5, client_mode="request",
+                       label="calibration: /seg/5, a client per request"))
+    return out
+
+
+def measure(exp, first, folder, run_one, host_cores: float) -> tuple[Measured | None, str]:
+    """Run the calibration (run_one(spec, root) as in run/costs.py) and read what it measured."""
+    from testbed.run import costs
+    root = folder / costs.CALIBRATION_DIR
+    got = {}
+    for spec in calibration_specs(first, exp.quick):
+        run_one(spec, root)
+        c = costs.of_run(root / spec.id, exp.settings, f"calibration run {spec.id}")
+        if c is None or "front" not in c.per_request_s:
+            return None, f"calibration run {spec.id} measured no valid step with CPU samples"
+        got[spec.id] = c
+    paths = {k: got[f"calibration-path{k}"] for k in (1, 2, 3, 4, 5)}
+    req, pool = got["calibration-request"], got["calibration-pool"]
+    return Measured(front_s={k: c.per_request_s["front"] for k, c in paths.items()},
+                    total_s={1: paths[1].total_s, 5: paths[5].total_s},
+                    clone_request_s=req.per_request_s.get("clone", 0.0), total_request_s=req.total_s,
+                    clone_pool_s=pool.per_request_s.get("clone", 0.0), total_pool_s=pool.total_s,
+                    round_trip_s=1.0 / paths[5].throughput, host_cores=host_cores,
+                    background_cores=sum(c.background_cores for c in got.values()) / len(got)), ""

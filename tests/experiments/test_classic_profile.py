@@ -1,0 +1,183 @@
+"""The classic-system profile (cli/testbed/run/profile.py): measured costs in, emulated demands,
+quotas, wait and pool out, and how they go into the runs (no stack)."""
+from __future__ import annotations
+
+import pytest
+
+from analysis.classic import PUBLISHED
+from testbed.run import definition, profile
+from testbed.run.profile import Measured, design
+
+# about this 2-core host's figures: the static page's front cost, the JSP a little cheaper, the
+# beans nearly free, /seg/5's front 0.6 ms; Locust and HAProxy included in total_s
+M = Measured(front_s={1: 90e-6, 2: 80e-6, 3: 85e-6, 4: 100e-6, 5: 600e-6},
+             total_s={1: 340e-6, 5: 2.0e-3}, clone_request_s=3.0e-3, total_request_s=5.0e-3,
+             clone_pool_s=1.0e-3, total_pool_s=2.5e-3, round_trip_s=1.0e-3, host_cores=2.0)
+
+
+def front_per_request(p, k: int) -> float:
+    """The front's CPU per request on /seg/k under the profile (µs)."""
+    added = {2: ("SEG2",), 3: ("SEG2", "SEG3"), 4: ("SEG2", "SEG3", "SEG4"), 5: ("SEG2", "SEG3", "SEG4", "INVOKER")}
+    return M.front_s[k] * 1e6 + sum(p.demands_cpu_us[d] for d in added.get(k, ()))
+
+
+def test_the_front_costs_of_each_path_follow_the_published_path_maxima():
+    p = design(M)
+    paths = PUBLISHED["paths"]
+    f1 = M.front_s[1] * 1e6
+    for k in (2, 3, 4):          # T(1..k)/T(1) = F(1)/F(1..k), F rounded to whole µs
+        assert f1 / front_per_request(p, k) == pytest.approx(paths[k] / paths[1], rel=0.02), k
+    # the pool is held by the front's quota at the published fix: F(1..5) = F(1)·812/100
+    assert f1 / front_per_request(p, 5) == pytest.approx(PUBLISHED["fix"] / paths[1], rel=0.02)
+    assert p.pool_size == profile.POOL_SIZE and not p.notes
+
+
+def test_the_quota_wait_and_clone_quota_give_the_published_ratios():
+    p = design(M)
+    # T(①) = front quota / F(1), within 60 % of the host for the heaviest configuration
+    assert p.t1 == pytest.approx(p.quotas["front"] / M.front_s[1], rel=0.01)
+    assert p.t1 * M.total_s[1] <= 0.6 * 2.0 + 1e-9
+    # the singleton 7.4/812 of T(①); its rate 1/(wait + round trip)
+    assert p.singleton / p.t1 == pytest.approx(7.4 / 812)
+    assert 1 / (p.wait_us / 1e6 + M.round_trip_s) == pytest.approx(p.singleton, rel=0.03)
+    # the clone's quota leaves the pool (13.5 singletons) room: it uses 60 % of it ...
+    assert 13.5 * p.singleton * M.clone_pool_s / p.quotas["clone"] == pytest.approx(profile.CLONE_SHARE, rel=0.01)
+    # ... and holds a client per request, with its emulated build, at 22/7.4 singletons
+    x_request = p.quotas["clone"] / (M.clone_request_s + p.request_cpu_us / 1e6)
+    assert x_request / p.singleton == pytest.approx(22 / 7.4, rel=0.01)
+    assert p.expected["pool/singleton"] == pytest.approx(13.5, rel=0.01)
+
+
+def test_a_busier_or_bigger_host_moves_t1_and_nothing_else_of_the_shape():
+    small, busy, big = design(M), design(Measured(**{**M.to_json(), "background_cores": 1.0})), \
+        design(Measured(**{**M.to_json(), "host_cores": 8.0}))
+    assert busy.t1 == pytest.approx(small.t1 / 2) and big.t1 == pytest.approx(small.t1 * 4)
+    assert busy.demands_cpu_us == small.demands_cpu_us == big.demands_cpu_us
+    assert big.wait_us < small.wait_us < busy.wait_us
+
+
+def test_the_heaviest_configuration_sets_t1():
+    # a client per request far dearer than anything else on the host: it binds
+    dear = design(Measured(**{**M.to_json(), "total_request_s": 60e-3}))
+    assert dear.binding.startswith("a client per request") and dear.t1 < design(M).t1
+
+
+def test_a_front_already_dearer_than_the_shape_is_said_and_nothing_negative_is_added():
+    p = design(Measured(**{**M.to_json(), "front_s": {**M.front_s, 2: 200e-6}}))
+    assert all(v >= 0 for v in p.demands_cpu_us.values()) and p.demands_cpu_us["SEG2"] == 0
+    assert any("path 2" in n for n in p.notes)
+    dear = design(Measured(**{**M.to_json(), "clone_request_s": 30e-3}))   # the build already dearer
+    assert dear.request_cpu_us == 0 and any("client per request" in n for n in dear.notes)
+
+
+def test_apply_sets_quotas_demands_wait_and_pool_in_every_run_and_scales_nothing_else():
+    exp = definition.load("classic")
+    p = design(M)
+    runs = profile.apply(exp.runs, p)
+    assert all(r.knobs["CPUS_FRONT"] == f"{p.quotas['front']:g}" and r.knobs["CPUS_CLONE"] == f"{p.quotas['clone']:g}"
+               for r in runs)
+    assert all(not r.auto_wait for r in runs)
+    assert all(r.demands["SERVICE"] == {"cpu_us": 0, "wait_us": p.wait_us, "locked": False} for r in runs)
+    seg3 = next(r for r in runs if r.entry == "axis-path3")
+    assert seg3.demands["SEG3"] == {"cpu_us": p.demands_cpu_us["SEG3"], "wait_us": 0, "locked": False}
+    assert not any(d.get("locked") for r in runs for d in r.demands.values())   # the lock stays the client's
+    pool = next(r for r in runs if r.client_mode == "pool")
+    assert pool.pool_size == profile.POOL_SIZE and "CLONE" not in pool.demands
+    request = next(r for r in runs if r.client_mode == "request")           # the emulated build: that run only
+    assert request.demands["CLONE"] == {"cpu_us": p.request_cpu_us, "wait_us": 0, "locked": False}
+    assert not any("CLONE" in r.demands for r in runs if r.client_mode != "request")
+    assert next(r for r in runs if r.entry == "singleton-c4-a1").tiers["clone"] == 4
+    k = seg3.stack_knobs()
+    assert k["DEMAND_SEG3_CPU_US"] == str(p.demands_cpu_us["SEG3"]) and k["DEMAND_SEG3_LOCKED"] == "0"
+
+
+def test_the_calibration_runs_measure_the_stack_without_demands_waits_or_quotas():
+    exp = definition.load("classic")
+    first = profile.apply(exp.runs, design(M))[0]
+    specs = profile.calibration_specs(first)
+    assert [(s.id, s.path, s.client_mode) for s in specs] == [
+        *((f"calibration-path{k}", k, "singleton") for k in range(1, 6)), ("calibration-pool", 5, "pool"),
+        ("calibration-request", 5, "request")]
+    assert all(not s.demands and not any(k.startswith("CPUS_") for k in s.knobs) for s in specs)
+
+
+def test_the_profile_is_chosen_by_the_file_or_the_command_line():
+    assert definition.load("classic").profile == "stack"
+    assert definition.load("classic", profile="classic-system").profile == "classic-system"
+    with pytest.raises(definition.DefinitionError, match="kind = \"classic\""):
+        definition.load("clones", profile="classic-system")
+
+
+def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_path):
+    import json
+    import shutil
+
+    from analysis.report import regenerate
+    from testbed import ROOT
+    from testbed.run.headline import lines
+    folder = tmp_path / "classic"
+    shutil.copytree(ROOT / "tests" / "analysis" / "data" / "classic-handmade", folder)
+    meta = json.loads((folder / "experiment.json").read_text())
+    p = design(M)
+    meta["profile"] = json.loads(json.dumps(p.to_json()))         # as experiment.json holds it
+    meta["scaling"] = {"wait_us": p.wait_us, "scaled": True, "sentence": "scaled to this host: service wait "
+                       f"{p.wait_us / 1000:g} ms because the classic-system profile ..."}
+    (folder / "experiment.json").write_text(json.dumps(meta))
+    regenerate(folder)
+    page = (folder / "report.html").read_text()
+    assert page.index('id="side-by-side"') < page.index('id="emulation"')
+    assert "The segment demands of this run are emulated" in page and "no demand is locked" in page
+    assert f"{p.demands_cpu_us['SEG3']} µs" in page and "90 µs" not in page.split('id="emulation"')[0][-200:]
+    summary = json.loads((folder / "summary.json").read_text())
+    text = "\n".join(lines(summary))
+    assert text.startswith("scaled to this host: service wait")
+    assert f"access bean {p.demands_cpu_us['SEG3']} µs" in text and "emulated by the classic-system profile" in text
+
+
+def test_the_runner_step_calibrates_then_designs_and_applies_the_profile(tmp_path):
+    """tohost.fit_profile with calibration runs written as the runner would (no stack): six
+    calibration runs, then every run of the experiment carries the profile."""
+    import shutil
+    import sys as _sys
+    from pathlib import Path
+
+    from testbed.run import tohost
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
+    from make_handmade import T0, plateau, run
+    front = {1: 9.0, 2: 8.0, 3: 8.5, 4: 10.0, 5: 60.0}           # % of a core at 1000/s (or 100/s: ⑤)
+    calls = []
+
+    def run_one(spec, root):
+        calls.append(spec.id)
+        x = 1000 if spec.path < 5 else 100
+        cpu = {"front/1": front[spec.path] if spec.client_mode == "singleton" else 10.0,
+               "haproxy/1": 5.0, "loadgen/master": 20.0}
+        if spec.path == 5:
+            cpu.update({"clone/1": {"request": 30.0, "pool": 10.0}.get(spec.client_mode, 4.0), "axis/1": 4.0})
+        run(root / "_made", spec.id, T0, {"kind": "segments", "path": spec.path, "label": spec.label},
+            [dict(s, cpu=cpu, host=sum(cpu.values()), x=x) for s in plateau(x, users=(16,))])
+        root.mkdir(parents=True, exist_ok=True)
+        shutil.move(root / "_made" / "runs" / spec.id, root / spec.id)
+        shutil.rmtree(root / "_made")
+
+    exp = definition.load("classic", profile="classic-system")
+    failed: list[str] = []
+    prof, chosen, lines = tohost.fit_profile(exp, tmp_path, failed, run_one, 2.0)
+    assert calls == [f"calibration-path{k}" for k in range(1, 6)] + ["calibration-pool", "calibration-request"]
+    assert not failed
+    assert prof["measured"]["front_s"][1] == pytest.approx(90e-6, rel=0.02)
+    assert prof["measured"]["clone_request_s"] == pytest.approx(3e-3, rel=0.02)
+    assert chosen["wait_us"] == prof["wait_us"] and chosen["sentence"].startswith("scaled to this host")
+    assert all(r.knobs["CPUS_FRONT"] == f"{prof['quotas']['front']:g}" for r in exp.runs)
+    assert lines[0].startswith("profile classic-system (emulated)")
+    # a calibration run that measured nothing: the experiment cannot be fitted, and says why
+    exp = definition.load("classic", profile="classic-system")
+    with pytest.raises(tohost.FitError, match="calibration run calibration-path1"):
+        tohost.fit_profile(exp, tmp_path / "empty", [], lambda spec, root: None, 2.0)
+
+
+def test_paths_held_by_the_fronts_quota_get_users_enough_to_reach_it():
+    runs = profile.apply(definition.load("classic").runs, design(M))
+    seg = {r.entry: r for r in runs if r.kind == "segments"}
+    assert all(seg[f"axis-path{k}"].load.users == profile.SEGMENT_USERS for k in (1, 2, 3, 4))
+    assert seg["axis-path5"].load.users == definition.load("classic").runs[4].load.users   # the lock: few do
