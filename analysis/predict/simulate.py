@@ -89,6 +89,10 @@ class SimResult:
     utilisation: dict[str, float]
 
 
+PILOT_REQUESTS = 200          # the pilot run sizes the simulation by the rate it saw
+PILOT_MAX_S = 256.0
+
+
 def simulate(m: Model, users: int, seed: int = 1, min_requests: int = 40000, batches: int = 20,
              deterministic_delays: bool = False) -> SimResult:
     """Simulate `users` users cycling through the model's phases (Model.phases) until about
@@ -137,10 +141,14 @@ def simulate(m: Model, users: int, seed: int = 1, min_requests: int = 40000, bat
 
     for _ in range(users):
         env.process(user())
-    env.run(until=1.0)                             # a pilot second tells the rate
-    rate = max(len(finished), 1) / 1.0
+    pilot = 1.0                                    # a pilot run tells the rate: at least
+    env.run(until=pilot)                           # PILOT_REQUESTS done (the first second may see
+    while len(finished) < PILOT_REQUESTS and pilot < PILOT_MAX_S:   # none: long waits, many users)
+        pilot *= 2
+        env.run(until=pilot)
+    rate = max(len(finished), 1) / pilot
     total = max(min_requests / rate, 20 * (m.think_time + users / rate))
-    warm = 1.0 + 0.2 * total
+    warm = pilot + 0.2 * total
     env.run(until=warm)
     busy0 = {}
     for p, pool in pools.items():
