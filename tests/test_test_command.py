@@ -6,38 +6,38 @@ import os
 import subprocess
 import sys
 
-from testbed import cli
+from testbed import cli, testcmd
 
 
 def _args(words):
-    own, rest = cli._test_options(words)
+    own, rest = testcmd.split_options(words)
     args = cli.build_parser().parse_args(["test", *own])
     args.pytest_args = rest
     return args
 
 
 def test_the_suite_runs_in_parallel_groups_handed_out_in_the_order_conftest_gives():
-    argv = cli._pytest_argv(_args(["-k", "interop", "-x"]))
+    argv = testcmd.pytest_argv(_args(["-k", "interop", "-x"]))
     assert argv[:5] == ["-n", str(_args([]).workers), "--dist", "loadgroup", "--no-loadscope-reorder"]
     assert argv[5:] == ["-k", "interop", "-x"]
 
 
 def test_a_users_own_worker_count_or_workers_zero_runs_pytest_as_asked():
-    assert cli._pytest_argv(_args(["-n", "0", "--pdb"])) == ["-n", "0", "--pdb"]
-    assert cli._pytest_argv(_args(["-p", "no:xdist"])) == ["-p", "no:xdist"]
-    assert cli._pytest_argv(_args(["--workers", "0", "tests/clones"])) == ["tests/clones"]
-    assert cli._pytest_argv(_args(["--workers=2"]))[:2] == ["-n", "2"]
+    assert testcmd.pytest_argv(_args(["-n", "0", "--pdb"])) == ["-n", "0", "--pdb"]
+    assert testcmd.pytest_argv(_args(["-p", "no:xdist"])) == ["-p", "no:xdist"]
+    assert testcmd.pytest_argv(_args(["--workers", "0", "tests/clones"])) == ["tests/clones"]
+    assert testcmd.pytest_argv(_args(["--workers=2"]))[:2] == ["-n", "2"]
 
 
 def test_quick_leaves_out_slow_and_own_stack_tests_and_keeps_a_users_marker():
-    argv = cli._pytest_argv(_args(["--quick", "--workers", "0"]))
-    assert argv == ["-m", cli.QUICK_MARKERS] and "not slow" in cli.QUICK_MARKERS and "not own_stack" in cli.QUICK_MARKERS
-    argv = cli._pytest_argv(_args(["--quick", "--workers", "0", "-m", "stack", "-x"]))
-    assert argv == ["-m", f"(stack) and {cli.QUICK_MARKERS}", "-x"]
+    argv = testcmd.pytest_argv(_args(["--quick", "--workers", "0"]))
+    assert argv == ["-m", testcmd.QUICK_MARKERS] and "not slow" in testcmd.QUICK_MARKERS and "not own_stack" in testcmd.QUICK_MARKERS
+    argv = testcmd.pytest_argv(_args(["--quick", "--workers", "0", "-m", "stack", "-x"]))
+    assert argv == ["-m", f"(stack) and {testcmd.QUICK_MARKERS}", "-x"]
 
 
 def test_options_after_the_first_pytest_argument_go_to_pytest():
-    own, rest = cli._test_options(["-k", "x", "--quick"])
+    own, rest = testcmd.split_options(["-k", "x", "--quick"])
     assert own == [] and rest == ["-k", "x", "--quick"]
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -238,97 +237,17 @@ def cmd_logs(args) -> int:
 
 def cmd_fault(args) -> int:
     from testbed import faults
-    from testbed.stacks import detect
-    try:
-        fault = faults.parse(args.action, args.target, args.at, args.duration, args.speed)
-    except faults.FaultError as e:
-        print(f"testbed: fault: {e}", file=sys.stderr)
-        return 2
-    stack = detect()
-    if stack is None:
-        print("testbed: fault: the stack is not up; start it with ./testbed up", file=sys.stderr)
-        return 1
-    inj = faults.Injector(stack, say=lambda text: print(text, flush=True))
-    print(f"fault: {fault.describe()} on the {stack.mode} stack" + ("" if fault.duration or fault.action != "kill"
-          else "; it stays down (" + ("docker start its container, named by ./testbed cluster status, or --for D, brings it "
-                                       "back)" if fault.node
-                                      else "./testbed scale TIER=N, or --for D, brings it back)")), flush=True)
-    inj.start([fault])
-    try:
-        inj.wait()
-    except KeyboardInterrupt:
-        print("\nfault: Ctrl-C: ending the fault ...", flush=True)
-        inj.heal()
-    rec = inj.records[0] if inj.records else {}
-    if rec.get("error"):
-        print(f"testbed: fault: {rec['error']}", file=sys.stderr)
-        return 1
-    keys = ("server", "in_flight", "ejected_after_s", "back_after_s") + (
-        ("replicas", "rescheduled_after_s", "restarted_after_s") if fault.node else ())
-    print("fault: done: " + json.dumps({k: rec.get(k) for k in keys}))
-    return 0
+    return faults.command(args)
 
 
 def cmd_cluster(args) -> int:
     from testbed import cluster
-    from testbed.config import ConfigError, StackConfig
-    try:
-        cfg = StackConfig.load()
-    except ConfigError as e:
-        print(f"testbed: {e}", file=sys.stderr)
-        return 2
-    return cluster.main(args, cfg)
-
-
-# --quick: the inner loop, no test that starts a stack of its own or runs an experiment end
-# to end (markers in pyproject.toml; tests/README.md)
-QUICK_MARKERS = "not slow and not own_stack"
-
-
-def _pytest_argv(args) -> list[str]:
-    """pytest's arguments: the user's, after -n WORKERS --dist loadgroup (pytest-xdist: the
-    tests of one file on one worker, in the order tests/conftest.py gives the groups: slow
-    ones first) unless the user chose -n or -p no:xdist,
-    and -m QUICK_MARKERS for --quick (joined with the user's own -m)."""
-    user = list(args.pytest_args)
-    argv: list[str] = []
-    chose = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in user) or \
-        any(a == "no:xdist" or a == "-pno:xdist" for a in user)
-    if not chose and args.workers != 0:
-        argv += ["-n", str(args.workers), "--dist", "loadgroup", "--no-loadscope-reorder"]
-    if args.quick:
-        if "-m" in user:
-            i = user.index("-m")
-            user[i + 1] = f"({user[i + 1]}) and {QUICK_MARKERS}"
-        else:
-            argv += ["-m", QUICK_MARKERS]
-    return argv + user
+    return cluster.command(args)
 
 
 def cmd_test(args) -> int:
-    from testbed import build, prereqs
-    prereqs.ensure()
-    try:
-        build.native()
-        build.java(run_tests=not args.quick)
-    except build.BuildError as e:
-        print(f"testbed: {e}", file=sys.stderr)
-        return 1
-    rc = subprocess.call(["ctest", "--test-dir", "build", "--output-on-failure"], cwd=ROOT)
-    if rc != 0:
-        print("testbed: ctest failed", file=sys.stderr)
-        return rc
-    return subprocess.call([sys.executable, "-m", "pytest", *_pytest_argv(args)], cwd=ROOT, env=_pytest_env())
-
-
-def _pytest_env() -> dict[str, str]:
-    """The environment of the pytest run. Python's bytecode cache stays on: without it
-    (PYTHONDONTWRITEBYTECODE) every worker compiles, and pytest rewrites, every test module
-    again, about 25 s of CPU each; the cache then goes to .testbed/pycache, not the tree."""
-    env = dict(os.environ)
-    if env.pop("PYTHONDONTWRITEBYTECODE", None):
-        env.setdefault("PYTHONPYCACHEPREFIX", str(ROOT / ".testbed" / "pycache"))
-    return env
+    from testbed import testcmd
+    return testcmd.main(args)
 
 
 def cmd_bench(args) -> int:
@@ -420,11 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "quota, joined into one Swarm, with a private registry on the manager holding "
                                    "the stack's images; down: remove every node, network and volume; status: "
                                    "the nodes and the tasks on each (docs/docker.md, 'A cluster on one machine')")
-    s.add_argument("action", choices=("up", "down", "status"))
-    s.add_argument("--nodes", type=int, default=4, metavar="N", help="up: nodes (default 4; the first is the manager)")
-    s.add_argument("--node-cpus", type=float, default=None, metavar="C",
-                   help="up: CPU quota of each node in cores (default: none)")
-    s.add_argument("--json", action="store_true", help="status: machine-readable")
+    from testbed.cluster import add_arguments as cluster_arguments
+    cluster_arguments(s)
     s.set_defaults(func=cmd_cluster)
 
     s = sub.add_parser("down", help="stop everything `up` and `scale` started, and nothing else")
@@ -450,28 +366,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Fault injection (cli/testbed/faults.py): kill = SIGKILL (with --for, "
                                    "restarted after D s); pause = SIGSTOP for D s; slow = runs only --speed of "
                                    "the time for D s. Prints when HAProxy took it out of rotation.")
-    s.add_argument("action", choices=("kill", "pause", "slow"))
-    s.add_argument("target", metavar="TIER[#i]|NODE",
-                   help="e.g. clone#2 (without #i the highest-numbered replica), or a cluster node: node-3 "
-                        "(kill: its container stops, Swarm reschedules; pause: frozen)")
-    s.add_argument("--at", type=float, default=0.0, metavar="T", help="start T seconds from now (default 0)")
-    s.add_argument("--for", dest="duration", type=float, default=None, metavar="D",
-                   help="seconds (pause, slow: default 10; kill: restart after D s, default never)")
-    s.add_argument("--speed", type=float, default=0.2, help="slow: share of time the replica runs (default 0.2)")
+    from testbed.faults import add_arguments as fault_arguments
+    fault_arguments(s)
     s.set_defaults(func=cmd_fault)
 
     s = sub.add_parser("test", help="build everything and run every test (JUnit, ctest, pytest)",
                        description="Arguments after the verb (and its own options) go to pytest, "
                                    "e.g. ./testbed test -k interop -x")
-    s.add_argument("--quick", action="store_true",
-                   help="the inner loop (about 3 min): build what changed without the JUnit run, then "
-                        f"the tests that need no stack restart (pytest -m \"{QUICK_MARKERS}\")")
-    s.add_argument("--workers", type=int, metavar="N",
-                   default=int(os.environ.get("TESTBED_TEST_WORKERS", "4")),
-                   help="pytest worker processes (pytest-xdist; default 4, or TESTBED_TEST_WORKERS: "
-                        "the tests mostly wait for JVMs, timers and sockets, so more than the cores pay); "
-                        "0: one process, as plain pytest")
-    s.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    from testbed.testcmd import add_arguments as test_arguments
+    test_arguments(s)
     s.set_defaults(func=cmd_test)
 
     s = sub.add_parser("bench", help="measure service throughput vs this machine's HTTP bound")
@@ -511,26 +414,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _test_options(words: list[str]) -> tuple[list[str], list[str]]:
-    """`./testbed test`'s own leading options (--quick, --workers N, --workers=N), and the rest."""
-    own: list[str] = []
-    while words:
-        if words[0] == "--quick" or words[0].startswith("--workers="):
-            own, words = own + words[:1], words[1:]
-        elif words[0] == "--workers" and len(words) > 1:
-            own, words = own + words[:2], words[2:]
-        else:
-            break
-    return own, words
-
-
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     if argv[:1] == ["test"] and argv[1:] not in (["-h"], ["--help"]):
         # test's own options first (--quick, --workers N), then everything goes to pytest,
         # options too (argparse's REMAINDER refuses a leading option: ./testbed test -k interop -x)
-        own, rest = _test_options(argv[1:])
+        from testbed.testcmd import split_options
+        own, rest = split_options(argv[1:])
         args = parser.parse_args(["test", *own])
         args.pytest_args = rest
     else:

@@ -333,6 +333,25 @@ def print_status(st: dict) -> int:
     return 0 if st["up"] else 3
 
 
+def add_arguments(s) -> None:
+    s.add_argument("action", choices=("up", "down", "status"))
+    s.add_argument("--nodes", type=int, default=4, metavar="N", help="up: nodes (default 4; the first is the manager)")
+    s.add_argument("--node-cpus", type=float, default=None, metavar="C",
+                   help="up: CPU quota of each node in cores (default: none)")
+    s.add_argument("--json", action="store_true", help="status: machine-readable")
+
+
+def command(args) -> int:
+    """`./testbed cluster ...` with the stack's configuration (a config error: one line, exit 2)."""
+    from testbed.config import ConfigError
+    try:
+        cfg = StackConfig.load()
+    except ConfigError as e:
+        print(f"testbed: {e}", file=sys.stderr)
+        return 2
+    return main(args, cfg)
+
+
 def main(args, cfg: StackConfig | None = None) -> int:
     cfg = cfg or StackConfig.load()
     try:
