@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_stack import (CheckFailed, build_and_up, get, log, profile_options, run, until,  # noqa: E402
+from check_stack import (CheckFailed, build_and_up, fresh_project, get, log, profile_options, run, until,  # noqa: E402
                          write_figures)
 
 
@@ -72,9 +72,7 @@ def main(argv=None) -> int:
     prom, ui = f"http://127.0.0.1:{ports['PROMETHEUS_PORT']}", f"http://127.0.0.1:{ports['LOCUST_PORT']}/"
     interval = float((os.environ.get("MONITORING_SCRAPE_INTERVAL") or env["MONITORING_SCRAPE_INTERVAL"]).rstrip("s"))
     figures: dict = {"ports": ports, "scrape_interval_s": interval}
-    out = Path(args.output or ROOT / "results" / time.strftime("monitoring-check-%Y%m%d-%H%M%S"))
-    if compose("ps", "-q", capture=True, timeout=60).stdout.strip():
-        raise SystemExit("check_monitoring: the compose project already has containers (docker compose down)")
+    out = fresh_project(compose, args, "monitoring")
     ok = False
     try:
         build_and_up(compose, figures, args.no_build, 600)

@@ -217,6 +217,14 @@ def profile_options(doc: str, argv) -> tuple[argparse.Namespace, dict[str, str],
     return args, env, publish_ports(args.port_base, env)
 
 
+def fresh_project(compose, args, kind: str) -> Path:
+    """A profile check's result folder (-o, else results/<kind>-check-<time>), once it is sure
+    that the compose project has no containers yet (the check starts and removes its own)."""
+    if compose("ps", "-q", capture=True, timeout=60).stdout.strip():
+        raise SystemExit(f"check_{kind}: the compose project already has containers (docker compose down)")
+    return Path(args.output or ROOT / "results" / time.strftime(f"{kind}-check-%Y%m%d-%H%M%S"))
+
+
 def build_and_up(compose, figures: dict, no_build: bool, wait_timeout: int) -> None:
     """A profile check's start: its images built (unless --no-build), then up --wait, both timed."""
     if not no_build:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_stack import (CheckFailed, build_and_up, get, log, profile_options, run, until,  # noqa: E402
+from check_stack import (CheckFailed, build_and_up, fresh_project, get, log, profile_options, run, until,  # noqa: E402
                          write_figures)
 
 SERVICES = {"haproxy", "front", "clone"}
@@ -60,9 +60,7 @@ def main(argv=None) -> int:
     args, _, ports = profile_options(__doc__, argv)
     web, zipkin = f"http://127.0.0.1:{ports['WEB_PORT']}", f"http://127.0.0.1:{ports['ZIPKIN_PORT']}"
     figures: dict = {"ports": ports, "traces": {}}
-    out = Path(args.output or ROOT / "results" / time.strftime("tracing-check-%Y%m%d-%H%M%S"))
-    if compose("ps", "-q", capture=True, timeout=60).stdout.strip():
-        raise SystemExit("check_tracing: the compose project already has containers (docker compose down)")
+    out = fresh_project(compose, args, "tracing")
     ok = False
     try:
         build_and_up(compose, figures, args.no_build, 900)
