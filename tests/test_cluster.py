@@ -284,3 +284,12 @@ def test_cluster_up_refuses_a_second_cluster_of_the_same_name_and_bad_sizes(tmp_
         cluster.up(cfg, 0, None)
     with pytest.raises(cluster.ClusterError, match="--node-cpus must be"):
         cluster.up(cfg, 3, 0.01)
+
+
+def test_the_swarm_stacks_name_comes_from_the_environment_as_documented(monkeypatch):
+    # SWARM_STACK is not in .env: the environment alone must name the stack that status,
+    # bench and the runner attach to (before, the default "testbed" won whatever was set)
+    monkeypatch.setenv("SWARM_STACK", "mine")
+    assert SwarmStack(StackConfig.load()).name == "mine"
+    monkeypatch.delenv("SWARM_STACK")
+    assert SwarmStack(StackConfig.load()).name == "testbed"

@@ -47,7 +47,7 @@ def knobs() -> dict[str, str]:
 
 def _is_knob(key: str) -> bool:
     return key.startswith(("DEMAND_", "GSOAP_", "AXIS_", "FRONT_", "CLONE_", "CLIENT_",
-                           "TESTBED_", "ZIPKIN_")) or key == "TRACING" or key.endswith("_PORT") or key == "BIND_ADDRESS"
+                           "TESTBED_", "ZIPKIN_", "SWARM_")) or key == "TRACING" or key.endswith("_PORT") or key == "BIND_ADDRESS"
 
 
 def _int(values: dict[str, str], key: str, default: int, lo: int = 0, hi: int = 1 << 31) -> int:
