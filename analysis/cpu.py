@@ -3,8 +3,10 @@
 Columns: timestamp (epoch s), tier, replica, pid, cpu_percent (100 = one core busy over the
 interval since the previous sample of that process). Tier "host" is the whole machine
 (up to 100 x cores). Tier "node" (on a cluster made by `./testbed cluster up`) is a whole
-cluster node, replica its name: the node container's cgroup, every process on the node. A cut
-last line is dropped.
+cluster node, replica its name: the node container's cgroup, every process on the node. Tier
+"kernel" (container modes) is the host's softirq time: the kernel's packet work on the bridge,
+charged to no container, counted as the stack's own (analysis/regime.py). A cut last line is
+dropped.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ COLUMNS = (TIMESTAMP, TIER, REPLICA, PID, CPU_PERCENT)
 
 STACK_TIERS = ("front", "clone", "axis", "gsoap", "haproxy")
 TIERS = STACK_TIERS + ("loadgen", "host")
-HOST, LOADGEN, NODE = "host", "loadgen", "node"
+HOST, LOADGEN, NODE, KERNEL = "host", "loadgen", "node", "kernel"
 
 
 @dataclass(frozen=True)

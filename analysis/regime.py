@@ -12,7 +12,9 @@ reads "not testable on this host" with the cause and the fix, never "does not ho
 
 The cause names how much of the host this experiment's own processes used (the sum of every
 sampled tier and Locust process) and how much other programs did (host less that), since on a
-shared machine the difference is someone else's load.
+shared machine the difference is someone else's load. In the container modes the kernel's
+packet work on the bridge (softirq, charged to no container's cgroup: cpu.csv tier "kernel")
+is this experiment's too — without it compose's own networking read as other programs' load.
 
 A run is shared when other programs used at least OTHERS_MAX (15 %) of the host at its plateau.
 The segment law compares paths that each use the whole host (their maxima are CPU-bound by
@@ -39,7 +41,8 @@ def shares(steps, hint, host_cores: float) -> dict | None:
     top = next((s for s in steps if s.index == hint.step), None)
     if top is None:
         return None
-    own = sum(v for t, v in top.cpu.items() if t in STACK_TIERS + (LOADGEN,)) / (100.0 * host_cores)
+    own = (sum(v for t, v in top.cpu.items() if t in STACK_TIERS + (LOADGEN,))
+           + (top.kernel_cpu or 0.0)) / (100.0 * host_cores)
     host = hint.host_utilisation
     return {"step": top.index, "users": top.users, "host": host, "own": own,
             "others": None if host is None else max(host - own, 0.0)}

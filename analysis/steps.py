@@ -62,6 +62,7 @@ class StepSample:
     replicas: dict[str, int] = field(default_factory=dict)           # tier -> processes sampled
     loadgen: dict[str, float] = field(default_factory=dict)          # locust process -> %
     host_cpu: float | None = None
+    kernel_cpu: float | None = None      # container modes: softirq, the bridge's packet work (cpu.py)
     nodes: dict[str, float] = field(default_factory=dict)            # cluster node -> % of one core
     flags: dict[str, str] = field(default_factory=dict)              # flag -> why
     throughput_ci95: float | None = None  # half-width of the 95 % interval of throughput
@@ -206,6 +207,8 @@ def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: 
             s.host_cpu = w.tier_total(tier)
         elif tier == cpumod.NODE:
             s.nodes = w.tier_replicas(tier)
+        elif tier == cpumod.KERNEL:
+            s.kernel_cpu = w.tier_total(tier)
         else:
             s.cpu[tier] = w.tier_total(tier)
             s.cpu_max_replica[tier] = w.tier_max_replica(tier)

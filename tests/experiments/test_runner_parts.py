@@ -45,6 +45,22 @@ def test_cpu_sampler_writes_one_row_per_process_per_second_and_the_host(tmp_path
     assert all(r["pid"] == "" and r["replica"] == "all" for r in host)
 
 
+def test_cpu_sampler_adds_the_kernels_packet_work_only_where_asked(tmp_path):
+    # container modes (kernel=True): the host's softirq time as tier "kernel", once an interval
+    # exists; local mode: no such row (loopback's packet work is charged to the processes)
+    for kernel in (True, False):
+        s = CpuSampler(tmp_path / f"cpu-{kernel}.csv", lambda: [], interval=0.3, kernel=kernel).start()
+        time.sleep(1.2)
+        s.stop()
+        rows = list(csv.DictReader(open(tmp_path / f"cpu-{kernel}.csv")))
+        rows_k = [r for r in rows if r["tier"] == "kernel"]
+        assert len([r for r in rows if r["tier"] == "host"]) >= 3
+        if kernel:
+            assert len(rows_k) >= 2 and all(r["replica"] == "softirq" and float(r["cpu_percent"]) >= 0 for r in rows_k)
+        else:
+            assert rows_k == []
+
+
 def test_cpu_sampler_sums_a_process_tree_and_survives_processes_that_end(tmp_path):
     parent = subprocess.Popen([sys.executable, "-c",
                                "import subprocess,sys,time\n"

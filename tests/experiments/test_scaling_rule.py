@@ -240,3 +240,31 @@ def test_scale_from_an_earlier_folder_measures_nothing(tmp_path):
     exp = definition.load("clones")
     chosen, _ = tohost.scale(exp, 0, tmp_path / "new", [], run_one, 2.0, scale_from=earlier)
     assert not calls and chosen["wait_us"] == 14_000 and "in earlier" in chosen["costs"]["source"]
+
+
+def test_the_bridges_packet_work_is_the_stacks_cost_not_other_programs_load():
+    # container modes: softirq (cpu.csv tier "kernel") runs for the stack's traffic in no
+    # container's cgroup; counted as other programs' load it lengthened the wait and made the
+    # segment paths read "shared" on a quiet host
+    steps = [_step(1, 1000.0, {"front": 60.0, "clone": 40.0, "loadgen": 20.0}, host=150.0),
+             _step(2, 900.0, {"front": 54.0, "clone": 36.0, "loadgen": 18.0}, host=140.0)]
+    steps[0].kernel_cpu, steps[1].kernel_cpu = 25.0, 23.0
+    c = scaling.costs_from_steps(steps, "test")
+    assert c.per_request_s["kernel"] == pytest.approx(0.48 / 1900)
+    assert c.background_cores == pytest.approx(((150 - 145) + (140 - 131)) / 2 / 100)
+    assert c.total_s == pytest.approx((1.14 + 0.76 + 0.38 + 0.48) / 1900)
+    # local mode has no kernel row: nothing changes there
+    assert "kernel" not in scaling.costs_from_steps([_step(1, 1000.0, {"front": 60.0}, host=80.0)], "x").per_request_s
+
+
+def test_the_plateaus_shares_count_the_kernels_packet_work_as_this_experiments():
+    from analysis import regime
+
+    class Hint:
+        step, host_utilisation = 1, 0.99
+    s = _step(1, 10000.0, {"front": 52.0, "haproxy": 30.0, "loadgen": 76.0}, host=198.0)
+    assert regime.shares([s], Hint, 2.0)["others"] == pytest.approx(0.20)       # as compose-1 read
+    s.kernel_cpu = 21.0
+    sh = regime.shares([s], Hint, 2.0)
+    assert sh["own"] == pytest.approx((158 + 21) / 200) and sh["others"] == pytest.approx(0.095)
+    assert regime.shared({"cpu_shares": sh}) is None

@@ -346,7 +346,7 @@ class Runner:
         def targets():
             return stack_targets + [CpuTarget("loadgen", name, p.pid) for name, p in loc.processes()]
 
-        sampler = CpuSampler(run_dir / "cpu.csv", targets).start()
+        sampler = CpuSampler(run_dir / "cpu.csv", targets, kernel=self.stack.mode != "local").start()
         self._timers = ClientTimeSampler(run_dir / clienttime.FILE, lambda: replicas).start()
         faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)] if root is None else []
         inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None

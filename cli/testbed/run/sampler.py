@@ -6,7 +6,10 @@ report and Prometheus show the same series:
 each stack replica (front, clone, axis, gsoap), HAProxy (its master and workers summed: a
 reload replaces the worker), each Locust process of the run (loadgen master / worker-N /
 local) and of the idle web UI if one runs (ui-master, ui-worker-N), and the host
-(psutil.cpu_percent × cores). 100 = one core busy. A process's first reading is skipped
+(psutil.cpu_percent × cores), and with kernel=True (the container modes) the host's softirq time
+as tier "kernel": the kernel's packet work on the bridge and veth pairs, which runs in softirq
+context that no container's cgroup is charged for (on loopback, local mode, the sending process
+is charged for it and the row is left out). 100 = one core busy. A process's first reading is skipped
 (there is no interval yet); rows are flushed as written, so a Ctrl-C keeps them. A local
 replica with a CPU quota has a group of its own (testbed/quotas.py) and is read from it like a
 container below: nanoseconds of every thread and child instead of /proc's 10 ms clock ticks.
@@ -34,8 +37,10 @@ INTERVAL_S = 1.0
 class CpuSampler:
     """Samples `targets()` (re-asked every second, so new processes are picked up) into path."""
 
-    def __init__(self, path: Path, targets, interval: float = INTERVAL_S):
+    def __init__(self, path: Path, targets, interval: float = INTERVAL_S, kernel: bool = False):
         self.path = path
+        self.kernel = kernel
+        self._softirq: tuple[float, float] | None = None     # (monotonic, softirq seconds)
         self.targets = targets
         self.interval = interval
         self._stop = threading.Event()
@@ -94,6 +99,12 @@ class CpuSampler:
         host = psutil.cpu_percent(None) * cores
         self.latest, self.host_latest = latest, host
         rows.append(f"{now:.3f},host,all,,{host:.1f}\n")
+        if self.kernel:
+            softirq = psutil.cpu_times().softirq if hasattr(psutil.cpu_times(), "softirq") else None
+            if softirq is not None:
+                prev, self._softirq = self._softirq, (at, softirq)
+                if prev is not None and at > prev[0]:
+                    rows.append(f"{now:.3f},kernel,softirq,,{max(0.0, softirq - prev[1]) / (at - prev[0]) * 100:.1f}\n")
         return rows
 
     def tier_totals(self) -> dict[str, float]:

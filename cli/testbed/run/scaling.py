@@ -33,6 +33,7 @@ SCALE_KEYS = ("share", "unscaled_wait_us", "min_wait_us", "max_wait_us")
 AUTO = "auto"                     # demands.SERVICE = { wait_us = "auto" }: chosen by this module
 SCALED_POINT = "SERVICE"
 LOADGEN = "loadgen"
+KERNEL = "kernel"             # container modes: softirq, the bridge's packet work (analysis/cpu.py)
 STACK_TIERS = ("front", "clone", "axis", "gsoap", "haproxy")
 MIN_CAPACITY_SHARE = 0.25         # never plan with less than this share of the host's cores
 
@@ -113,6 +114,9 @@ def costs_from_steps(steps, source: str, min_share_of_max: float = 0.5) -> Costs
     tiers = sorted({t for s in used for t in s.cpu if t in STACK_TIERS + (LOADGEN,)})
     per = {t: sum(s.cpu.get(t, 0.0) for s in used) / 100.0 / x for t in tiers}
     own = [sum(v for t, v in s.cpu.items() if t in per) for s in used]
+    if any(s.kernel_cpu is not None for s in used):     # container modes: the bridge's packet work
+        per[KERNEL] = sum(s.kernel_cpu or 0.0 for s in used) / 100.0 / x
+        own = [o + (s.kernel_cpu or 0.0) for o, s in zip(own, used)]
     hosts = [s.host_cpu for s in used]
     background = 0.0
     if all(h is not None for h in hosts):
