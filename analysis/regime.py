@@ -23,7 +23,6 @@ segment finding resting on a shared path is not testable either.
 """
 from __future__ import annotations
 
-from analysis.cpu import LOADGEN, STACK_TIERS
 from analysis.steps import LOADGEN_SATURATED
 
 OTHERS_MAX = 0.15
@@ -41,8 +40,7 @@ def shares(steps, hint, host_cores: float) -> dict | None:
     top = next((s for s in steps if s.index == hint.step), None)
     if top is None:
         return None
-    own = (sum(v for t, v in top.cpu.items() if t in STACK_TIERS + (LOADGEN,))
-           + (top.kernel_cpu or 0.0)) / (100.0 * host_cores)
+    own = top.own_cpu / (100.0 * host_cores)
     host = hint.host_utilisation
     return {"step": top.index, "users": top.users, "host": host, "own": own,
             "others": None if host is None else max(host - own, 0.0)}

@@ -78,6 +78,13 @@ class StepSample:
         return max(self.throughput - self.throughput_ci95, 0.0), self.throughput + self.throughput_ci95
 
     @property
+    def own_cpu(self) -> float:
+        """This experiment's CPU in % of one core: the stack's tiers, Locust, and (container
+        modes) the kernel's packet work on the bridge, which no container is charged for."""
+        return (sum(v for t, v in self.cpu.items() if t in cpumod.STACK_TIERS + (cpumod.LOADGEN,))
+                + (self.kernel_cpu or 0.0))
+
+    @property
     def excluded(self) -> bool:
         return any(f in self.flags for f in EXCLUDING_FLAGS)
 

@@ -100,7 +100,7 @@ class CpuSampler:
         self.latest, self.host_latest = latest, host
         rows.append(f"{now:.3f},host,all,,{host:.1f}\n")
         if self.kernel:
-            softirq = psutil.cpu_times().softirq if hasattr(psutil.cpu_times(), "softirq") else None
+            softirq = getattr(psutil.cpu_times(), "softirq", None)     # Linux only
             if softirq is not None:
                 prev, self._softirq = self._softirq, (at, softirq)
                 if prev is not None and at > prev[0]:

@@ -113,10 +113,9 @@ def costs_from_steps(steps, source: str, min_share_of_max: float = 0.5) -> Costs
     x = sum(s.throughput for s in used)
     tiers = sorted({t for s in used for t in s.cpu if t in STACK_TIERS + (LOADGEN,)})
     per = {t: sum(s.cpu.get(t, 0.0) for s in used) / 100.0 / x for t in tiers}
-    own = [sum(v for t, v in s.cpu.items() if t in per) for s in used]
     if any(s.kernel_cpu is not None for s in used):     # container modes: the bridge's packet work
         per[KERNEL] = sum(s.kernel_cpu or 0.0 for s in used) / 100.0 / x
-        own = [o + (s.kernel_cpu or 0.0) for o, s in zip(own, used)]
+    own = [s.own_cpu for s in used]
     hosts = [s.host_cpu for s in used]
     background = 0.0
     if all(h is not None for h in hosts):
