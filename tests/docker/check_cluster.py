@@ -3,6 +3,8 @@
     .venv/bin/python tests/docker/check_cluster.py                 # 3 nodes, the CI check
     .venv/bin/python tests/docker/check_cluster.py --nodes 4 --node-cpus 1.0 --experiment clones-cluster
 
+0. a cluster an interrupted earlier run left behind (the same name) is taken down first, and
+   said so: what it left is not this run's to account for;
 1. what the host has before: iptables rules (`iptables-save`, counters left out) and every
    container, network and volume;
 2. `./testbed cluster up --nodes N` (timed: the wall time of a cold or warm start, and which);
@@ -31,6 +33,7 @@ sys.path.insert(0, str(ROOT / "cli"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from check_stack import CheckFailed, Stack, log  # noqa: E402
+from testbed import cluster  # noqa: E402
 from testbed.config import StackConfig  # noqa: E402
 
 
@@ -111,13 +114,16 @@ def main(argv=None) -> int:
     cfg = StackConfig.load()
     stack = Stack({k: v for k, v in cfg.entry_ports().items()})
     figures: dict = {"nodes": args.nodes, "node_cpus": args.node_cpus}
+    stale = cluster.owned(cluster.name_of(cfg))
+    if not cluster.nothing_left(stale):
+        log(f"  an earlier run left a cluster named {cluster.name_of(cfg)!r} ({stale}): taking it down first")
+        figures["stale_cluster_removed"] = stale
+        run([str(ROOT / "testbed"), "cluster", "down"], 600)
     rules_before, objects_before = iptables(), host_objects()
     t_all = time.monotonic()
     ok = True
     try:
-        node_image = subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}",
-                                     f"{cfg.knobs.get('IMAGE_PREFIX') or 'soap-testbed'}/cluster-node:"
-                                     f"{cfg.knobs.get('IMAGE_TAG') or 'latest'}"],
+        node_image = subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", cluster.node_image(cfg)],
                                     text=True, capture_output=True, timeout=30).returncode == 0
         figures["cluster_up_start"] = "warm (node image built)" if node_image else "cold (node image built now)"
         t0 = time.monotonic()
