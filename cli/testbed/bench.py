@@ -50,6 +50,8 @@ wrk.body = f:read("*a")
 f:close()
 """
 WARMUP_MAX_RUNS = 6        # warm-up runs of one target, at most
+STACK_WARMUP_MAX_RUNS = 18  # the same for /seg/5 through three fresh JVMs (the overhead benchmarks):
+                            # 6 runs of 5 s left it still 30 % faster each run (2026-11-25)
 WARMUP_TOLERANCE = 0.10    # warm: a run at most 10 % faster than the one before ...
 WARMUP_MIN_REQUESTS = 10_000   # ... and this many served: HotSpot compiles a method fully (C2)
                                # after 5,000 calls (Tier4InvocationThreshold), and every request
@@ -171,18 +173,19 @@ def is_warm(rates: list[float], requests: int, tolerance: float = WARMUP_TOLERAN
     return requests >= min_requests and len(rates) >= 2 and rates[-1] <= rates[-2] * (1 + tolerance)
 
 
-def warm_up(plan: list[tuple], connections: int, seconds: int, say=print) -> dict[str, dict]:
+def warm_up(plan: list[tuple], connections: int, seconds: int, say=print,
+            max_runs: int = WARMUP_MAX_RUNS) -> dict[str, dict]:
     """Load every target of the plan with wrk runs of `seconds` until it is_warm (at most
-    WARMUP_MAX_RUNS); nothing measured here is a result. {target: {"rps": [...], "warm": bool}}"""
+    max_runs); nothing measured here is a result. {target: {"rps": [...], "warm": bool}}"""
     say(f"bench: warming up every target before measuring (JIT, pools): wrk runs of {seconds} s "
         f"until it served {WARMUP_MIN_REQUESTS:,} requests and a run is at most {WARMUP_TOLERANCE:.0%} "
-        f"faster than the one before (at most {WARMUP_MAX_RUNS} runs); not part of the results")
+        f"faster than the one before (at most {max_runs} runs); not part of the results")
     out = {}
     for svc, route, op, url, script, _ in plan:
         key = f"{svc}/{route}/{op}"
         rates: list[float] = []
         served = 0
-        while not is_warm(rates, served) and len(rates) < WARMUP_MAX_RUNS:
+        while not is_warm(rates, served) and len(rates) < max_runs:
             res = wrk(url, connections, seconds, script)
             rates.append(res["rps"])
             served += res["requests"] if res["requests"] is not None else round(res["rps"] * seconds)

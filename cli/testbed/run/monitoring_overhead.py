@@ -32,7 +32,7 @@ import urllib.request
 from pathlib import Path
 
 from testbed import locust_ui, monitoring, procs, tiers
-from testbed.bench import cpu_seconds, warm_up, wrk
+from testbed.bench import STACK_WARMUP_MAX_RUNS, cpu_seconds, warm_up, wrk
 from testbed.run import results
 
 CONDITIONS = ("off", "tab", "prometheus", "watched", "no-agent")
@@ -129,7 +129,8 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
                 cold |= _agents(stack, cond != "no-agent", say)
                 monitoring.switch(stack, cond in ("prometheus", "watched"))
                 if cold:          # fresh JVMs: load them until they stop speeding up (bench.py's rule)
-                    warm_up([("stack", "web", "seg5", url, None, None)], connections, warmup, say)
+                    warm_up([("stack", "web", "seg5", url, None, None)], connections, warmup, say,
+                            max_runs=STACK_WARMUP_MAX_RUNS)
                     cold = False
                 else:
                     wrk(url, connections, warmup, None)

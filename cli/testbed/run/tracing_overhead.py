@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from testbed import procs
-from testbed.bench import parse_wrk, warm_up
+from testbed.bench import STACK_WARMUP_MAX_RUNS, parse_wrk, warm_up
 from testbed.run import results
 
 CONDITIONS = (("off", None), ("0%", 0.0), ("1%", 0.01), ("100%", 1.0))
@@ -107,8 +107,11 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
             for name, share in order:
                 was = stack.tracing_url() if stack.running() else "down"
                 _stack(stack, share is not None, say)
+                warm = None     # after a restart: did the warm-up see the JVMs stop speeding up
                 if was == "down" or bool(was) != (share is not None):      # fresh JVMs: the JIT
-                    warm_up([("stack", "web", "seg5", url, scripts[name], None)], connections, warmup, say)
+                    w = warm_up([("stack", "web", "seg5", url, scripts[name], None)], connections, warmup, say,
+                                max_runs=STACK_WARMUP_MAX_RUNS)
+                    warm = all(t["warm"] for t in w.values())
                 else:
                     measure(url, connections, warmup, scripts[name])
                 zipkin = _zipkin_pid(stack)
@@ -117,7 +120,7 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
                 cpu1 = _cpu(zipkin)
                 rows.append({"round": rnd, "condition": name, "share": share, "rps": res["rps"],
                              "p50_ms": res["p50_ms"], "p95_ms": res["p95_ms"], "requests": res["requests"],
-                             "errors": res["non_2xx"] + res["socket_errors"],
+                             "errors": res["non_2xx"] + res["socket_errors"], "warm_after_restart": warm,
                              "zipkin_cpu_pct": (cpu1 - cpu0) / duration * 100 if cpu0 is not None and cpu1 is not None
                              else None})
                 say(f"tracing-overhead: round {rnd + 1}/{rounds} {name:5s} {res['rps']:8.1f} req/s, "
