@@ -137,3 +137,15 @@ def test_agreement_is_within_the_stated_share_of_one_over_t_k():
     assert not row["agree"] and "2 × 1/T(k)" in row["why"]
     assert traces.agreement([{"series": "axis ping n=0", "segment": 5, "throughput": None, "derived": None}],
                             runs, 2)[0]["agree"] is None
+
+
+def test_overhead_rounds_alternate_and_measure_full_sampling_last_of_the_traced():
+    from testbed.run.tracing_overhead import CONDITIONS, round_order
+    rounds = [[name for name, _ in round_order(r)] for r in range(4)]
+    assert rounds[0] == ["off", "0%", "1%", "100%"] and rounds[1] == ["off", "1%", "0%", "100%"]
+    assert rounds[2] == rounds[0] and rounds[3] == rounds[1]
+    for names in rounds:
+        assert sorted(names) == sorted(n for n, _ in CONDITIONS)
+        # the traced conditions follow `off` (a restart) and 100 % ends them: nothing traced is
+        # measured after Zipkin took every span, in this round or the next
+        assert names[0] == "off" and names[-1] == "100%"
