@@ -293,3 +293,57 @@ def test_the_swarm_stacks_name_comes_from_the_environment_as_documented(monkeypa
     assert SwarmStack(StackConfig.load()).name == "mine"
     monkeypatch.delenv("SWARM_STACK")
     assert SwarmStack(StackConfig.load()).name == "testbed"
+
+
+# ------------------------------------------------------------------ up returns once it serves
+def _seg5_server(fail_first: int):
+    """A loopback HTTP server in the front's place: /seg/5 answers the front's 502 page (the
+    clone's unknown-host reason) for its first fail_first requests per backend, then 200."""
+    import http.server
+    import threading
+    from urllib.parse import parse_qs, urlparse
+    seen: dict[str, int] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            backend = parse_qs(urlparse(self.path).query).get("backend", ["?"])[0]
+            seen[backend] = seen.get(backend, 0) + 1
+            ok = seen[backend] > fail_first
+            body = (b"segments: 1,2,3,4,5\nsoap-result: ok=true" if ok else
+                    b"<pre>\nerror: 502\nfailing-tier: soap-service\nreason: the client tier answered HTTP 502 "
+                    b"to GET /invoke: unknown host: UnknownHostException: haproxy</pre>")
+            self.send_response(200 if ok else 502)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, seen
+
+
+def test_swarm_up_waits_until_seg5_answers_through_haproxy_for_each_backend():
+    from testbed.swarm import wait_served
+    server, seen = _seg5_server(fail_first=2)
+    lines: list[str] = []
+    try:
+        took = wait_served(server.server_address[1], ["axis", "gsoap"], timeout=30, log=lines.append)
+    finally:
+        server.shutdown()
+    assert seen == {"axis": 3, "gsoap": 3}       # each backend: 502, 502, then 200
+    assert took >= 1.0 and lines and "axis, gsoap" in lines[0]
+
+
+def test_swarm_up_names_the_reason_when_seg5_never_answers():
+    from testbed.swarm import wait_served
+    server, seen = _seg5_server(fail_first=10**6)
+    try:
+        with pytest.raises(stack.StackError) as e:
+            wait_served(server.server_address[1], ["axis"], timeout=1.5, log=lambda _: None)
+    finally:
+        server.shutdown()
+    assert "HTTP 502" in str(e.value) and "UnknownHostException: haproxy" in str(e.value)
+    assert seen["axis"] >= 3

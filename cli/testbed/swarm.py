@@ -30,6 +30,44 @@ from testbed.stack import Stack, StackError
 from testbed.swarmnodes import SwarmNodes
 
 DEPLOY_TIMEOUT = 600
+SERVED_TIMEOUT = 120   # s: /seg/5 through HAProxy after every replica is UP (the clone's first lookups)
+
+
+def wait_served(port: int, backends: list[str], timeout: float = SERVED_TIMEOUT, log=print,
+                host: str = "127.0.0.1") -> float:
+    """Until /seg/5 answers 200 through HAProxy's web port for each backend; the seconds it took.
+
+    On Swarm every replica can be UP in HAProxy and the path still fail for some seconds: the
+    tasks start in no order, a clone that looked up `haproxy` before that task was in Swarm's DNS
+    answers "unknown host" until the JVM forgets the failed lookup (10 s by default), and `up`
+    would return a stack whose first requests fail (seen: 502 for ~6 s on a 4-node cluster)."""
+    import urllib.error
+    import urllib.request
+    start = time.monotonic()
+    for backend in backends:
+        url = f"http://{host}:{port}/seg/5?backend={backend}&op=ping"
+        last = "no answer"
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=10) as r:
+                    if r.status == 200:
+                        break
+                    last = f"HTTP {r.status}"
+            except urllib.error.HTTPError as e:
+                body = e.read(2000).decode("utf-8", "replace")
+                reason = next((ln[len("reason: "):] for ln in body.splitlines() if ln.startswith("reason: ")), "")
+                last = f"HTTP {e.code}" + (f" ({reason})" if reason else "")
+            except OSError as e:
+                last = str(e)
+            if time.monotonic() - start > timeout:
+                raise StackError(f"every replica is UP, but /seg/5?backend={backend} through HAProxy on "
+                                 f"{host}:{port} did not answer 200 within {timeout:.0f} s (last: {last}); "
+                                 f"./testbed status, ./testbed logs clone")
+            time.sleep(0.5)
+    took = time.monotonic() - start
+    if took >= 1:
+        log(f"up: /seg/5 through HAProxy answers for {', '.join(backends)} after {took:.0f} s more")
+    return took
 
 
 class SwarmStack(SwarmNodes, ComposeStack):
@@ -151,6 +189,8 @@ class SwarmStack(SwarmNodes, ComposeStack):
         self._converge(DEPLOY_TIMEOUT)
         for t in tiers.TIERS:
             self.wait_servers(t, counts.get(t, 0), DEPLOY_TIMEOUT if self.cluster else 180)
+        if counts.get("front") and counts.get("clone"):
+            wait_served(self.cfg.web_port, [b for b in ("axis", "gsoap") if counts.get(b)], log=self.log)
 
     def _converge(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
