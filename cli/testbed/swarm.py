@@ -190,7 +190,8 @@ class SwarmStack(SwarmNodes, ComposeStack):
         for t in tiers.TIERS:
             self.wait_servers(t, counts.get(t, 0), DEPLOY_TIMEOUT if self.cluster else 180)
         if counts.get("front") and counts.get("clone"):
-            wait_served(self.cfg.web_port, [b for b in ("axis", "gsoap") if counts.get(b)], log=self.log)
+            wait_served(self.cfg.web_port, [b for b in ("axis", "gsoap") if counts.get(b)], log=self.log,
+                        host=self.cfg.client_host)
 
     def _converge(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
