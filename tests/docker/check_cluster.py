@@ -88,9 +88,18 @@ def check_experiment(name: str, out: Path, figures: dict) -> None:
         tiers = {t for t, _ in seen}
         missing = {"front", "clone", "axis", "haproxy", "loadgen"} - tiers
         missing |= {f"node {n}" for n in nodes if ("node", n) not in seen}
+        planned = json.loads((run_dir / "run.json").read_text()).get("tiers") or {}
+        clones = int(planned.get("clone", 1))
+        missing |= {f"clone {i}" for i in range(1, clones + 1) if ("clone", str(i)) not in seen}
+        missing |= {f"the thread dump of clone {i}" for i in range(1, clones + 1)
+                    if not (run_dir / f"threaddump-clone-{i}.txt").is_file()}
         if missing:
-            raise CheckFailed(f"{run_dir.name}: cpu.csv has no samples of {sorted(missing)}")
+            raise CheckFailed(f"{run_dir.name}: missing {sorted(missing)} (cpu.csv samples, thread dumps)")
     summary = json.loads((folder / "summary.json").read_text())
+    scaled = [r for r in summary["runs"] if r.get("speedup") is not None]
+    if not scaled or not all(r["speedup"] > 0 for r in scaled):
+        raise CheckFailed(f"{folder}: no client tier scaled with a speed-up: {summary['runs']}")
+    figures["client_tier_speedups"] = {r["id"]: round(r["speedup"], 2) for r in scaled}
     figures["experiment"] = {"folder": str(folder), "runs": {r["id"]: {
         "max_throughput": r["max_throughput"], "bottleneck": r["bottleneck"]["text"]} for r in summary["runs"]},
         "nodes": summary.get("nodes")}
