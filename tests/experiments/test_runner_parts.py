@@ -175,3 +175,29 @@ def test_report_and_analyze_verbs_hand_over_to_the_analysis_cli(capsys):
     with pytest.raises(SystemExit) as e:
         main(["report", str(Path("/nonexistent-folder"))])
     assert e.value.code == 2
+
+
+def test_sigterm_ends_a_run_like_ctrl_c_even_when_sigint_is_ignored(tmp_path):
+    # a run a script started in the background inherits SIGINT ignored (no job control): the
+    # SIGTERM of `kill` or of a CI timeout must still end it as Ctrl-C does, with its cleanup
+    code = ("import signal, sys, time\n"
+            "sys.path.insert(0, sys.argv[1])\n"
+            "from testbed.run.command import _sigterm_as_ctrl_c\n"
+            "_sigterm_as_ctrl_c()\n"
+            "try:\n"
+            "    print('ready', flush=True)\n"
+            "    time.sleep(30)\n"
+            "    print('slept through', flush=True)\n"
+            "except KeyboardInterrupt:\n"
+            "    print('interrupted: cleanup runs', flush=True)\n")
+    import signal
+    cli = str(Path(__file__).resolve().parents[2] / "cli")
+    p = subprocess.Popen([sys.executable, "-c", code, cli], stdout=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=15)
+    finally:
+        p.kill()
+    assert "interrupted: cleanup runs" in out and p.returncode == 0

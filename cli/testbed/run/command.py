@@ -55,12 +55,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _sigterm_as_ctrl_c() -> None:
-    """SIGTERM (a CI timeout, `kill`) ends a run like Ctrl-C: finished steps kept, report made."""
-    import os
+    """SIGTERM (a CI timeout, `kill`) ends a run like Ctrl-C: finished steps kept, report made.
+    The handler raises KeyboardInterrupt itself: a run started in the background by a script
+    inherits SIGINT ignored, and a SIGINT sent on to itself would then be lost, and the SIGTERM
+    with it."""
     import signal
     import threading
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+        signal.signal(signal.SIGTERM, on_term)
+
+
+def _benchmark(args, stack, results_dir) -> int:
+    if args.experiment == EFFICIENCY:
+        from testbed.run import efficiency
+        return efficiency.main(stack, results_dir, quick=args.quick, rounds=args.repeat,
+                               keep_stack=args.keep_stack)
+    if args.experiment == OVERHEAD:
+        from testbed.run import monitoring_overhead
+        return monitoring_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
+    from testbed.run import tracing_overhead
+    return tracing_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
 
 
 def main(args) -> int:
@@ -100,16 +118,12 @@ def main(args) -> int:
         if nodes.load(cfg.state_dir):        # a cluster made here and no stack on it yet: deploy there
             from testbed.swarm import SwarmStack
             stack = SwarmStack(cfg)
-    if args.experiment == EFFICIENCY:
-        from testbed.run import efficiency
-        return efficiency.main(stack, results_dir, quick=args.quick, rounds=args.repeat,
-                               keep_stack=args.keep_stack)
-    if args.experiment == OVERHEAD:
-        from testbed.run import monitoring_overhead
-        return monitoring_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
-    if args.experiment == TRACING_OVERHEAD:
-        from testbed.run import tracing_overhead
-        return tracing_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
+    if args.experiment in BENCHMARKS:
+        try:
+            return _benchmark(args, stack, results_dir)
+        except StackError as e:      # the benchmark's own stack could not start (a port in use ...)
+            print(f"testbed: run {args.experiment}: {e}", file=sys.stderr)
+            return 2
     try:
         exp = definition.load(args.experiment, quick=args.quick, repeat=args.repeat,
                               scaling=not args.no_scale, profile=args.profile)
