@@ -256,10 +256,18 @@ class Runtime:
     def servers(self, backend: str) -> dict[str, dict[str, str]]:
         return {r["svname"]: r for r in self.stats() if r["pxname"] == backend}
 
-    def set_state(self, backend: str, server: str, state: str) -> None:
-        out = self.command(f"set server {backend}/{server} state {state}").strip()
-        if out:
-            raise HaproxyError(f"set server {backend}/{server} state {state}: {out}")
+    def set_state(self, backend: str, server: str, state: str, settle: float = 10.0) -> None:
+        """Set a server's admin state. Right after a reload the socket can still be answered by
+        the old worker, soft-stopping, whose proxies say "Proxy is disabled.": asked again until
+        the new worker answers, for at most `settle` seconds."""
+        deadline = time.monotonic() + settle
+        while True:
+            out = self.command(f"set server {backend}/{server} state {state}").strip()
+            if not out:
+                return
+            if not out.startswith("Proxy is disabled") or time.monotonic() >= deadline:
+                raise HaproxyError(f"set server {backend}/{server} state {state}: {out}")
+            time.sleep(0.1)
 
     def save_state(self, path: Path) -> None:
         path.write_text(self.command("show servers state"))
