@@ -109,14 +109,16 @@ def round_order(rnd: int) -> list[str]:
 def _scraping(stack, on: bool) -> bool:
     """Prometheus and the CPU exporter running (SIGCONT) or paused (SIGSTOP): paused they read
     nothing and use no CPU, and no start-up of theirs lands in a run. True when they resumed."""
-    import os
     import signal
+
+    import psutil
     resumed = False
     for p in monitoring.all_procs(stack.load().get("monitoring")):
         try:
-            was_stopped = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
-            os.kill(p.pid, signal.SIGCONT if on else signal.SIGSTOP)
-        except (OSError, IndexError):
+            proc = psutil.Process(p.pid)
+            was_stopped = proc.status() == psutil.STATUS_STOPPED
+            proc.send_signal(signal.SIGCONT if on else signal.SIGSTOP)
+        except psutil.Error:
             continue
         resumed |= on and was_stopped
     return resumed
@@ -154,12 +156,7 @@ def _endpoints(stack) -> list[tuple[str, str, CpuTarget]]:
 
 def _scrape_costs(stack, say, n: int = SCRAPES) -> dict[str, float]:
     """name -> CPU milliseconds of the answering process per scrape, n scrapes of each, unloaded."""
-    import base64
-    knobs = stack.cfg.knobs
-    headers = {}
-    if knobs.get("UI_PASSWORD"):
-        token = base64.b64encode(f"{knobs.get('UI_USER') or 'testbed'}:{knobs['UI_PASSWORD']}".encode()).decode()
-        headers["Authorization"] = f"Basic {token}"
+    headers = stack.cfg.ui_headers()       # HAProxy's /metrics asks for them when UI_PASSWORD is set
     out = {}
     clock = CpuClock()
     for name, url, target in _endpoints(stack):
@@ -235,7 +232,6 @@ def _startup(stack, agent: bool, run_dir: Path) -> float:
 
 def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connections: int = 32,
          say=print) -> int:
-    costs: dict[str, float] = {}
     if stack.mode != "local":
         say("monitoring-overhead: measures the local stack (./testbed down the containers first)")
         return 2
@@ -334,7 +330,7 @@ def _write(folder: Path, rows: list[dict], startup: list[dict], rounds: int, dur
     ratio = {c: _med(per_round[c]) for c in CONDITIONS}
     paired = pair_figures(pairs or [])
     start = {a: _med([s["seconds"] for s in startup if s["agent"] == a]) for a in (True, False)}
-    interval = cfg.knobs.get("MONITORING_SCRAPE_INTERVAL") or "5s"
+    interval = monitoring.scrape_interval(cfg.knobs)
     watch = {k: _med([r["watchers_cpu_pct"][k] for r in rows if r["condition"] == "prometheus"
                       and k in r["watchers_cpu_pct"]]) for k in ("prometheus", "cpu-exporter")}
     cost = accounted(costs, monitoring._seconds(interval), {k: v for k, v in watch.items() if v is not None},
