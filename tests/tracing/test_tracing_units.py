@@ -139,13 +139,51 @@ def test_agreement_is_within_the_stated_share_of_one_over_t_k():
                             runs, 2)[0]["agree"] is None
 
 
-def test_overhead_rounds_alternate_and_measure_full_sampling_last_of_the_traced():
-    from testbed.run.tracing_overhead import CONDITIONS, round_order
-    rounds = [[name for name, _ in round_order(r)] for r in range(4)]
-    assert rounds[0] == ["off", "0%", "1%", "100%"] and rounds[1] == ["off", "1%", "0%", "100%"]
-    assert rounds[2] == rounds[0] and rounds[3] == rounds[1]
-    for names in rounds:
-        assert sorted(names) == sorted(n for n, _ in CONDITIONS)
-        # the traced conditions follow `off` (a restart) and 100 % ends them: nothing traced is
-        # measured after Zipkin took every span, in this round or the next
-        assert names[0] == "off" and names[-1] == "100%"
+def test_overhead_cycles_alternate_and_full_sampling_is_left_out_of_them():
+    from testbed.run.tracing_overhead import CONDITIONS, cycle_order
+    cycles = [cycle_order(i) for i in range(4)]
+    assert cycles[0] == ["off", "0%", "1%"] and cycles[1] == ["1%", "0%", "off"]
+    assert cycles[2] == cycles[0] and cycles[3] == cycles[1]
+    # 100 % is measured once, after the cycles: Zipkin keeps what it was sent
+    assert all("100%" not in c for c in cycles) and {n for n, _ in CONDITIONS} == {*cycles[0], "100%"}
+
+
+def _run(rnd, cycle, name, rps, p95=10.0):
+    return {"round": rnd, "cycle": cycle, "condition": name, "rps": rps, "p95_ms": p95}
+
+
+def test_overhead_ratios_are_paired_per_cycle_then_median_of_rounds():
+    from testbed.run.tracing_overhead import figures
+    rows = []
+    # round 0: off drifts up from cycle to cycle; 1 % is 0.98 of off in the same cycle each time
+    for c, off in enumerate((1000.0, 1100.0)):
+        rows += [_run(0, c, "off", off), _run(0, c, "0%", off * 0.99), _run(0, c, "1%", off * 0.98, 12.0)]
+    # round 1: a pair of stacks whose traced one is slower: 0.90
+    rows += [_run(1, 0, "off", 900.0), _run(1, 0, "0%", 810.0), _run(1, 0, "1%", 810.0)]
+    # round 2: 0.96
+    rows += [_run(2, 0, "off", 1000.0), _run(2, 0, "0%", 960.0), _run(2, 0, "1%", 960.0)]
+    rows += [_run(0, None, "100%", 630.0), _run(1, None, "100%", 540.0), _run(2, None, "100%", 600.0)]
+    fig = figures(rows)
+    one = fig["1%"]
+    assert one["rounds"] == [0.98, 0.9, 0.96] and one["median"] == 0.96
+    assert one["ratios"] == [0.98, 0.98, 0.9, 0.96]           # every cycle, not a ratio of medians
+    assert one["ci95"][0] < one["mean"] < one["ci95"][1]
+    assert fig["0%"]["rounds"] == [0.99, 0.9, 0.96]
+    assert one["p95_ratio_median"] == 1.1       # per cycle: 12 / 10 twice in round 0, 10 / 10 twice after
+    # 100 %: over the round's median off (round 0: 1050)
+    assert fig["100%"]["rounds"] == [0.6, 0.6, 0.6] and fig["100%"]["median"] == 0.6
+    # a cycle without its off run gives no ratio
+    assert figures([_run(0, 0, "1%", 900.0)]) == {}
+
+
+def test_the_traced_stack_takes_ports_and_a_state_folder_of_its_own(tmp_path):
+    from testbed import tracing
+    from testbed.config import StackConfig
+    from testbed.run.tracing_overhead import traced_config
+    cfg = StackConfig(replica_port_base=21000, state_dir=tmp_path / "st", knobs={"X": "1"})
+    other = traced_config(cfg)
+    assert other.replica_port_base >= 22000 and other.state_dir == tmp_path / "st" / "tracing-overhead"
+    assert set(other.entry_ports().values()).isdisjoint(cfg.entry_ports().values())
+    assert tracing.zipkin_port(other) != tracing.zipkin_port(cfg)
+    assert other.knobs == cfg.knobs and other.knobs is not cfg.knobs     # the second stack's overrides stay its own
+
