@@ -1,6 +1,6 @@
 """The monitoring profile checked on a real Docker engine, and measured:
 
-    .venv/bin/python tests/docker/check_monitoring.py [--port-base 38100] [--no-build] [--keep]
+    .venv/bin/python tests/docker/check_monitoring.py [--port-base 38100] [--no-build] [--keep] [--reuse]
 
 `docker compose --profile monitoring up --wait` (the project's images, built unless --no-build),
 then: Prometheus' targets list every replica of every tier UP (front, clone, axis, gsoap by DNS,
@@ -11,7 +11,9 @@ exporter) through `promtool check metrics`: no lint; the CPU exporter naming eve
 the project; the Locust UI's Testbed tab listing every replica from inside its container; then
 `docker compose down -v`. Traffic goes to 127.0.0.1 (published ports) and to the containers
 this run started (their addresses on the project's network); every wait is bounded.
-Figures: results/monitoring-check-<time>/figures.json. CI: .ci/run.
+Figures: results/monitoring-check-<time>/figures.json. CI: .ci/run, which runs
+the monitoring and tracing checks on one stack with both profiles (TESTBED_CHECK_PROFILES,
+--keep on the first, --reuse on the second).
 """
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_stack import (CheckFailed, build_and_up, fresh_project, get, log, profile_options, run, until,  # noqa: E402
-                         write_figures)
+from check_stack import (CheckFailed, build_and_up, check_profiles, fresh_project, get, log,  # noqa: E402
+                         profile_options, run, until, write_figures)
 
 
 JOBS = {"front", "clone", "axis", "gsoap", "haproxy", "cpu", "prometheus"}
@@ -35,7 +37,7 @@ OWN = {"front": 9404, "clone": 9404, "axis": 9404, "gsoap": 8080, "cpu-exporter"
 
 
 def compose(*args: str, timeout: float = 900, capture: bool = False) -> subprocess.CompletedProcess:
-    return run(["docker", "compose", "--profile", "monitoring", *args], timeout, capture=capture)
+    return run(["docker", "compose", *check_profiles("monitoring"), *args], timeout, capture=capture)
 
 
 def containers() -> list[dict]:
@@ -75,7 +77,7 @@ def main(argv=None) -> int:
     out = fresh_project(compose, args, "monitoring")
     ok = False
     try:
-        build_and_up(compose, figures, args.no_build, 600)
+        build_and_up(compose, figures, args.no_build, 600, args.reuse)
 
         def all_up():
             ts = targets(prom)
@@ -89,7 +91,7 @@ def main(argv=None) -> int:
         # watch Prometheus' targets while compose scales (its --wait returns only once the new
         # replicas are healthy, long after Prometheus may have found them)
         log("$ docker compose --profile monitoring up --detach --wait --no-recreate --scale clone=3 clone")
-        scale = subprocess.Popen(["docker", "compose", "--profile", "monitoring", "up", "--detach", "--wait",
+        scale = subprocess.Popen(["docker", "compose", *check_profiles("monitoring"), "up", "--detach", "--wait",
                                   "--no-recreate", "--scale", "clone=3", "clone"], cwd=ROOT,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         listed: dict[str, float] = {}        # target address -> first seen listed / UP

@@ -1,6 +1,6 @@
 """The tracing profile checked on a real Docker engine (docs/tracing.md):
 
-    .venv/bin/python tests/docker/check_tracing.py [--port-base 38200] [--no-build] [--keep]
+    .venv/bin/python tests/docker/check_tracing.py [--port-base 38200] [--no-build] [--keep] [--reuse]
 
 `docker compose --profile tracing up --wait` (the project's images, built unless --no-build):
 Zipkin starts first and every service finds it by name, so then: HAProxy runs its span relay,
@@ -11,7 +11,9 @@ with HAProxy's three spans, the front's server and client spans and its segments
 server and SOAP client spans and the service's span (gSOAP's with its three phases); an
 unsampled request leaves none. `docker compose --profile tracing down -v` at the end, and no
 container of the project is left. Traffic goes to 127.0.0.1 (published ports) only; every wait is
-bounded. Figures: results/tracing-check-<time>/figures.json. CI: .ci/run.
+bounded. Figures: results/tracing-check-<time>/figures.json. CI: .ci/run, which runs
+the monitoring and tracing checks on one stack with both profiles (TESTBED_CHECK_PROFILES,
+--keep on the first, --reuse on the second).
 """
 from __future__ import annotations
 
@@ -25,14 +27,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_stack import (CheckFailed, build_and_up, fresh_project, get, log, profile_options, run, until,  # noqa: E402
-                         write_figures)
+from check_stack import (CheckFailed, build_and_up, check_profiles, fresh_project, get, log,  # noqa: E402
+                         profile_options, run, until, write_figures)
 
 SERVICES = {"haproxy", "front", "clone"}
 
 
 def compose(*args: str, timeout: float = 900, capture: bool = False, profile: bool = True):
-    return run(["docker", "compose", *(["--profile", "tracing"] if profile else []), *args], timeout,
+    return run(["docker", "compose", *(check_profiles("tracing") if profile else []), *args], timeout,
                capture=capture)
 
 
@@ -63,7 +65,7 @@ def main(argv=None) -> int:
     out = fresh_project(compose, args, "tracing")
     ok = False
     try:
-        build_and_up(compose, figures, args.no_build, 900)
+        build_and_up(compose, figures, args.no_build, 900, args.reuse)
         for backend in ("axis", "gsoap"):
             ids = [traced_request(web, backend) for _ in range(3)]
 

@@ -344,3 +344,24 @@ def test_every_maven_module_pom_is_copied_into_the_java_build_stage(service):
     copied = {rest.split()[0] for word, rest in instructions(dockerfile(service)) if word == "COPY"}
     missing = [m for m in modules if f"{m}/pom.xml" not in copied and m not in copied]
     assert not missing, f"{dockerfile(service)}: add COPY <module>/pom.xml for {missing}"
+
+
+def test_the_profile_checks_can_share_one_stack_with_both_profiles(monkeypatch):
+    """CI runs check_monitoring.py --keep then check_tracing.py --reuse on one stack: each
+    check's compose commands then name both profiles (a `down` with one profile alone would
+    leave the other profile's containers behind)."""
+    import importlib.util
+    import sys
+    here = Path(__file__).resolve().parent
+    monkeypatch.syspath_prepend(str(here))
+    spec = importlib.util.spec_from_file_location("check_stack_for_test", here / "check_stack.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.delenv("TESTBED_CHECK_PROFILES", raising=False)
+    assert mod.check_profiles("tracing") == ["--profile", "tracing"]
+    monkeypatch.setenv("TESTBED_CHECK_PROFILES", "monitoring tracing")
+    assert mod.check_profiles("tracing") == ["--profile", "tracing", "--profile", "monitoring"]
+    assert mod.check_profiles("monitoring") == ["--profile", "monitoring", "--profile", "tracing"]
+    args, _, _ = mod.profile_options("doc", ["--no-build", "--reuse"])
+    assert args.reuse and args.no_build and not args.keep
+    sys.modules.pop("check_stack_for_test", None)
