@@ -19,6 +19,22 @@ from stacks import make_stack_config, start_tier
 # a terminal, so SIGINT is handled here and every child starts with the default action.
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
+
+def _worker_port_slice() -> None:
+    """Each pytest-xdist worker picks its free ports (procs.free_port) from a slice of the range
+    of its own (TESTBED_FREE_PORTS, inherited by the ./testbed commands it runs): a stack's
+    configuration takes its entry ports well before HAProxy binds them (Zipkin starts first),
+    and another worker that picked the same port meanwhile made that stack fail to start
+    ("port in use", a CI rehearsal on 2026-11-28)."""
+    import os
+    got = procs.worker_port_slice(os.environ.get("PYTEST_XDIST_WORKER", ""),
+                                  os.environ.get("PYTEST_XDIST_WORKER_COUNT", ""))
+    if got:
+        os.environ["TESTBED_FREE_PORTS"] = f"{got[0]}-{got[1]}"
+
+
+_worker_port_slice()
+
 CHUNK = 25     # tests per group when a file is split (pytest -n): its session fixtures start once per worker
 
 

@@ -77,18 +77,48 @@ def wait_port_free(port: int, timeout: float = 10.0, host: str = "127.0.0.1") ->
 
 FREE_PORT_RANGE = (12000, 18999)   # below the kernel's ephemeral range (outgoing
                                     # connections) and the local stack's replica ports
+_handed_out: set[int] = set()       # ports free_port() gave this process (maybe not bound yet)
+
+
+def free_port_range() -> tuple[int, int]:
+    """FREE_PORT_RANGE, or TESTBED_FREE_PORTS=LOW-HIGH inside it: the test suite gives each
+    pytest-xdist worker a slice of its own (tests/conftest.py), so that two workers never pick
+    the same port for servers that bind it only later."""
+    raw = os.environ.get("TESTBED_FREE_PORTS", "")
+    try:
+        low, high = (int(x) for x in raw.split("-"))
+    except ValueError:
+        return FREE_PORT_RANGE
+    if FREE_PORT_RANGE[0] <= low < high <= FREE_PORT_RANGE[1]:
+        return low, high
+    return FREE_PORT_RANGE
+
+
+def worker_port_slice(worker: str, count: str) -> tuple[int, int] | None:
+    """Worker gwN of `count` pytest-xdist workers: the N-th of `count` equal slices of
+    FREE_PORT_RANGE (for TESTBED_FREE_PORTS); None outside a parallel run."""
+    if not worker.startswith("gw") or not worker[2:].isdigit() or not count.isdigit() or int(count) < 2 \
+            or int(worker[2:]) >= int(count):
+        return None
+    low, high = FREE_PORT_RANGE
+    size = (high - low + 1) // int(count)
+    first = low + int(worker[2:]) * size
+    return first, first + size - 1
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port free now, for tests and ad-hoc servers. Picked at random in FREE_PORT_RANGE,
+    """A port free now, for tests and ad-hoc servers. Picked at random in free_port_range(),
     not by the kernel: a kernel-picked port comes from the ephemeral range, where the next
-    outgoing connection may take it before the server binds it."""
+    outgoing connection may take it before the server binds it. Never one this process was
+    given before: a stack's configuration takes several before any of them is bound."""
     import random
+    low, high = free_port_range()
     for _ in range(200):
-        port = random.randint(*FREE_PORT_RANGE)
-        if port_free(port, host):
+        port = random.randint(low, high)
+        if port not in _handed_out and port_free(port, host):
+            _handed_out.add(port)
             return port
-    raise ProcError(f"no free port in {FREE_PORT_RANGE} on {host}")
+    raise ProcError(f"no free port in {low}-{high} on {host}")
 
 
 def parse_cpus(text: str) -> set[int] | None:
