@@ -14,8 +14,8 @@ from analysis.predict.calibrate import Config
 
 TEMPLATE = """# Written by ./testbed predict --target {target:g}/s from {folder} (analysis/predict/check_run.py):
 # the model named {text} as the smallest configuration reaching it ({x:.1f}/s predicted at
-# saturation, critical users N* = {n_star}). The report's "Predicted before measured" table
-# shows whether it does.
+# saturation, critical users N* = {n_star}). The report's "Predicted before measured" section
+# says whether it does (settings.target_throughput, target_run).
 name = "target-check"
 kind = "clones"
 description = "Checks ./testbed predict --target {target:g}/s: {text}"
@@ -39,6 +39,8 @@ client_mode = "singleton"
 {demands}
 [settings]
 tolerance = 0.05
+target_throughput = {target:g}   # the report's "Predicted before measured" says whether run
+target_run = "target-{slug}"     # target-{slug} measured at or above it
 
 [[runs]]
 id = "singleton-c1-{short}1"

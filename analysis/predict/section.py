@@ -73,6 +73,21 @@ def _checks(folder: Path, configs: list[dict]) -> dict:
     return out
 
 
+def _target(settings: dict, rows: list[dict]) -> dict | None:
+    """An experiment written by `./testbed predict --target X/s --experiment`: did the run of the
+    configuration it named (settings.target_run) measure at least X (settings.target_throughput)?
+    None for any other experiment."""
+    if settings.get("target_throughput") is None:
+        return None
+    want, run = float(settings["target_throughput"]), str(settings.get("target_run") or "")
+    row = next((r for r in rows if not r["baseline"] and any(x == run or x.startswith(run + "-r") for x in r["runs"])),
+               None)
+    measured = row["measured_max_throughput"] if row else None
+    return {"throughput": want, "run": run, "configuration": row["text"] if row else None,
+            "predicted_max_throughput": row["predicted_max_throughput"] if row else None,
+            "measured_max_throughput": measured, "reached": None if measured is None else measured >= want}
+
+
 def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] = ()) -> dict:
     """The section (see the module doc); {"error": why} when nothing can be predicted.
     fit_runs: runs whose steps the CPU fit uses too (then made now, not read from the runner's
@@ -135,7 +150,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "agreement_max_deviation": max(devs) if devs else None,
             "agree": all(s["agree"] for s in sims if s) if devs else None})
     held = [r for r in rows if not r["baseline"] and r["error"] is not None]
-    return {"written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
+    return {"target": _target(result.settings.extra, rows), "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
             "demands": now["demands"], "calibration": pred["calibration"], "usl": pred.get("usl"),
             "not_predicted": [n for n in pred.get("not_predicted", []) if tuple(n["runs"]) not in
                               {tuple(c["runs"]) for c in extra}],

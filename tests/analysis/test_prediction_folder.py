@@ -102,6 +102,30 @@ def test_summary_and_report_carry_the_prediction_with_its_error_table(folder, tm
     assert "Predicted before measured" in html and "Not predicted: request" in html
 
 
+@pytest.mark.parametrize("target,reached,shown", [(120, True, "<b>reached</b>"),
+                                                   (160, False, '<span class="flag">not reached</span>')])
+def test_a_target_check_says_whether_the_named_run_reached_the_target(folder, tmp_path, target, reached, shown):
+    """An experiment that `predict --target --experiment` wrote (settings.target_throughput,
+    target_run): the summary and the report say whether that run measured at least the target
+    (the handmade 2-clone run measures 140/s)."""
+    import shutil
+    from analysis.report import regenerate
+    copy = tmp_path / "folder"
+    shutil.copytree(folder, copy)
+    exp = json.loads((copy / "experiment.json").read_text())
+    exp["settings"].update(target_throughput=target, target_run="singleton-c2-a1")
+    (copy / "experiment.json").write_text(json.dumps(exp))
+    written = regenerate(copy, tmp_path / "out")
+    t = json.loads(written["summary.json"].read_text())["prediction"]["target"]
+    assert (t["throughput"], t["run"], t["reached"]) == (target, "singleton-c2-a1", reached)
+    assert t["measured_max_throughput"] == pytest.approx(140, rel=0.01) and t["predicted_max_throughput"] > 0
+    html = written["report.html"].read_text()
+    assert 'id="prediction-target"' in html and shown in html and ("not reached" in html) == (not reached)
+    # any other experiment: no target line
+    plain = json.loads(regenerate(folder, tmp_path / "plain")["summary.json"].read_text())["prediction"]
+    assert plain["target"] is None
+
+
 def test_a_prediction_written_before_the_runs_is_the_one_compared(folder, tmp_path):
     import shutil
     copy = tmp_path / "f"
@@ -137,6 +161,9 @@ def test_cli_target_names_the_smallest_configuration_and_its_users(folder, tmp_p
     runs = load_definition(toml).runs
     assert [r.client_mode for r in runs] == ["singleton", t["config"]["client_mode"]]
     assert runs[1].tiers["clone"] == t["config"]["clones"] and t["critical_users"] in runs[1].load.users
+    # and says what to compare: the report tells whether that run reached the target
+    settings = load_definition(toml).settings
+    assert settings["target_throughput"] == 120 and runs[1].id == settings["target_run"] + "-r0"   # its repeat 0
     over = subprocess.run(ROOT_PY + [str(folder), "--target", "1000/s"], capture_output=True, text=True, timeout=300)
     assert over.returncode == 0 and "not reachable" in over.stdout and "--cores" in over.stdout
 
