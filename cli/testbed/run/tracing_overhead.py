@@ -215,6 +215,7 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
     scripts = {name: script(folder, share or 0.0) for name, share in CONDITIONS}
     urls = {}
     rows: list[dict] = []
+    warm: list[dict] = []                # per round: did each stack's warm-up see it stop speeding up
     table = ""
 
     def run(name: str, rnd: int, cycle: int | None) -> None:
@@ -242,13 +243,13 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
             traced.up(TIERS, {"CLIENT_MODE": "pool"}, locust=False, tracing=True)
             for name, _ in CONDITIONS:
                 urls[name] = (stack if name == "off" else traced).entry_url("web") + PATH.format(backend=backend)
-            warm = {}
+            warm.append({})
             for st, name in ((stack, "off"), (traced, "1%")):     # fresh JVMs: the JIT, one stack at a time
                 pause(traced if st is stack else stack, True)
                 pause(st, False)
                 w = warm_up([("stack", "web", "seg5", urls[name], scripts[name], None)], connections, 5, say,
                             max_runs=STACK_WARMUP_MAX_RUNS)
-                warm[name] = all(t["warm"] for t in w.values())
+                warm[-1][name] = all(t["warm"] for t in w.values())
             for i in range(cycles):
                 for name in cycle_order(i):
                     run(name, rnd, i)
@@ -286,7 +287,7 @@ def _med(values: list) -> float | None:
 
 
 def _write(folder: Path, rows: list[dict], rounds: int, cycles: int, run_s: int, connections: int,
-           started: float, backend: str, warm: dict) -> str:
+           started: float, backend: str, warm: list[dict]) -> str:
     names = [n for n, _ in CONDITIONS]
     med = {n: {k: _med([r[k] for r in rows if r["condition"] == n]) for k in ("rps", "p95_ms", "p50_ms",
                                                                              "zipkin_cpu_pct")} for n in names}
@@ -294,7 +295,7 @@ def _write(folder: Path, rows: list[dict], rounds: int, cycles: int, run_s: int,
     results.write_json(folder / "overhead.json", {
         "started": started, "rounds": rounds, "cycles": cycles, "duration_s": run_s, "connections": connections,
         "path": PATH.format(backend=backend), "client_mode": "pool", "host": results.host(),
-        "method": "two stacks side by side, the one not measured paused (SIGSTOP)", "warm": warm,
+        "method": "two stacks side by side, the one not measured paused (SIGSTOP)", "warm_per_round": warm,
         "load_average_at_end": list(os.getloadavg()),
         "median": med, "ratio_to_off": fig, "runs": rows})
     f = lambda v, spec: "-" if v is None else format(v, spec)  # noqa: E731
