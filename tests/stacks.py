@@ -69,19 +69,6 @@ def _ephemeral_low() -> int:
         return 32768
 
 
-def slot_ports(base: int) -> list[int]:
-    """Every port a stack on this base may listen on: replicas, their metrics (a Java tier's JMX
-    exporter agent), the Locust UI, local monitoring (Prometheus, the CPU exporter), local
-    tracing (Zipkin, the span relay)."""
-    from testbed import monitoring, tracing
-    from testbed.config import StackConfig
-    cfg = StackConfig(replica_port_base=base)
-    ports = {p for t in tiers.TIERS.values() for i in range(1, tiers.MAX_REPLICAS + 1)
-             for p in (t.port(base, i), t.metrics_port(t.port(base, i)))}
-    return sorted(ports | {cfg.locust_web_port, monitoring.prometheus_port(cfg), monitoring.exporter_port(cfg),
-                           tracing.zipkin_port(cfg), tracing.relay_port(cfg)})
-
-
 def _lock_slot(base: int):
     """The slot's lock file, locked by this process (held until it exits), or None if another
     process holds it."""
@@ -102,6 +89,7 @@ def replica_port_base() -> int:
     that no stack of this session took, no other test process holds (its lock file) and whose
     ports are all free now, below the ephemeral range unless TESTBED_TEST_PORT_BASE already
     starts in it. Parallel workers (pytest -n) so never share a slot."""
+    from testbed import portplan
     start = int(os.environ.get("TESTBED_TEST_PORT_BASE", "20000"))
     low = _ephemeral_low()
     end = low if start + SLOT <= low else 65536
@@ -111,7 +99,7 @@ def replica_port_base() -> int:
         lock = _lock_slot(base)
         if lock is None:
             continue
-        if all(procs.port_free(p) for p in slot_ports(base)):
+        if all(procs.port_free(p) for p in portplan.stack_ports(base)):
             _bases_taken[base] = lock
             return base
         lock.close()
@@ -122,12 +110,8 @@ def replica_port_base() -> int:
 def make_stack_config(name: str, knobs: dict[str, str] | None = None):
     """A private stack: free entry ports, its own state dir, and a replica port range of its
     own (replica_port_base) so stacks never collide with each other or with a user's stack."""
+    from testbed import portplan
     from testbed.config import StackConfig, knobs as env_knobs
     base = replica_port_base()
     merged = {**env_knobs(), **TEST_KNOBS, **(knobs or {})}
-    return StackConfig(bind="127.0.0.1", web_port=procs.free_port(), clones_port=procs.free_port(),
-                       soap_port=procs.free_port(), stats_port=procs.free_port(),
-                       bound_port=procs.free_port(), locust_port=procs.free_port(),
-                       prometheus_port=procs.free_port(), zipkin_port=procs.free_port(),
-                       locust_master_port=procs.free_port(), replica_port_base=base,
-                       state_dir=RUN_DIR / name, knobs=merged)
+    return portplan.with_free_entry_ports(StackConfig(bind="127.0.0.1"), base, RUN_DIR / name, merged)
