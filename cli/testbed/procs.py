@@ -121,6 +121,27 @@ def free_port(host: str = "127.0.0.1") -> int:
     raise ProcError(f"no free port in {low}-{high} on {host}")
 
 
+def pause(ps: list["Proc"], paused: bool, tree: bool = False) -> bool:
+    """SIGSTOP (paused) or SIGCONT each process that is still the one started (Proc.alive), with
+    tree also its children: a paused process takes no CPU and answers nothing. True when one of
+    them was stopped and now runs again. A stopped process does not act on a SIGTERM before its
+    SIGCONT: resume what was paused before stopping it."""
+    import psutil
+    resumed = False
+    for p in ps:
+        if not p.alive():
+            continue
+        try:
+            root = psutil.Process(p.pid)
+            for proc in [root, *(root.children(recursive=True) if tree else [])]:
+                was_stopped = proc.status() == psutil.STATUS_STOPPED
+                proc.send_signal(signal.SIGSTOP if paused else signal.SIGCONT)
+                resumed |= was_stopped and not paused
+        except psutil.Error:
+            continue
+    return resumed
+
+
 def parse_cpus(text: str) -> set[int] | None:
     """'0', '1-3', '0,2' -> a CPU set; '' -> None (no pinning). ValueError names the form."""
     if not text.strip():

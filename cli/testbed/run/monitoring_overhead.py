@@ -109,19 +109,7 @@ def round_order(rnd: int) -> list[str]:
 def _scraping(stack, on: bool) -> bool:
     """Prometheus and the CPU exporter running (SIGCONT) or paused (SIGSTOP): paused they read
     nothing and use no CPU, and no start-up of theirs lands in a run. True when they resumed."""
-    import signal
-
-    import psutil
-    resumed = False
-    for p in monitoring.all_procs(stack.load().get("monitoring")):
-        try:
-            proc = psutil.Process(p.pid)
-            was_stopped = proc.status() == psutil.STATUS_STOPPED
-            proc.send_signal(signal.SIGCONT if on else signal.SIGSTOP)
-        except psutil.Error:
-            continue
-        resumed |= on and was_stopped
-    return resumed
+    return procs.pause(monitoring.all_procs(stack.load().get("monitoring")), paused=not on)
 
 
 def _watchers(stack) -> list[CpuTarget]:
