@@ -31,16 +31,14 @@ Results: results/tracing-overhead-<time>/overhead.{json,md}. Local stack only.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
-import signal
 import statistics
 import subprocess
 import time
 from pathlib import Path
 
-from testbed import procs, tiers, tracing
+from testbed import portplan, procs, tracing
 from testbed.bench import STACK_WARMUP_MAX_RUNS, parse_wrk, warm_up
 from testbed.config import StackConfig
 from testbed.run import results
@@ -103,49 +101,23 @@ def measure(url: str, connections: int, duration: int, lua: Path) -> dict:
 
 def traced_config(cfg: StackConfig) -> StackConfig:
     """The second stack's configuration: the first SLOT-port range above the stack's own whose
-    ports are all free, entry ports the kernel has free, its own state folder."""
+    ports (one replica a tier, Zipkin, the relay ...) are all free, entry ports free now, its own
+    state folder and a copy of the knobs."""
     for k in range(1, 6):
         base = cfg.replica_port_base + SLOT * k
-        probe = dataclasses.replace(cfg, replica_port_base=base)
-        ports = {p for t in TIERS for p in (tiers.TIERS[t].port(base, 1), tiers.TIERS[t].metrics_port(
-            tiers.TIERS[t].port(base, 1)))} | {tracing.zipkin_port(probe), tracing.relay_port(probe)}
-        if all(procs.port_free(p) for p in ports):
-            return dataclasses.replace(
-                cfg, replica_port_base=base, web_port=procs.free_port(), clones_port=procs.free_port(),
-                soap_port=procs.free_port(), stats_port=procs.free_port(), bound_port=procs.free_port(),
-                locust_port=procs.free_port(), prometheus_port=procs.free_port(),
-                zipkin_port=procs.free_port(), locust_master_port=procs.free_port(),
-                state_dir=cfg.state_dir / "tracing-overhead", knobs=dict(cfg.knobs))
+        if all(procs.port_free(p) for p in portplan.stack_ports(base, replicas=1)):
+            return portplan.with_free_entry_ports(cfg, base, cfg.state_dir / "tracing-overhead", dict(cfg.knobs))
     raise RuntimeError(f"no free port range for the traced stack above {cfg.replica_port_base} "
                        f"(TESTBED_REPLICA_PORT_BASE): stop what listens there")
 
 
-def stack_pids(stack) -> list[int]:
-    """Every process of a local stack: its replicas, HAProxy and what it runs (the span relay),
-    Zipkin -- with their children."""
-    import psutil
+def pause(stack, paused: bool) -> None:
+    """SIGSTOP (paused) or SIGCONT every process of a local stack: its replicas, HAProxy and what
+    it runs (the span relay), Zipkin -- with their children."""
     state = stack.load()
     roots = [r["proc"] for reps in state["replicas"].values() for r in reps]
     roots += [p for p in [state.get("haproxy"), *tracing.all_procs(state.get("tracing"))] if p]
-    out = []
-    for p in roots:
-        if not p.alive():          # its pid may be another process's by now
-            continue
-        try:
-            proc = psutil.Process(p.pid)
-            out += [proc.pid] + [c.pid for c in proc.children(recursive=True)]
-        except psutil.Error:
-            continue
-    return out
-
-
-def pause(stack, paused: bool) -> None:
-    """SIGSTOP (paused) or SIGCONT every process of the stack."""
-    for pid in stack_pids(stack):
-        try:
-            os.kill(pid, signal.SIGSTOP if paused else signal.SIGCONT)
-        except OSError:
-            pass
+    procs.pause(roots, paused, tree=True)
 
 
 def figures(rows: list[dict]) -> dict:
@@ -213,15 +185,24 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
     started = time.time()
     folder = results.new_folder(results_dir, "tracing-overhead", started)
     scripts = {name: script(folder, share or 0.0) for name, share in CONDITIONS}
-    urls = {}
+    urls = {name: (stack if name == "off" else traced).entry_url("web") + PATH.format(backend=backend)
+            for name, _ in CONDITIONS}
     rows: list[dict] = []
     warm: list[dict] = []                # per round: did each stack's warm-up see it stop speeding up
     table = ""
 
-    def run(name: str, rnd: int, cycle: int | None) -> None:
-        st = stack if name == "off" else traced
+    def only(st) -> None:            # the other stack paused, this one running
         pause(traced if st is stack else stack, True)
         pause(st, False)
+
+    def down_both() -> None:         # a stopped process would not hear the SIGTERM of down
+        for st in (stack, traced):
+            pause(st, False)
+            st.down()
+
+    def run(name: str, rnd: int, cycle: int | None) -> None:
+        st = stack if name == "off" else traced
+        only(st)
         measure(urls[name], connections, settle_s, scripts[name])          # after a pause: not measured
         zipkin = _zipkin_pid(traced) if st is traced else None
         cpu0 = _cpu(zipkin)
@@ -241,12 +222,9 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
             say(f"tracing-overhead: round {rnd + 1}/{rounds}: two stacks, tracing off and on")
             stack.up(TIERS, {"CLIENT_MODE": "pool"}, locust=False, tracing=False)
             traced.up(TIERS, {"CLIENT_MODE": "pool"}, locust=False, tracing=True)
-            for name, _ in CONDITIONS:
-                urls[name] = (stack if name == "off" else traced).entry_url("web") + PATH.format(backend=backend)
             warm.append({})
             for st, name in ((stack, "off"), (traced, "1%")):     # fresh JVMs: the JIT, one stack at a time
-                pause(traced if st is stack else stack, True)
-                pause(st, False)
+                only(st)
                 w = warm_up([("stack", "web", "seg5", urls[name], scripts[name], None)], connections, 5, say,
                             max_runs=STACK_WARMUP_MAX_RUNS)
                 warm[-1][name] = all(t["warm"] for t in w.values())
@@ -256,17 +234,12 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
                 table = _write(folder, rows, rounds, cycles, run_s, connections, started, backend, warm)
             run("100%", rnd, None)
             table = _write(folder, rows, rounds, cycles, run_s, connections, started, backend, warm)
-            pause(traced, False)
-            pause(stack, False)
-            traced.down()
-            stack.down()
+            down_both()
     except KeyboardInterrupt:
         say(f"\ntracing-overhead: interrupted; partial results in {folder}")
         return 130
     finally:
-        for st in (stack, traced):        # a stopped process would not hear the SIGTERM of down
-            pause(st, False)
-            st.down()
+        down_both()
     say("\n" + table + f"\ntracing-overhead: results in {folder}")
     return 0
 
