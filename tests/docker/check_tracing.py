@@ -27,8 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_stack import (CheckFailed, build_and_up, check_profiles, fresh_project, get, log,  # noqa: E402
-                         profile_options, run, until, write_figures)
+from check_stack import CheckFailed, get, log, run, until, write_figures  # noqa: E402
+from profilecheck import build_and_up, check_profiles, fresh_project, profile_options  # noqa: E402
 
 SERVICES = {"haproxy", "front", "clone"}
 

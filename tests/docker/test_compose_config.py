@@ -354,7 +354,7 @@ def test_the_profile_checks_can_share_one_stack_with_both_profiles(monkeypatch):
     import sys
     here = Path(__file__).resolve().parent
     monkeypatch.syspath_prepend(str(here))
-    spec = importlib.util.spec_from_file_location("check_stack_for_test", here / "check_stack.py")
+    spec = importlib.util.spec_from_file_location("profilecheck_for_test", here / "profilecheck.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     monkeypatch.delenv("TESTBED_CHECK_PROFILES", raising=False)
@@ -364,4 +364,4 @@ def test_the_profile_checks_can_share_one_stack_with_both_profiles(monkeypatch):
     assert mod.check_profiles("monitoring") == ["--profile", "monitoring", "--profile", "tracing"]
     args, _, _ = mod.profile_options("doc", ["--no-build", "--reuse"])
     assert args.reuse and args.no_build and not args.keep
-    sys.modules.pop("check_stack_for_test", None)
+    sys.modules.pop("profilecheck_for_test", None)
