@@ -52,7 +52,8 @@ def view(p: dict | None) -> dict | None:
                      "calibrated_text": "the baseline" if c["calibrated_on"] == "baseline" else c["calibrated_on"],
                      "knee_text": f"{c['knee_predicted']} / {'—' if c['knee_measured'] is None else c['knee_measured']}",
                      "before": before, "bottlenecks": ", ".join(dict.fromkeys(c["bottleneck"]))})
-    return {"error": None, "rows": rows, "demands": demands, "target": p.get("target"), "written": p.get("written"), "file": p.get("file"),
+    return {"error": None, "rows": rows, "demands": demands, "target": p.get("target"),
+            "written": p.get("written"), "file": p.get("file"),
             "calibrated_on": ", ".join(p["calibrated_on"]), "median_abs_error": p.get("median_abs_error"),
             "max_abs_error": p.get("max_abs_error"), "not_predicted": p.get("not_predicted", []),
             "notes": cal.get("notes", []), "cores": ", ".join(f"{k} {v:g} cores" for k, v in d["pools"].items()),

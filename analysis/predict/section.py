@@ -150,7 +150,8 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "agreement_max_deviation": max(devs) if devs else None,
             "agree": all(s["agree"] for s in sims if s) if devs else None})
     held = [r for r in rows if not r["baseline"] and r["error"] is not None]
-    return {"target": _target(result.settings.extra, rows), "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
+    return {"target": _target(result.settings.extra, rows),
+            "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
             "demands": now["demands"], "calibration": pred["calibration"], "usl": pred.get("usl"),
             "not_predicted": [n for n in pred.get("not_predicted", []) if tuple(n["runs"]) not in
                               {tuple(c["runs"]) for c in extra}],
