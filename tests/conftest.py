@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from testbed import procs
+import durations
 from stacks import make_stack_config, start_tier
 
 
@@ -51,8 +52,8 @@ def pytest_collection_modifyitems(config, items):
     e.g. each end-to-end experiment run, on a stack of its worker's own). Otherwise a file's
     tests form one group, so that its module fixtures start once; a file without module
     fixtures is split: each slow test alone, the others in groups of CHUNK (session fixtures
-    start once per worker anyway). The slow groups are handed out first, so no worker is left
-    with one at the end, then the larger ones."""
+    start once per worker anyway). The groups are handed out longest first (durations.py: the
+    last run's seconds per group, or the committed table, or an estimate from the markers)."""
     def group(item):
         mark = item.get_closest_marker("xdist_group")
         return mark.args[0] if mark and mark.args else mark.kwargs.get("name") if mark else None
@@ -73,13 +74,11 @@ def pytest_collection_modifyitems(config, items):
         chunks = -(-len(rest) // CHUNK)
         for i, t in enumerate(rest):
             t.add_marker(pytest.mark.xdist_group(f"{path}#{i * chunks // len(rest)}" if chunks > 1 else path))
-    slow = {group(item) for item in items if item.get_closest_marker("slow")}
-    size: dict[str, int] = {}
-    for item in items:
-        size[group(item)] = size.get(group(item), 0) + 1
-    # slow groups first, then the larger ones (stable: a group's tests stay together); ./testbed
-    # test passes --no-loadscope-reorder so that pytest-xdist hands the groups out in this order
-    items.sort(key=lambda item: (group(item) not in slow, -size[group(item)]))
+    # the longest groups first (stable: a group's tests stay together), so that no worker is
+    # left with a long one at the end; ./testbed test passes --no-loadscope-reorder so that
+    # pytest-xdist hands the groups out in this order
+    cost = durations.estimates(items, group)
+    items.sort(key=lambda item: -cost[group(item)])
 
 
 def pytest_collection_finish(session):
@@ -143,3 +142,14 @@ def stack():
         pytest.fail(f"stack did not start: {e}")
     yield st
     st.down()
+
+
+def pytest_runtest_logreport(report):
+    """Each group's seconds (setup, call and teardown of its tests), for the next run's order;
+    under pytest-xdist the controller sees every worker's reports (node ids end in @group)."""
+    durations.note(report)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not hasattr(session.config, "workerinput"):      # the controller, or a run without workers
+        durations.save(session.config, exitstatus == 0)
