@@ -65,7 +65,11 @@ warmup_messages = 200
         assert d["verified"] == d["expected"] == 12 * 5
         assert d["server"]["messages"] == 60 and d["server"]["ownership_violations"] == 0
     threads = {p.split("-", 1)[1]: r["data"]["server"]["threads_peak"] for p, r in s.items()}
-    assert threads["thread-n12-l700"] == 12 + 1                    # one per connection + the acceptor
+    # one per open connection + the acceptor: all 12 are open at once on a quiet host, fewer when
+    # a loaded one (a parallel suite) lets a client finish its 5 messages before the last connects
+    # (11 threads for 10 connections seen once): the promise is the relation, not the 12
+    conns = s["wait20000-thread-n12-l700"]["data"]["server"]["connections_peak"]
+    assert 2 <= conns <= 12 and threads["thread-n12-l700"] == conns + 1
     assert threads["poller-n12-l700"] == 1
     assert threads["pooled-n12-l700-k5"] == 5 + 1                  # the pool + the selector
     assert threads["pooled-n12-l700-k3"] == 3 + 1
