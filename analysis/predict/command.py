@@ -82,9 +82,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--experiment", default=None, metavar="FILE.toml",
                    help="with --target: write an experiment that measures the configuration named (and the "
                         "baseline beside it): ./testbed run FILE.toml checks the answer")
-    p.add_argument("--fit-runs", default="", metavar="RUN,...",
+    p.add_argument("--fit-runs", default=None, metavar="RUN,...|none",
                    help="runs whose steps the CPU fit U = U0 + D·X uses besides the baseline's (other "
-                        "throughputs: e.g. a pool run). Default: the baseline's steps alone")
+                        "throughputs: e.g. a pool run). Default: the baseline's path-5 segment runs in a "
+                        "classic folder, none in a clones one; 'none': the baseline's steps alone")
     p.add_argument("--json", action="store_true", help="the same figures as JSON")
     p.add_argument("--no-check", action="store_true", help="skip the simulation's check (faster)")
     p.add_argument("-o", "--output", default=None, help="the plot (PNG; default FOLDER/plots/predict-....png)")
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     try:
         result = load(args.folder)
         steps = run_steps(result)
-        fit_runs = forecast.runs_named(result, tuple(r for r in args.fit_runs.split(",") if r))
+        fit_runs = forecast.runs_named(result, fit_run_ids(args.fit_runs))
         d = dmod.measure(result, steps, fit_runs=fit_runs)
     except (NotAResultFolder, dmod.NoBaseline) as e:
         p.error(str(e))
@@ -149,6 +150,13 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     else:
         print(text(out, d))
     return 0 if out.get("agree", True) else 1
+
+
+def fit_run_ids(text: str | None) -> tuple[str, ...] | None:
+    """--fit-runs: None (not given) -> None, demands.measure's default; 'none' -> no run."""
+    if text is None:
+        return None
+    return () if text.strip().lower() == "none" else tuple(r for r in text.split(",") if r.strip())
 
 
 def _request_calibration(result, steps, background: dict[str, float]):

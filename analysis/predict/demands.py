@@ -212,18 +212,35 @@ def _fits(points: list[tuple[float, dict[str, float], dict]]) -> dict[str, cpufi
     return out
 
 
+SAME_PATH = ("backend", "op", "n", "client_mode", "tiers")
+
+
+def same_path_runs(result: ResultFolder, baseline_meta: dict) -> list:
+    """The complete runs of the segment part through path 5 that make the baseline's calls with
+    the baseline's stack (classic experiments): the same JVMs and code path with no service wait,
+    at several times the baseline's throughput — the second operating point the CPU fit needs
+    to tell a tier's background rate from its cost per request, measured before the baseline
+    and no held-out configuration (docs/predict.md, "Background CPU")."""
+    return [r for r in result.runs if r.meta.get("kind") == "segments" and r.meta.get("path") == 5
+            and r.meta.get("status") == "complete"
+            and all(r.meta.get(k) == baseline_meta.get(k) for k in SAME_PATH)]
+
+
 def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list | None = None,
             first_step_only: bool = False, fit_runs: list | None = None) -> Demands:
     """The demands of `result`'s baseline run(s) (or of `runs`); `steps` are their per-step
     samples (analysis.summary.analyse(...).steps). first_step_only: the lowest-load valid step
     of each run. fit_runs: further runs whose steps the CPU fit (U = U0 + D·X) uses too — other
-    throughputs than the baseline's; they are then not held out. Raises NoBaseline naming what
-    is missing."""
+    throughputs than the baseline's; they are then not held out. None: the baseline's path-5
+    segment runs where the folder has them (same_path_runs), else none. Raises NoBaseline
+    naming what is missing."""
     base = runs if runs is not None else [r for r in result.runs if is_baseline(r.meta)]
     if not base:
         raise NoBaseline(f"{result.path}: no baseline run (1 clone, 1 service replica, singleton client) "
                          "to calibrate the model on; run ./testbed run clones (its first run is one)")
     meta = base[0].meta
+    if fit_runs is None:
+        fit_runs = same_path_runs(result, meta) if runs is None else []
     backend = str(meta.get("backend") or "axis")
     rows: list[StepDemand] = []
     missing: list[str] = []

@@ -101,10 +101,11 @@ def _sweep(m, users: list[int]) -> list:
 
 
 def predict(result, steps: dict, tolerance: float | None = None, own_request_steps: bool = True,
-            fit_runs: tuple[str, ...] = ()) -> dict:
+            fit_runs: tuple[str, ...] | None = None) -> dict:
     """The prediction of every planned configuration (see the module doc); raises
     demands.NoBaseline when the folder has no baseline to calibrate on. fit_runs: ids of runs
-    whose steps the CPU fit uses besides the baseline's (demands.measure)."""
+    whose steps the CPU fit uses besides the baseline's (demands.measure; None: its default,
+    the baseline's path-5 segment runs where there are any)."""
     tol = tolerance if tolerance is not None else result.settings.tolerance
     d = dmod.measure(result, steps, fit_runs=runs_named(result, fit_runs))
     cal = calibrate(d)
@@ -153,8 +154,11 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
             "configurations": configs, "not_predicted": skipped}
 
 
-def runs_named(result, ids: tuple[str, ...]) -> list:
-    """The runs of `result` with these ids; NoBaseline naming an id the folder does not have."""
+def runs_named(result, ids: tuple[str, ...] | None) -> list | None:
+    """The runs of `result` with these ids (None: None, demands.measure's default); NoBaseline
+    naming an id the folder does not have."""
+    if ids is None:
+        return None
     runs = {r.id: r for r in result.runs}
     unknown = [i for i in ids if i not in runs]
     if unknown:

@@ -88,10 +88,10 @@ def _target(settings: dict, rows: list[dict]) -> dict | None:
             "measured_max_throughput": measured, "reached": None if measured is None else measured >= want}
 
 
-def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] = ()) -> dict:
+def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] | None = None) -> dict:
     """The section (see the module doc); {"error": why} when nothing can be predicted.
     fit_runs: runs whose steps the CPU fit uses too (then made now, not read from the runner's
-    prediction, and those runs are not held out)."""
+    prediction, and those runs are not held out); None: the default the runner used too."""
     path = Path(result.path) / forecast.FILE
     written = None
     try:

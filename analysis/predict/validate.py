@@ -19,18 +19,19 @@ from pathlib import Path
 
 from analysis.folder import NotAResultFolder, load
 from analysis.predict import section
+from analysis.predict.command import fit_run_ids
 from analysis.predict.runsteps import run_steps
 
 LIMITS = {"every": 0.10, "median": 0.05, "sweep": 0.10, "knee_steps": 1, "agreement": 0.02}
 
 
-def rows_of(folder: str, fit_runs: tuple[str, ...] = ()) -> tuple[dict, list[dict]]:
+def rows_of(folder: str, fit_runs: tuple[str, ...] | None = None) -> tuple[dict, list[dict]]:
     result = load(folder)
     p = section.build(result, run_steps(result), fit_runs=fit_runs)
     if "error" in p:
         raise NotAResultFolder(f"{folder}: {p['error']}")
     held = [c for c in p["configurations"] if not c["baseline"] and c["measured_max_throughput"] is not None
-            and not set(c["runs"]) & set(fit_runs)]
+            and not set(c["runs"]) & set(fit_runs or ())]
     return {"folder": folder, "mode": result.experiment.get("mode"), "written": p["written"]}, held
 
 
@@ -51,11 +52,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("folders", nargs="+")
     p.add_argument("-o", "--output", required=True, help="markdown file (JSON written beside it)")
-    p.add_argument("--fit-runs", default="", metavar="RUN,...",
+    p.add_argument("--fit-runs", default=None, metavar="RUN,...|none",
                    help="runs whose steps the CPU fit U = U0 + D·X uses besides the baseline's (other "
-                        "throughputs); they are left out of the held-out configurations. Default: none")
+                        "throughputs); they are left out of the held-out configurations. Default: as the "
+                        "runner (a classic folder's path-5 segment runs); 'none': the baseline alone")
     args = p.parse_args(argv)
-    fit_runs = tuple(r for r in args.fit_runs.split(",") if r)
+    fit_runs = fit_run_ids(args.fit_runs)
     lines = ["| folder | stack | configuration | predicted max | measured max | error | sweep MAE | knee (pred/meas) "
              "| linear err | USL err | beats both | sim. deviation | before run |", "|" + "---|" * 13]
     every, out = [], []

@@ -100,3 +100,36 @@ def test_fit_runs_add_their_steps_to_the_fit_and_an_unknown_run_is_named(data):
     assert d.cpu["front"].mean == pytest.approx(0.003)
     with pytest.raises(dmod.NoBaseline, match="no run pool-c9"):
         forecast.runs_named(result, ("pool-c9",))
+
+
+def _as_path5_segment_run(folder, run_id, **meta):
+    import json
+    path = folder / "runs" / run_id / "run.json"
+    m = json.loads(path.read_text())
+    m.update(kind="segments", tiers=dict(m["tiers"], clone=1), **meta)
+    path.write_text(json.dumps(m))
+
+
+def test_a_classic_folders_path5_run_is_the_fits_second_point_unless_told_otherwise(data, tmp_path):
+    import shutil
+    from analysis.folder import load
+    from analysis.predict import demands as dmod, forecast
+    from analysis.predict.command import fit_run_ids
+    from analysis.predict.runsteps import run_steps
+    folder = tmp_path / "classic-like"
+    shutil.copytree(data / "predict-handmade", folder)
+    _as_path5_segment_run(folder, "singleton-c2-a1")        # /seg/5, the baseline's calls and stack
+    result = load(folder)
+    steps = run_steps(result)
+    assert [r.id for r in dmod.same_path_runs(result, result.runs[0].meta)] == ["singleton-c2-a1"]
+    assert dmod.measure(result, steps).fit_runs == ["singleton-c2-a1"]            # the default
+    assert dmod.measure(result, steps, fit_runs=[]).fit_runs == []                 # --fit-runs none
+    assert dmod.measure(result, steps, fit_runs=forecast.runs_named(result, fit_run_ids("none"))).fit_runs == []
+    assert forecast.runs_named(result, fit_run_ids(None)) is None
+    # another operation (or client mode, or stack) is not the baseline's path
+    _as_path5_segment_run(folder, "singleton-c2-a1", op="sendInts")
+    result = load(folder)
+    assert dmod.measure(result, run_steps(result)).fit_runs == []
+    # a clones folder (no segment runs): the baseline alone, as before
+    plain = load(data / "predict-handmade")
+    assert dmod.measure(plain, run_steps(plain)).fit_runs == []
