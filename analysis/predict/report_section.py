@@ -14,10 +14,11 @@ def _demand(name: str, e: dict | None, source: str) -> dict:
             "source": source}
 
 
-def _cpu_source(f: dict | None) -> str:
+def _cpu_source(f: dict | None, fit_runs: list[str] | None = None) -> str:
     if f and f.get("resolved"):
-        return (f"per request: D of U = U0 + D·X over {f['steps']} steps ({f['span']:.1f}x in throughput); "
-                f"background U0 {f['u0_cores']:.3f} cores taken off the pool")
+        whose = f" (the baseline's and {', '.join(fit_runs)}'s)" if fit_runs else ""
+        return (f"per request: D of U = U0 + D·X over {f['steps']} steps{whose} ({f['span']:.1f}x in "
+                f"throughput); background U0 {f['u0_cores']:.3f} cores taken off the pool")
     return "per request, D = U / X" + (f" ({f['why'].rsplit(';', 1)[0]})" if f and f.get("why") else "")
 
 
@@ -33,7 +34,8 @@ def view(p: dict | None) -> dict | None:
         return {"error": p["error"]}
     d, cal = p["demands"], p["calibration"]
     fits = d.get("cpu_fits") or {}
-    demands = [_demand(f"CPU: {t}", e, _cpu_source(fits.get(t))) for t, e in sorted(d["cpu_s"].items())]
+    demands = [_demand(f"CPU: {t}", e, _cpu_source(fits.get(t), d.get("fit_runs")))
+               for t, e in sorted(d["cpu_s"].items())]
     demands += [
         _demand("lock held (clone timer)", d["lock_hold_s"], "per call: the singleton's monitor"),
         _demand("clone CPU while holding it", d["lock_cpu_s"], "its thread's CPU time"),
