@@ -63,13 +63,14 @@ def _haproxy_job(address: str, knobs: dict[str, str]) -> dict:
 def _config(knobs: dict[str, str], rules: str, jobs: list[dict]) -> str:
     interval = scrape_interval(knobs)
     doc = {"global": {"scrape_interval": interval, "evaluation_interval": interval,
-                      "scrape_timeout": interval if _seconds(interval) <= 10 else "10s"},
+                      "scrape_timeout": interval if interval_seconds(interval) <= 10 else "10s"},
            "rule_files": [rules], "scrape_configs": jobs}
     # JSON is YAML: Prometheus reads it, and no YAML library is needed to write it
     return json.dumps(doc, indent=1) + "\n"
 
 
-def _seconds(interval: str) -> float:
+def interval_seconds(interval: str) -> float:
+    """A Prometheus duration as scrape_interval() gives it (5s, 500ms, 1m) in seconds."""
     n = float(re.match(r"\d+", interval).group())
     return n / 1000 if interval.endswith("ms") else n * 60 if interval.endswith("m") else n
 

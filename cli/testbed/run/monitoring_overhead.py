@@ -237,7 +237,7 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
     startup: list[dict] = []
     pairs: list[dict] = []
     url = stack.entry_url("web") + PATH
-    interval_s = monitoring._seconds(monitoring.scrape_interval(stack.cfg.knobs))
+    interval_s = monitoring.interval_seconds(monitoring.scrape_interval(stack.cfg.knobs))
     cold = True
     monitoring.switch(stack, True)      # started once: its start-up is in no run
     try:
@@ -321,7 +321,7 @@ def _write(folder: Path, rows: list[dict], startup: list[dict], rounds: int, dur
     interval = monitoring.scrape_interval(cfg.knobs)
     watch = {k: _med([r["watchers_cpu_pct"][k] for r in rows if r["condition"] == "prometheus"
                       and k in r["watchers_cpu_pct"]]) for k in ("prometheus", "cpu-exporter")}
-    cost = accounted(costs, monitoring._seconds(interval), {k: v for k, v in watch.items() if v is not None},
+    cost = accounted(costs, monitoring.interval_seconds(interval), {k: v for k, v in watch.items() if v is not None},
                      host_cores()) if costs else None
     results.write_json(folder / "overhead.json", {
         "started": started, "rounds": rounds, "duration_s": duration, "connections": connections,
