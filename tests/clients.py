@@ -1,24 +1,52 @@
 """The three interop clients behind one call: the gSOAP CLI, the Axis2 CLI (both speak the
-JSON of docs/tiers.md) and zeep, which reads the WSDL the service serves."""
+JSON of docs/tiers.md) and zeep, which reads the WSDL the service serves.
+
+The Axis2 CLI runs in its `serve` mode, one JVM per test process for every call (a JVM with
+Axis2 costs about a second of CPU to start, and the suites make hundreds of calls); the answer
+is the command line's JSON with its exit status. An answer that is not a plain result (a usage
+error, a JVM that died or hung) is asked again of a fresh `java -jar` process, whose output and
+exit status the test then sees. `process=True` always runs the command line."""
 from __future__ import annotations
 
+import atexit
 import base64
 import json
+import os
 import subprocess
+import tempfile
+from pathlib import Path
 
 from testbed import contract, tiers
+from testbed.run.study import PointError
+from testbed.studies.jvm_worker import JvmWorker
 
 CLIENTS = ("gsoap", "axis", "zeep")
 
 
-def call(client: str, endpoint: str, op: str, n: int = 0, seed: int = 1, **kw) -> dict:
+_AXIS: list[JvmWorker] = []
+
+
+def _axis_worker() -> JvmWorker:
+    if not _AXIS:
+        log = Path(tempfile.gettempdir()) / f"testbed-axis-client-{os.getpid()}.log"
+        _AXIS.append(JvmWorker(["java", "-jar", str(tiers.CONTRACT_JAR), "serve"], log=log))
+        atexit.register(_AXIS[0].stop)
+    return _AXIS[0]
+
+
+def call(client: str, endpoint: str, op: str, n: int = 0, seed: int = 1, process: bool = False, **kw) -> dict:
     if client == "zeep":
         return zeep_call(endpoint, op, n, seed, **kw)
-    argv = {"gsoap": [str(tiers.GSOAP_CLIENT)],
-            "axis": ["java", "-jar", str(tiers.CONTRACT_JAR)]}[client]
-    argv += ["--endpoint", endpoint, "--op", op, "--n", str(n), "--seed", str(seed), "--json"]
+    args = ["--endpoint", endpoint, "--op", op, "--n", str(n), "--seed", str(seed), "--json"]
     for k, v in kw.items():
-        argv += [f"--{k.replace('_', '-')}", str(v)]
+        args += [f"--{k.replace('_', '-')}", str(v)]
+    if client == "axis" and not process:
+        try:
+            return _axis_worker().ask(args, timeout=180)
+        except PointError:
+            pass   # asked again of the command line, below: its own output and exit status
+    argv = {"gsoap": [str(tiers.GSOAP_CLIENT)],
+            "axis": ["java", "-jar", str(tiers.CONTRACT_JAR)]}[client] + args
     r = subprocess.run(argv, capture_output=True, text=True, timeout=180)
     try:
         out = json.loads(r.stdout)

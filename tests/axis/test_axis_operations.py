@@ -67,3 +67,17 @@ def test_200_calls_over_8_connections_have_no_errors(axis_server):
 def test_200_pings_over_8_connections_have_no_errors(axis_server):
     r = call("axis", axis_server.endpoint, "ping", calls=200, connections=8)
     assert (r["exit"], r["ok"], r["errors"]) == (0, 200, 0), r
+
+
+@pytest.mark.parametrize("op,n,refused", [("sendInts", 1000, False), ("ping", 0, True)])
+def test_the_command_line_and_its_serve_mode_answer_alike(axis_server, op, n, refused):
+    """The suites call through `contract.jar serve` (tests/clients.py); the command line's own
+    JSON and exit status are the same, for an answer and for a refused connection."""
+    from testbed import procs
+    endpoint = f"http://127.0.0.1:{procs.free_port()}/axis" if refused else axis_server.endpoint
+    served = call("axis", endpoint, op, n)
+    run = call("axis", endpoint, op, n, process=True)
+    timing = ("seconds", "throughput_rps", "latency_ms")
+    assert {k: v for k, v in served.items() if k not in timing} == \
+        {k: v for k, v in run.items() if k not in timing}
+    assert run["exit"] == (3 if refused else 0), run
