@@ -44,6 +44,7 @@ def _cgroup_rights() -> str | None:
 
 
 pytestmark = [
+    pytest.mark.own_stack,   # stacks of its own, with quotas
     pytest.mark.skipif(not tiers.TIERS["gsoap"].built(), reason="gsoap not built: ./testbed build"),
 ]
 

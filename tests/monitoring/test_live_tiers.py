@@ -15,7 +15,7 @@ import pytest
 from testbed import locust_ui, monitoring
 from stacks import RUN_DIR, make_stack_config
 
-pytestmark = pytest.mark.stack
+pytestmark = [pytest.mark.stack, pytest.mark.own_stack]   # a stack with Prometheus of its own
 USERS = 6
 
 

@@ -21,7 +21,7 @@ import pytest
 from testbed import ROOT, tracing
 from stacks import RUN_DIR, make_stack_config
 
-pytestmark = pytest.mark.stack
+pytestmark = [pytest.mark.stack, pytest.mark.own_stack]   # a stack with Zipkin of its own
 
 
 def get_json(url: str, timeout: float = 15):
