@@ -16,8 +16,8 @@ QUICK_MARKERS = "not slow and not own_stack"
 
 def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--quick", action="store_true",
-                   help="the inner loop (about 3 min): build what changed without the JUnit run, then "
-                        f"the tests that need no stack restart (pytest -m \"{QUICK_MARKERS}\")")
+                   help="the inner loop (about 2.5 min): build what changed without the JUnit run, then "
+                        f"the tests that need no stack of their own and no restart (pytest -m \"{QUICK_MARKERS}\")")
     s.add_argument("--workers", type=int, metavar="N",
                    default=int(os.environ.get("TESTBED_TEST_WORKERS", "4")),
                    help="pytest worker processes (pytest-xdist; default 4, or TESTBED_TEST_WORKERS: "
