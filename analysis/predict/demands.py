@@ -27,7 +27,7 @@ from pathlib import Path
 from scipy import stats as sps
 
 from analysis import bottleneck as bmod
-from analysis.folder import ResultFolder
+from analysis.folder import RUN_FILE, ResultFolder, load_run
 from analysis.predict import cpufit
 from analysis.steps import StepSample
 
@@ -215,15 +215,45 @@ def _fits(points: list[tuple[float, dict[str, float], dict]]) -> dict[str, cpufi
 SAME_PATH = ("backend", "op", "n", "client_mode", "tiers")
 
 
+CALIBRATION_DIR = "calibration"   # the runner's calibration step (cli/testbed/run/costs.py)
+
+
+def calibration_runs(result: ResultFolder) -> list:
+    """The complete runs in the folder's calibration/ (clones experiments with a scaled wait:
+    one step of /seg/5 with the first scaled run's stack and no service wait, run before it)."""
+    runs = []
+    for run_file in sorted((Path(result.path) / CALIBRATION_DIR).glob(f"*/{RUN_FILE}")):
+        try:
+            run = load_run(run_file.parent)
+        except (OSError, ValueError):
+            continue
+        if run.meta.get("status") == "complete":
+            runs.append(run)
+    return runs
+
+
 def same_path_runs(result: ResultFolder, baseline_meta: dict) -> list:
-    """The complete runs of the segment part through path 5 that make the baseline's calls with
-    the baseline's stack (classic experiments): the same JVMs and code path with no service wait,
-    at several times the baseline's throughput — the second operating point the CPU fit needs
-    to tell a tier's background rate from its cost per request, measured before the baseline
-    and no held-out configuration (docs/predict.md, "Background CPU")."""
-    return [r for r in result.runs if r.meta.get("kind") == "segments" and r.meta.get("path") == 5
-            and r.meta.get("status") == "complete"
-            and all(r.meta.get(k) == baseline_meta.get(k) for k in SAME_PATH)]
+    """The complete runs through path 5 that make the baseline's calls with the baseline's stack
+    and no service wait — the segment part's path 5 (classic experiments) or the calibration
+    step (clones experiments): the same JVMs and code path at several times the baseline's
+    throughput, the second operating point the CPU fit needs to tell a tier's background rate
+    from its cost per request, measured before the baseline and no held-out configuration
+    (docs/predict.md, "Background CPU")."""
+    def same(r) -> bool:
+        return (r.meta.get("path") == 5 and r.meta.get("status") == "complete"
+                and all(r.meta.get(k) == baseline_meta.get(k) for k in SAME_PATH))
+    return ([r for r in result.runs if r.meta.get("kind") == "segments" and same(r)]
+            + [r for r in calibration_runs(result) if same(r)])
+
+
+def fit_steps(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list) -> dict[str, list[StepSample]]:
+    """`steps` with those of `runs` that it lacks (a calibration step is no run of the
+    experiment, so the analysis of the folder has none of its steps)."""
+    missing = [r for r in runs if r.id not in steps]
+    if not missing:
+        return steps
+    from analysis import steps as asteps
+    return {**steps, **{r.id: asteps.compute(r.meta, r.history, r.cpu, result.settings) for r in missing}}
 
 
 def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list | None = None,
@@ -262,6 +292,7 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
         raise NoBaseline(f"{result.path}: the baseline has no CPU samples (cpu.csv) to take demands from")
     tiers = sorted({t for r in rows for t in r.cpu})
     cpu = {t: Estimate.of([r.cpu.get(t) for r in rows]) for t in tiers}
+    steps = fit_steps(result, steps, fit_runs or [])
     metas = {r.id: r.meta for r in (*base, *(fit_runs or []))}
     extra = [(s.throughput, _step_cpu(s, backend), run.meta) for run in (fit_runs or []) for s in _valid(steps, run.id)]
     fits = _fits([(r.throughput, r.cpu, metas[r.run_id]) for r in rows] + extra)

@@ -133,3 +133,30 @@ def test_a_classic_folders_path5_run_is_the_fits_second_point_unless_told_otherw
     # a clones folder (no segment runs): the baseline alone, as before
     plain = load(data / "predict-handmade")
     assert dmod.measure(plain, run_steps(plain)).fit_runs == []
+
+
+def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_path):
+    """The runner's calibration step (calibration/calibration/: /seg/5 with the baseline's stack,
+    no service wait) is no run of the experiment, yet the fit takes its steps, computed here."""
+    import json
+    import shutil
+    from analysis.folder import load
+    from analysis.predict import demands as dmod, forecast
+    from analysis.predict.runsteps import run_steps
+    folder = tmp_path / "clones-like"
+    shutil.copytree(data / "predict-handmade", folder)
+    calib = folder / "calibration" / "calibration"
+    shutil.move(folder / "runs" / "singleton-c2-a1", calib)
+    m = json.loads((calib / "run.json").read_text())
+    m.update(id="calibration", tiers=dict(m["tiers"], clone=1), demands={})
+    (calib / "run.json").write_text(json.dumps(m))
+    result = load(folder)
+    steps = run_steps(result)
+    assert "calibration" not in steps and [r.id for r in result.runs] == ["singleton-c1-a1"]
+    d = dmod.measure(result, steps)
+    assert d.fit_runs == ["calibration"] and d.cpu_fits["front"].steps == 6
+    assert [r.id for r in forecast.runs_named(result, ("calibration",))] == ["calibration"]
+    # a calibration step of another stack (2 clones) is not the baseline's path
+    m.update(tiers=dict(m["tiers"], clone=2))
+    (calib / "run.json").write_text(json.dumps(m))
+    assert dmod.measure(load(folder), steps).fit_runs == []
