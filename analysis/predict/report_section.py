@@ -14,9 +14,13 @@ def _demand(name: str, e: dict | None, source: str) -> dict:
             "source": source}
 
 
+def _runs_text(ids: list[str] | None) -> str:
+    return ", ".join("the calibration step" if r == "calibration" else r for r in ids or [])
+
+
 def _cpu_source(f: dict | None, fit_runs: list[str] | None = None) -> str:
     if f and f.get("resolved"):
-        whose = f" (the baseline's and {', '.join(fit_runs)}'s)" if fit_runs else ""
+        whose = f" (the baseline's and {_runs_text(fit_runs)}'s)" if fit_runs else ""
         return (f"per request: D of U = U0 + D·X over {f['steps']} steps{whose} ({f['span']:.1f}x in "
                 f"throughput); background U0 {f['u0_cores']:.3f} cores taken off the pool")
     return "per request, D = U / X" + (f" ({f['why'].rsplit(';', 1)[0]})" if f and f.get("why") else "")
@@ -56,7 +60,8 @@ def view(p: dict | None) -> dict | None:
                      "before": before, "bottlenecks": ", ".join(dict.fromkeys(c["bottleneck"]))})
     return {"error": None, "rows": rows, "demands": demands, "target": p.get("target"),
             "written": p.get("written"), "file": p.get("file"),
-            "calibrated_on": ", ".join(p["calibrated_on"]), "median_abs_error": p.get("median_abs_error"),
+            "calibrated_on": ", ".join(p["calibrated_on"]), "fit_runs": _runs_text(d.get("fit_runs")),
+            "median_abs_error": p.get("median_abs_error"),
             "max_abs_error": p.get("max_abs_error"), "not_predicted": p.get("not_predicted", []),
             "notes": cal.get("notes", []), "cores": ", ".join(f"{k} {v:g} cores" for k, v in d["pools"].items()),
             "mode": d["mode"], "think_time_s": d["think_time_s"], "threads_front": cal["threads_front"]}

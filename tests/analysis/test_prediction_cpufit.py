@@ -156,6 +156,11 @@ def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_pa
     d = dmod.measure(result, steps)
     assert d.fit_runs == ["calibration"] and d.cpu_fits["front"].steps == 6
     assert [r.id for r in forecast.runs_named(result, ("calibration",))] == ["calibration"]
+    from analysis.predict import report_section, section
+    view = report_section.view(section.build(result, steps, simulate=False))
+    assert view["fit_runs"] == "the calibration step"
+    fit = {"resolved": True, "steps": 5, "span": 14.5, "u0_cores": 0.013}
+    assert "(the baseline's and the calibration step's)" in report_section._cpu_source(fit, ["calibration"])
     # a calibration step of another stack (2 clones) is not the baseline's path
     m.update(tiers=dict(m["tiers"], clone=2))
     (calib / "run.json").write_text(json.dumps(m))
