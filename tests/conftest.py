@@ -4,6 +4,7 @@ and stop them afterwards. The helpers are in stacks.py; how to write a test that
 stack, and how the suite runs in parallel: tests/README.md."""
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -146,8 +147,10 @@ def stack():
 
 def pytest_runtest_logreport(report):
     """Each group's seconds (setup, call and teardown of its tests), for the next run's order;
-    under pytest-xdist the controller sees every worker's reports (node ids end in @group)."""
-    durations.note(report)
+    under pytest-xdist the controller sees every worker's reports (node ids end in @group), and
+    only the controller saves them."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        durations.note(report)
 
 
 def pytest_sessionfinish(session, exitstatus):
