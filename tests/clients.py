@@ -11,11 +11,9 @@ from __future__ import annotations
 import atexit
 import base64
 import json
-import os
 import subprocess
-import tempfile
-from pathlib import Path
 
+from stacks import RUN_DIR      # this worker's folder for the logs of the processes tests start
 from testbed import contract, tiers
 from testbed.run.study import PointError
 from testbed.studies.jvm_worker import JvmWorker
@@ -28,8 +26,8 @@ _AXIS: list[JvmWorker] = []
 
 def _axis_worker() -> JvmWorker:
     if not _AXIS:
-        log = Path(tempfile.gettempdir()) / f"testbed-axis-client-{os.getpid()}.log"
-        _AXIS.append(JvmWorker(["java", "-jar", str(tiers.CONTRACT_JAR), "serve"], log=log))
+        _AXIS.append(JvmWorker(["java", "-jar", str(tiers.CONTRACT_JAR), "serve"],
+                               log=RUN_DIR / "axis-client-serve.log"))
         atexit.register(_AXIS[0].stop)
     return _AXIS[0]
 

@@ -20,16 +20,28 @@ BIN = ipc.BINARY
 MECHS = ipc.MECHANISMS
 NAMED = ("unix-dgram", "fifo", "sysv-mq", "posix-mq", "shm-ring")   # objects that exist mid-transfer
 
-pytestmark = pytest.mark.skipif(not BIN.exists(), reason="tb-ipc not built: ./testbed build")
+pytestmark = [
+    pytest.mark.skipif(not BIN.exists(), reason="tb-ipc not built: ./testbed build"),
+    # one worker for every test that makes IPC objects: the study's own runs (test_ipc_study.py)
+    # remove what a dead pid left, which is what some of these tests make on purpose
+    pytest.mark.xdist_group("ipc"),
+]
 
 
 @pytest.fixture
 def names(tmp_path):
-    """Names of a pid no run uses (ours + a large offset), removed afterwards whatever happened."""
-    n = ipc_objects.names(os.getpid() + 3_000_000)
+    """Names of a placeholder process that lives as long as the test, so that no study run going
+    on meanwhile (another worker, another checkout) takes its objects for a dead run's; removed
+    afterwards whatever happened."""
+    holder = subprocess.Popen(["sleep", "300"])
+    n = ipc_objects.names(holder.pid)
     n.dir.mkdir(mode=0o700, exist_ok=True)
-    yield n
-    ipc_objects.remove(n)
+    try:
+        yield n
+    finally:
+        ipc_objects.remove(n)
+        holder.kill()
+        holder.wait()
 
 
 def in_system(n: ipc_objects.Names) -> list[str]:

@@ -131,6 +131,7 @@ def _ours(pid: int) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ipc")      # beside test_ipc_programs.py's objects of dead pids, never at once
 @pytest.mark.skipif(not ipc.BINARY.exists(), reason="tb-ipc not built: ./testbed build")
 def test_a_quick_run_yields_a_complete_folder_and_leaves_nothing(tmp_path):
     s = study.load(TOML, quick=True, repeat=1)
@@ -153,6 +154,7 @@ def test_a_quick_run_yields_a_complete_folder_and_leaves_nothing(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ipc")      # beside test_ipc_programs.py's objects of dead pids, never at once
 @pytest.mark.skipif(not ipc.BINARY.exists(), reason="tb-ipc not built: ./testbed build")
 def test_ctrl_c_keeps_finished_measurements_and_leaves_no_queue_fifo_or_segment(tmp_path):
     p = subprocess.Popen([str(ROOT / "testbed"), "run", "ipc", "--quick", "--results", str(tmp_path)],
