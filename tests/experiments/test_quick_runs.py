@@ -170,7 +170,13 @@ def test_ctrl_c_keeps_finished_steps_and_marks_run_and_experiment_interrupted(ex
     assert exp_meta["status"] == "interrupted" and exp_meta["ended"]
     run_meta = json.loads((folder / "runs" / "axis-path1-r0" / "run.json").read_text())
     assert run_meta["status"] == "interrupted" and run_meta["ended"]
-    assert run_meta["steps"][0]["end"] is not None and run_meta["steps"][-1]["end"] is None
+    steps = run_meta["steps"]
+    assert steps[0]["end"] is not None and all(s["end"] is not None for s in steps[:-1])
+    # the simulated Ctrl-C lands in the second step on a quiet host: that step has no end. On a
+    # loaded one it has come as late as after the last step, while the run was winding up (CI
+    # rehearsal ci17); then the last step must be a whole one, not one cut short and marked ended
+    last = steps[-1]
+    assert last["end"] is None or last["end"] - last["start"] >= 6 - 0.5, steps
     assert not (folder / "runs" / "axis-path2-r0").exists()
     for name in ("locust_stats.csv", "locust_stats_history.csv", "cpu.csv"):
         assert (folder / "runs" / "axis-path1-r0" / name).is_file()
