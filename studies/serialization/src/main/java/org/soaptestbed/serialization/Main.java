@@ -1,11 +1,9 @@
 package org.soaptestbed.serialization;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.soaptestbed.contract.cli.LineServer;
 
 /**
  * The Axis2/ADB side of the serialization study (EXPERIMENTS.md §3). Every command prints
@@ -36,7 +34,7 @@ public final class Main {
         System.setProperty("java.util.logging.config.file", "/dev/null");  // Axis2's INFO lines off stdout
         try (Clients clients = new Clients()) {
             if (args.length > 0 && args[0].equals("serve")) {
-                serve(clients);
+                LineServer.serve(System.in, System.out, argv -> JSON.writeValueAsString(run(argv, clients)));
                 return;
             }
             Map<String, Object> out = run(args, clients);
@@ -78,19 +76,5 @@ public final class Main {
             out.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         return out;
-    }
-
-    private static void serve(Clients clients) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        for (String line; (line = in.readLine()) != null; ) {
-            line = line.trim();
-            if (line.equals("quit")) {
-                return;
-            }
-            if (!line.isEmpty()) {
-                System.out.println(JSON.writeValueAsString(run(line.split("\\s+"), clients)));
-                System.out.flush();
-            }
-        }
     }
 }

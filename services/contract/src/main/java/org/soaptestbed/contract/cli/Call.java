@@ -1,9 +1,5 @@
 package org.soaptestbed.contract.cli;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -29,26 +25,12 @@ public final class Call {
     private Call() {
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("serve")) {
-            serve();
+            LineServer.serve(System.in, System.out, argv -> Report.write(answer(argv)));
             return;
         }
         System.exit(run(args));
-    }
-
-    private static void serve() throws IOException {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        for (String line; (line = in.readLine()) != null; ) {
-            line = line.trim();
-            if (line.equals("quit")) {
-                return;
-            }
-            if (!line.isEmpty()) {
-                System.out.println(Report.write(answer(line.split("\\s+"))));
-                System.out.flush();
-            }
-        }
     }
 
     /** One command line's answer in serve mode: the JSON of --json, with "exit". */
