@@ -20,6 +20,8 @@ from analysis.steps import STEP_LOG_FILE, from_step_log
 EXPERIMENT_FILE = "experiment.json"
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
+CALIBRATION_DIR = "calibration"   # a clones experiment's calibration step (cli/testbed/run/costs.py):
+                                  # no run of the experiment, so never among its runs
 KINDS = ("segments", "clones", "calibration", "classic")
 THREADDUMP = re.compile(r"threaddump-(?P<tier>[a-z0-9_]+)-(?P<replica>[A-Za-z0-9_.-]+)\.txt$")
 

@@ -228,6 +228,11 @@ def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: 
                                       f"{settings.loadgen_cpu_saturation_pct:.0f}% of one core")
 
 
+def of_run(run, settings: Settings) -> list[StepSample]:
+    """compute() of a loaded run (analysis.folder.Run: its meta, history and CPU samples)."""
+    return compute(run.meta, run.history, run.cpu, settings)
+
+
 def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cpumod.Sample],
             settings: Settings) -> list[StepSample]:
     """Per-step samples of one run from its run.json dict, history rows and CPU samples.

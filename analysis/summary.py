@@ -193,7 +193,7 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
             lost.append({"run_id": run.id, "what": f"run.json kind {run.meta.get('kind')!r} is neither "
                                                    f"of the classic parts ({', '.join(classic.PARTS)}): "
                                                    "left out of both analyses"})
-        st = steps.compute(run.meta, run.history, run.cpu, s)
+        st = steps.of_run(run, s)
         all_steps[run.id] = st
         run_max[run.id] = maxima.run_maximum(st)
         hints[run.id] = bottleneck.hint(st, caps.for_run(run.meta), s.tolerance, s.utilisation_threshold,

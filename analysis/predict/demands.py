@@ -27,7 +27,7 @@ from pathlib import Path
 from scipy import stats as sps
 
 from analysis import bottleneck as bmod
-from analysis.folder import RUN_FILE, ResultFolder, load_run
+from analysis.folder import CALIBRATION_DIR, RUN_FILE, ResultFolder, load_run
 from analysis.predict import cpufit
 from analysis.steps import StepSample
 
@@ -215,9 +215,6 @@ def _fits(points: list[tuple[float, dict[str, float], dict]]) -> dict[str, cpufi
 SAME_PATH = ("backend", "op", "n", "client_mode", "tiers")
 
 
-CALIBRATION_DIR = "calibration"   # the runner's calibration step (cli/testbed/run/costs.py)
-
-
 def calibration_runs(result: ResultFolder) -> list:
     """The complete runs in the folder's calibration/ (clones experiments with a scaled wait:
     one step of /seg/5 with the first scaled run's stack and no service wait, run before it)."""
@@ -253,7 +250,7 @@ def fit_steps(result: ResultFolder, steps: dict[str, list[StepSample]], runs: li
     if not missing:
         return steps
     from analysis import steps as asteps
-    return {**steps, **{r.id: asteps.compute(r.meta, r.history, r.cpu, result.settings) for r in missing}}
+    return {**steps, **{r.id: asteps.of_run(r, result.settings) for r in missing}}
 
 
 def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list | None = None,

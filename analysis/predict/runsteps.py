@@ -10,5 +10,5 @@ from analysis.summary import part_settings
 
 def run_steps(result) -> dict:
     """run id -> its StepSamples (a classic experiment's runs with their part's settings)."""
-    return {r.id: smod.compute(r.meta, r.history, r.cpu, part_settings(result, r.meta.get("kind"))
-                               if result.kind == "classic" else result.settings) for r in result.runs}
+    return {r.id: smod.of_run(r, part_settings(result, r.meta.get("kind"))
+                              if result.kind == "classic" else result.settings) for r in result.runs}

@@ -9,10 +9,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from analysis.folder import CALIBRATION_DIR
 from testbed.run.plan import LoadPlan
 from testbed.run.scaling import SCALED_POINT, Costs, costs_from_steps
-
-CALIBRATION_DIR = "calibration"
 # one step: a cold JVM's first 15 s or so under load are its JIT's, at several times the CPU per
 # request it settles at (measured here: /seg/5 costs 2-3× more in its first 10 s), so a cold
 # stack is primed 15 s first (a warm one not at all), then 6 s measured; --quick: 4 s measured
@@ -27,7 +26,7 @@ def run_steps(run_dir: Path, settings: dict) -> list:
     from analysis import steps as asteps
     from analysis.settings import Settings
     r = afolder.load_run(Path(run_dir))
-    return asteps.compute(r.meta, r.history, r.cpu, Settings.from_json(settings))
+    return asteps.of_run(r, Settings.from_json(settings))
 
 
 def of_run(run_dir: Path, settings: dict, source: str) -> Costs | None:

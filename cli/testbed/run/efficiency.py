@@ -72,7 +72,7 @@ def _measure(run_dir: Path, spec: RunSpec, host_url: str, user: str, cpus, prime
         sampler.stop()
     run.finish("complete")
     r = afolder.load_run(run_dir)
-    s = asteps.compute(r.meta, r.history, r.cpu, Settings())[-1]
+    s = asteps.of_run(r, Settings())[-1]
     cpu = s.loadgen.get("local")
     return {"user": user, "throughput": s.throughput, "loadgen_cpu_pct": cpu, "p50_ms": s.p50_ms,
             "error_rate": s.error_rate,
