@@ -145,14 +145,19 @@ def stack():
     st.down()
 
 
+def _controller() -> bool:
+    """The controller, or a run without workers (pytest-xdist names each worker in this variable)."""
+    return "PYTEST_XDIST_WORKER" not in os.environ
+
+
 def pytest_runtest_logreport(report):
     """Each group's seconds (setup, call and teardown of its tests), for the next run's order;
     under pytest-xdist the controller sees every worker's reports (node ids end in @group), and
     only the controller saves them."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
+    if _controller():
         durations.note(report)
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if not hasattr(session.config, "workerinput"):      # the controller, or a run without workers
+    if _controller():
         durations.save(session.config, exitstatus == 0)
