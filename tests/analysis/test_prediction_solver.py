@@ -80,6 +80,16 @@ def test_simulation_agrees_with_the_analytic_solution_within_two_percent(lock, c
     assert p.response_time == pytest.approx(s.response_time, rel=0.02)
 
 
+def test_the_checks_side_by_side_answer_what_one_process_answers():
+    from analysis.predict.check import check_all
+    points = [(Model({"host": 2.0}, {"host": 0.0028}, {"host": 0.00145}, delay_inside=0.0053, lock_servers=lock), users)
+              for lock, users in ((1, 4), (2, 8), (INF, 16))]
+    points = [(m, solve_model(m, u).to_json()) for m, u in points]
+    alone = check_all(points, processes=1, requests=3000)
+    assert check_all(points, processes=2, requests=3000) == alone       # in order, the same seeds
+    assert [c["requests"] >= 3000 for c in alone] == [True] * 3
+
+
 def test_think_time_goes_through_a_flow_equivalent_station():
     m = Model({"host": 2.0}, {"host": 0.003}, {"host": 0.001}, delay_inside=0.005, lock_servers=1, think_time=0.5)
     low = solve_model(m, 2)
