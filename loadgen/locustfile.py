@@ -155,15 +155,18 @@ def _final_totals() -> None:
     def _write_totals_once_more(**_kwargs):
         for w in _csv_writers:
             for p in parts:
-                fh, out = getattr(w, f"{p}_csv_filehandle"), getattr(w, f"{p}_csv_writer")
-                columns = w.requests_csv_columns if p == "requests" else getattr(w, f"{p}_columns")
-                if fh.closed:
-                    continue
-                fh.seek(0)
-                out.writerow(columns)
-                getattr(w, f"_{p}_data_rows")(out)
-                fh.truncate()
-                fh.flush()
+                try:
+                    fh, out = getattr(w, f"{p}_csv_filehandle"), getattr(w, f"{p}_csv_writer")
+                    columns = w.requests_csv_columns if p == "requests" else getattr(w, f"{p}_columns")
+                    if fh.closed:
+                        continue
+                    fh.seek(0)
+                    out.writerow(columns)
+                    getattr(w, f"_{p}_data_rows")(out)
+                    fh.truncate()
+                    fh.flush()
+                except (AttributeError, OSError, ValueError) as e:   # Locust's last rewrite stands
+                    logging.warning(f"loadgen: could not write the {p} totals once more: {e}")
 
 
 _final_totals()
