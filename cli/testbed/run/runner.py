@@ -144,8 +144,15 @@ class Runner:
             self.meta["status"] = status
             self.meta["ended"] = time.time()
             self._write_experiment()
-            self._wrap_up_stack(original, interrupted)
-            self._report()
+            # the stack put back (containers restarted, health waited for) while the report,
+            # which reads only the folder, is made: seconds of waiting the user no longer adds
+            wrap = threading.Thread(target=self._wrap_up_stack, args=(original, interrupted),
+                                    name="stack-wrap-up", daemon=True)
+            wrap.start()
+            headline = self._report()
+            wrap.join()
+            for ln in headline:
+                say(ln)
         finally:
             if old is not None:
                 signal.signal(signal.SIGINT, old)
@@ -468,20 +475,18 @@ class Runner:
     def _write_experiment(self) -> None:
         results.write_json(self.folder / "experiment.json", self.meta)
 
-    def _report(self) -> None:
+    def _report(self) -> list[str]:
+        """Make the report; return the lines to print after it (its headline, or why not)."""
         if not list((self.folder / "runs").glob("*/run.json")):
-            self.progress.say("no run started: no report")
-            return
+            return ["no run started: no report"]
         try:
             from analysis.report import regenerate
             from testbed.run.headline import lines
             regenerate(self.folder)
-            summary = json.loads((self.folder / "summary.json").read_text())
-            for ln in lines(summary):
-                self.progress.say(ln)
+            return list(lines(json.loads((self.folder / "summary.json").read_text())))
         except Exception as e:
-            self.progress.say(f"testbed: run: the report could not be made: {e}; "
-                              f"retry with ./testbed report {self._shown(self.folder)}")
+            return [f"testbed: run: the report could not be made: {e}; "
+                    f"retry with ./testbed report {self._shown(self.folder)}"]
 
     @staticmethod
     def _shown(p: Path) -> str:
