@@ -182,6 +182,19 @@ def load(path: str | Path) -> ResultFolder:
     return ResultFolder(path, experiment, settings, runs, lost)
 
 
+def planned_load(experiment: dict, run_id: str) -> dict:
+    """The load plan experiment.json's definition gave run_id ({} for an older folder)."""
+    runs = (experiment.get("definition") or {}).get("runs") or []
+    return next((dict(r.get("load") or {}) for r in runs if isinstance(r, dict) and r.get("id") == run_id), {})
+
+
+def saturating(experiment: dict, run_id: str) -> bool:
+    """Does the run drive its path to saturation, as the segment law needs (think time 0, a
+    closed loop)? A run with think time or an open-loop rate (tracing.toml's low-load run) does not."""
+    load = planned_load(experiment, run_id)
+    return not (load.get("think_time") or load.get("arrival_rate"))
+
+
 def stack_cores(experiment: dict) -> float:
     """Cores available to the stack: the stack's CPU affinity list, else host cores."""
     affinity = (experiment.get("cpu_affinity") or {}).get("stack")

@@ -13,7 +13,7 @@ from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, m
 from analysis import nodes as nodemod
 from analysis import faults as faultmod
 from analysis.capacity import capacity
-from analysis.folder import ResultFolder, load
+from analysis.folder import ResultFolder, load, planned_load, saturating
 from analysis.settings import Settings
 
 METHOD = {
@@ -101,6 +101,8 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=N
     for run in result.runs if runs is None else runs:
         if not isinstance(run.meta.get("path"), int) or not 1 <= run.meta["path"] <= 99:
             continue  # reported as lost by analyse()
+        if kind == "segments" and not saturating(result.experiment, run.id):
+            continue  # think time or an open loop: no path maximum (tracing.toml's low-load run)
         key = _calibration_key(run.meta) if kind == "calibration" else _series(run.meta, kind)
         by_series.setdefault(key, {}).setdefault(int(run.meta["path"]), {})[run.id] = run_max[run.id]
         demands.setdefault(key, run.meta)
@@ -198,6 +200,11 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         run_max[run.id] = maxima.run_maximum(st)
         hints[run.id] = bottleneck.hint(st, caps.for_run(run.meta), s.tolerance, s.utilisation_threshold,
                                         bottleneck.read_dumps(run.threaddumps))
+        if result.kind == "segments" and not saturating(result.experiment, run.id) and hints[run.id].kind == "rising":
+            load = planned_load(result.experiment, run.id)
+            hints[run.id].text = (f"low load by design (think time {load.get('think_time') or 0:g} s, open-loop "
+                                  f"rate {load.get('arrival_rate') or 0:g}/s): no plateau sought, and no path "
+                                  "maximum for the segment law (e.g. the traces' low-load run)")
         entries.append(_run_entry(run, st, run_max[run.id], hints[run.id]))
         entries[-1]["cpu_shares"] = regime.shares(st, hints[run.id], caps.host_cores)
         entries[-1]["host_bound"] = regime.host_bound(st, hints[run.id], s.utilisation_threshold, caps.host_cores,

@@ -55,6 +55,24 @@ def test_segments_summary_has_the_decomposition_of_the_sample(reports):
     assert s["capacity"][0]["users"] == pytest.approx(4 + 100.0 * 1.0)
 
 
+def test_a_run_with_think_time_is_left_out_of_the_segment_law(data, tmp_path, monkeypatch):
+    folder = tmp_path / "folder"
+    shutil.copytree(data / "segments-handmade", folder)
+    e = json.loads((folder / "experiment.json").read_text())
+    e["definition"] = {"runs": [{"id": "path4-r2", "load": {"think_time": 0.02}},   # e.g. tracing's low-load run
+                                {"id": "path4-r1", "load": {"think_time": 0.0}}]}
+    (folder / "experiment.json").write_text(json.dumps(e))
+    s = summary.analyse(load(folder), simulate=False).summary
+    path4 = next(p for p in s["paths"] if p["path"] == 4)
+    assert path4["runs"] == 2 and "path4-r2" not in path4["run_ids"]
+    assert "path4-r2" in {r["id"] for r in s["runs"]}            # still a run of the folder
+    # a low-load run never reaches a plateau: its hint says why instead of asking for more users
+    from analysis import bottleneck
+    monkeypatch.setattr(summary.bottleneck, "hint", lambda *a, **k: bottleneck.Hint(bottleneck.RISING, "add users"))
+    hints = {r["id"]: r["bottleneck"]["text"] for r in summary.analyse(load(folder), simulate=False).summary["runs"]}
+    assert hints["path4-r2"].startswith("low load by design (think time 0.02 s") and hints["path4-r1"] == "add users"
+
+
 def test_flagged_steps_are_excluded_and_explained(reports):
     s = json.loads((reports["segments-handmade"][0] / "summary.json").read_text())
     flags = {(x["run_id"], x["step"]): set(x["flags"]) for x in s["excluded_steps"]}

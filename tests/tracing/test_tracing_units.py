@@ -117,13 +117,34 @@ def test_a_trace_without_locusts_span_is_not_decomposed():
     assert traces.decompose(spans) is None
 
 
-def test_low_load_is_one_user_or_a_quiet_stack_and_says_when_it_is_neither():
+def test_low_load_is_a_quiet_stack_and_says_when_no_step_is():
     rows = [{"users": 4, "step": 1, "traces": 9, "stack_share": 0.5},
             {"users": 16, "step": 2, "traces": 9, "stack_share": 0.9}]
     assert traces.low_load(rows) == (rows[0], False)
-    rows.append({"users": 1, "step": 0, "traces": 3, "stack_share": 0.45})
-    assert traces.low_load(rows) == (rows[2], True)
+    rows.append({"users": 1, "step": 0, "traces": 3, "stack_share": 0.45})   # one user, think time 0: busy
+    assert traces.low_load(rows) == (rows[2], False)
     assert traces.low_load([{"users": 8, "step": 0, "traces": 2, "stack_share": 0.1}])[1] is True
+
+
+def test_a_segment_is_read_at_the_quietest_low_load_step_of_its_series_that_passes_it():
+    busy = {"users": 1, "step": 0, "traces": 10, "stack_share": 0.6, "segments": {"3": 0.004}}
+    p3 = {"run_id": "axis-path3", "path": 3, "series": "axis ping n=0", "steps": [busy]}
+    quiet = {"users": 1, "step": 0, "traces": 40, "stack_share": 0.05, "segments": {"3": 0.002, "4": 0.003, "5": 2.0}}
+    low = {"run_id": "axis-low-load", "path": 5, "series": "axis ping n=0", "steps": [quiet]}
+    other = {"run_id": "gsoap-low", "path": 5, "series": "gsoap ping n=0",
+             "steps": [{**quiet, "stack_share": 0.01, "segments": {"3": 9.0}}]}
+    assert traces.segment_at_low_load("3", p3, [p3, low, other]) == (low, quiet, True)
+    assert traces.segment_at_low_load("3", p3, [p3, other]) == (p3, busy, False)   # no quiet step of its series
+    law = [{"series": "axis ping n=0", "segment": 3, "throughput": 500.0}]         # 1/T(3) = 2 ms
+    (row,) = traces.agreement(law, [p3, low, other], cores=2)
+    assert (row["run_id"], row["low_load"], row["span_ms"], row["agree"]) == ("axis-low-load", True, 0.002, False)
+    # the other figure differences the path runs themselves: the front on path 3 minus on path 2
+    busy["front"] = 1.25
+    p2 = {"run_id": "axis-path2", "path": 2, "series": "axis ping n=0",
+          "steps": [{"users": 1, "step": 0, "traces": 10, "stack_share": 0.6, "front": 1.0}]}
+    quiet["front"] = 3.0
+    (row,) = traces.agreement(law, [p2, p3, low, other], cores=2)
+    assert row["diff_ms"] == pytest.approx(0.25)
 
 
 def test_agreement_is_within_the_stated_share_of_one_over_t_k():
