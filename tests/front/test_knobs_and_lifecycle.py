@@ -32,6 +32,21 @@ def test_seg2_demand_slows_the_jsp_but_not_the_static_page(slow_front):
     assert took1 < 0.2, f"/seg/1 took {took1:.3f}s; the static page has no demand"
 
 
+def test_seg1_demand_is_taken_by_every_path_and_nothing_else():
+    # DEMAND_SEG1_*: segment ① begins every /seg/k path (the classic-system profile emulates
+    # its cost there); /health is not a path of the experiment
+    f = Front("front-unit-seg1", {"CLONES_URL": "http://127.0.0.1:9", "DEMAND_SEG1_WAIT_US": "250000"})
+    try:
+        get(f"{f.base}/health")
+        timed = {p: timed_get(f"{f.base}{p}") for p in ("/seg/1", "/seg/3", "/health")}
+        assert [timed[p][0] for p in timed] == [200, 200, 200], timed
+        assert timed["/seg/1"][1] >= 0.25 and timed["/seg/3"][1] >= 0.25, timed
+        assert timed["/health"][1] < 0.25, timed
+        assert "DEMAND_SEG1_WAIT_US=250000" in f.log_text()
+    finally:
+        f.stop()
+
+
 def test_a_call_waiting_longer_than_the_pool_timeout_is_a_503(slow_front):
     # BEAN_POOL_SIZE=1 and DEMAND_SEG4_WAIT_US=1000000: the first call holds the only
     # instance from 0.2 s (after its JSP demand) to 1.2 s; the second reaches the pool at

@@ -10,7 +10,7 @@ from testbed.run.plan import DefinitionError, unknown, whole
 from testbed.run.scaling import AUTO, SCALED_POINT
 
 TIER_NAMES = ("front", "clone", "axis", "gsoap")
-DEMAND_POINTS = ("SEG2", "SEG3", "SEG4", "INVOKER", "CLONE", "SERVICE")
+DEMAND_POINTS = ("SEG1", "SEG2", "SEG3", "SEG4", "INVOKER", "CLONE", "SERVICE")
 DEMAND_KEYS = ("cpu_us", "wait_us", "locked")
 MAX_REPLICAS = 16
 # knobs the runner sets, and the value that means "as the tier's default" when a run does not

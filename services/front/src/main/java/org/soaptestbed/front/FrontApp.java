@@ -25,6 +25,7 @@ import org.soaptestbed.front.ejb.SegmentService;
 import org.soaptestbed.front.ejb.SegmentServiceBean;
 import org.soaptestbed.front.invoker.Invoker;
 import org.soaptestbed.front.web.FixedContentType;
+import org.soaptestbed.front.web.SegmentOneDemand;
 
 /**
  * Assembles the front on an embedded Tomcat:
@@ -82,6 +83,9 @@ public final class FrontApp {
         addPages(ctx);
         // /seg/1 is a file without an extension, so the DefaultServlet derives no type for it
         server.addFilter("seg1-content-type", new FixedContentType(HTML), "/seg/1");
+        if (!config.seg1().isZero()) {      // segment ①'s emulated demand, on every path
+            server.addFilter("seg1-demand", new SegmentOneDemand(config.seg1()), "/seg/*");
+        }
         return server;
     }
 

@@ -18,14 +18,15 @@ import org.soaptestbed.common.TomcatSettings;
  * BEAN_POOL_SIZE        100    SegmentService instances in the bean pool
  * BEAN_POOL_TIMEOUT_MS  5000   longest wait for a free instance; then HTTP 503
  * INVOKER_TIMEOUT_MS    30000  longest wait for the client tier's answer; then HTTP 504
- * DEMAND_SEG2_*         0      synthetic demand of the JSP               (segment ②)
+ * DEMAND_SEG1_*         0      synthetic demand of every /seg/k request  (segment ①)
+ * DEMAND_SEG2_*         0      ... of the JSP                             (segment ②)
  * DEMAND_SEG3_*         0      ... of the AccessBean                      (segment ③)
  * DEMAND_SEG4_*         0      ... of the bean's business method          (segment ④)
  * DEMAND_INVOKER_*      0      ... of the Invoker, before its HTTP call   (segment ⑤)
  * </pre>
  */
 public record FrontConfig(TomcatSettings tomcat, URI clonesUrl, int beanPoolSize, long beanPoolTimeoutMs,
-                          long invokerTimeoutMs, Demand seg2, Demand seg3, Demand seg4, Demand invoker) {
+                          long invokerTimeoutMs, Demand seg1, Demand seg2, Demand seg3, Demand seg4, Demand invoker) {
 
     public static final int DEFAULT_PORT = 8080;
     public static final String DEFAULT_CLONES_URL = "http://127.0.0.1:8081";
@@ -37,6 +38,7 @@ public record FrontConfig(TomcatSettings tomcat, URI clonesUrl, int beanPoolSize
                 env.integer("BEAN_POOL_SIZE", 100, 1, 100_000),
                 env.longInteger("BEAN_POOL_TIMEOUT_MS", 5_000, 0, 3_600_000),
                 env.longInteger("INVOKER_TIMEOUT_MS", 30_000, 1, 3_600_000),
+                Demand.fromEnv(env, "SEG1"),
                 Demand.fromEnv(env, "SEG2"),
                 Demand.fromEnv(env, "SEG3"),
                 Demand.fromEnv(env, "SEG4"),
@@ -69,7 +71,7 @@ public record FrontConfig(TomcatSettings tomcat, URI clonesUrl, int beanPoolSize
         m.put("BEAN_POOL_SIZE", beanPoolSize);
         m.put("BEAN_POOL_TIMEOUT_MS", beanPoolTimeoutMs);
         m.put("INVOKER_TIMEOUT_MS", invokerTimeoutMs);
-        for (Demand d : new Demand[] {seg2, seg3, seg4, invoker}) {
+        for (Demand d : new Demand[] {seg1, seg2, seg3, seg4, invoker}) {
             m.putAll(d.describe());
         }
         return m;
