@@ -200,7 +200,7 @@ def emulation_lines(summary: dict) -> list[str]:
         return []
     d = p["demands_cpu_us"]
     return [f"emulated by the {p['name']} profile (cli/testbed/run/profile.py): CPU per request added to the "
-            f"JSP {d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
+            f"every path (segment ①) {d.get('SEG1', 0)} µs, JSP {d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
             f"a client per request's build {p.get('request_cpu_us', 0)} µs on the clone (that run only); "
             f"front quota {p['quotas']['front']:g} core, clone quota {p['quotas']['clone']:g} core per replica; "
             f"service wait {p['wait_us'] / 1000:g} ms; pool of {p['pool_size']}",
@@ -225,8 +225,9 @@ def emulation(summary: dict) -> dict | None:
         return None
     d = p["demands_cpu_us"]
     front = {int(k): v for k, v in ((p.get("measured") or {}).get("front_s") or {}).items()}   # JSON keys are text
-    added = [(what, f"{d[key]} µs", f"{front[k] * 1e6:.0f} µs" if k in front else "—")
-             for key, what, k in (("SEG2", "② the JSP (DEMAND_SEG2_CPU_US)", 2),
+    added = [(what, f"{d.get(key, 0)} µs", f"{front[k] * 1e6:.0f} µs" if k in front else "—")
+             for key, what, k in (("SEG1", "① every path, before its page (DEMAND_SEG1_CPU_US)", 1),
+                                  ("SEG2", "② the JSP (DEMAND_SEG2_CPU_US)", 2),
                                   ("SEG3", "③ the access bean (DEMAND_SEG3_CPU_US)", 3),
                                   ("SEG4", "④ the session bean (DEMAND_SEG4_CPU_US)", 4),
                                   ("INVOKER", "⑤ the Invoker, front side (DEMAND_INVOKER_CPU_US)", 5))]
@@ -239,6 +240,10 @@ def emulation(summary: dict) -> dict | None:
                  f"{p['quotas']['clone']:g} core"),
                 ("service wait the singleton's lock holds (unlocked)",
                  f"{p['wait_us'] / 1000:g} ms → singleton {p['singleton']:.1f}/s"),
+                *([("the wait chosen again before /seg/5 (path ① and a singleton probe under the quotas)",
+                    f"T(①) {r['t1_measured']:,.0f}/s measured (planned {r['t1_planned']:,.0f}/s); the singleton's "
+                    f"round trip {r['round_trip_s'] * 1e3:.1f} ms (probe {r['probe_rate']:.1f}/s with "
+                    f"{r['probe_wait_us'] / 1000:g} ms)")] if (r := p.get("retuned")) else []),
                 ("pool of pre-built clients (the fix; large enough not to bind)", str(p["pool_size"])),
                 ("T(①) chosen by", f"{p['binding']}, at {p['share']:.0%} of the host")]
     return {"intro": EMULATION_INTRO.format(name=p["name"]), "added": added, "settings": settings,

@@ -17,14 +17,19 @@ M = Measured(front_s={1: 90e-6, 2: 80e-6, 3: 85e-6, 4: 100e-6, 5: 600e-6},
 
 def front_per_request(p, k: int) -> float:
     """The front's CPU per request on /seg/k under the profile (µs)."""
-    added = {2: ("SEG2",), 3: ("SEG2", "SEG3"), 4: ("SEG2", "SEG3", "SEG4"), 5: ("SEG2", "SEG3", "SEG4", "INVOKER")}
-    return M.front_s[k] * 1e6 + sum(p.demands_cpu_us[d] for d in added.get(k, ()))
+    return own_front_per_request(p.measured, k) + p.demands_cpu_us["SEG1"] + sum(
+        p.demands_cpu_us[d] for d in ("SEG2", "SEG3", "SEG4", "INVOKER")[:k - 1])
+
+
+def own_front_per_request(m: Measured, k: int) -> float:
+    return m.front_s[k] * 1e6
 
 
 def test_the_front_costs_of_each_path_follow_the_published_path_maxima():
     p = design(M)
     paths = PUBLISHED["paths"]
-    f1 = M.front_s[1] * 1e6
+    f1 = front_per_request(p, 1)
+    assert p.demands_cpu_us["SEG1"] == 0        # the JSP here is no dearer than the shape allows
     for k in (2, 3, 4):          # T(1..k)/T(1) = F(1)/F(1..k), F rounded to whole µs
         assert f1 / front_per_request(p, k) == pytest.approx(paths[k] / paths[1], rel=0.02), k
     # the pool is held by the front's quota at the published fix: F(1..5) = F(1)·812/100
@@ -62,10 +67,27 @@ def test_the_heaviest_configuration_sets_t1():
     assert dear.binding.startswith("a client per request") and dear.t1 < design(M).t1
 
 
-def test_a_front_already_dearer_than_the_shape_is_said_and_nothing_negative_is_added():
-    p = design(Measured(**{**M.to_json(), "front_s": {**M.front_s, 2: 200e-6}}))
+def test_a_jsp_dearer_than_the_shape_allows_raises_segment_one_until_every_path_fits():
+    # this stack's JSP costs a sixth of its static page; the classic one's was 2 % (812/795):
+    # the profile can only add demand, so it adds it to segment ① (every path) until the JSP's
+    # share is the published one, and nothing to the JSP
+    dear = Measured(**{**M.to_json(), "front_s": {**M.front_s, 2: 105e-6}})
+    p = design(dear)
+    paths = PUBLISHED["paths"]
     assert all(v >= 0 for v in p.demands_cpu_us.values()) and p.demands_cpu_us["SEG2"] == 0
-    assert any("path 2" in n for n in p.notes)
+    assert p.demands_cpu_us["SEG1"] == pytest.approx(15 / (812 / 795 - 1) - 90, abs=1)
+    f1 = own_front_per_request(dear, 1) + p.demands_cpu_us["SEG1"]
+    for k in (2, 3, 4):
+        f = own_front_per_request(dear, k) + p.demands_cpu_us["SEG1"] + sum(
+            p.demands_cpu_us[d] for d in ("SEG2", "SEG3", "SEG4")[:k - 1])
+        assert f1 / f == pytest.approx(paths[k] / paths[1], rel=0.02), k
+    # T(①) is the front's quota over segment ①'s whole cost, and path ① carries it to the host
+    assert p.t1 == pytest.approx(p.quotas["front"] / (f1 / 1e6), rel=0.01)
+    assert p.t1 * (dear.total_s[1] + p.demands_cpu_us["SEG1"] / 1e6) <= 0.6 * 2.0 + 1e-9
+    assert not p.notes
+
+
+def test_a_client_per_request_already_dearer_than_the_shape_is_said_and_nothing_negative_is_added():
     dear = design(Measured(**{**M.to_json(), "clone_request_s": 30e-3}))   # the build already dearer
     assert dear.request_cpu_us == 0 and any("client per request" in n for n in dear.notes)
 
@@ -119,7 +141,7 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     shutil.copytree(ROOT / "tests" / "analysis" / "data" / "classic-handmade", folder)
     meta = json.loads((folder / "experiment.json").read_text())
     p = design(M)
-    meta["profile"] = json.loads(json.dumps(p.to_json()))         # as experiment.json holds it
+    meta["profile"] = json.loads(json.dumps(profile.retune(p.to_json(), 0.9 * p.t1, 40.0)))   # as experiment.json holds it
     meta["scaling"] = {"wait_us": p.wait_us, "scaled": True, "sentence": "scaled to this host: service wait "
                        f"{p.wait_us / 1000:g} ms because the classic-system profile ..."}
     (folder / "experiment.json").write_text(json.dumps(meta))
@@ -127,6 +149,7 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     page = (folder / "report.html").read_text()
     assert page.index('id="side-by-side"') < page.index('id="emulation"')
     assert "The segment demands of this run are emulated" in page and "no demand is locked" in page
+    assert f"T(①) {0.9 * p.t1:,.0f}/s measured (planned {p.t1:,.0f}/s)" in page     # the wait chosen again
     assert f"{p.demands_cpu_us['SEG3']} µs" in page and "90 µs" not in page.split('id="emulation"')[0][-200:]
     summary = json.loads((folder / "summary.json").read_text())
     text = "\n".join(lines(summary))
@@ -181,3 +204,61 @@ def test_paths_held_by_the_fronts_quota_get_users_enough_to_reach_it():
     seg = {r.entry: r for r in runs if r.kind == "segments"}
     assert all(seg[f"axis-path{k}"].load.users == profile.SEGMENT_USERS for k in (1, 2, 3, 4))
     assert seg["axis-path5"].load.users == definition.load("classic").runs[4].load.users   # the lock: few do
+
+
+def test_the_wait_is_chosen_again_from_the_measured_t1_and_the_singletons_round_trip_under_quotas():
+    prof = design(M).to_json()
+    # path ① gave 10 % less than planned under the front's quota; the singleton probe, with the
+    # planned wait in force, ran at a rate that makes its round trip 2.5 ms (calibration: 1 ms)
+    probe = 1 / (prof["wait_us"] / 1e6 + 2.5e-3)
+    new = profile.retune(prof, 0.9 * prof["t1"], probe)
+    assert new["singleton"] == pytest.approx(7.4 / 812 * 0.9 * prof["t1"])
+    assert 1 / (new["wait_us"] / 1e6 + 2.5e-3) == pytest.approx(new["singleton"], rel=0.01)
+    assert new["retuned"]["round_trip_s"] == pytest.approx(2.5e-3)
+    assert new["retuned"]["t1_planned"] == prof["t1"] and new["quotas"] == prof["quotas"]
+    # a round trip longer than the whole period asked: no wait, said
+    slow = profile.retune(prof, 0.9 * prof["t1"], 1.0)
+    assert slow["wait_us"] == 0 and any("no service wait" in n for n in slow["notes"])
+
+
+def test_the_runner_retunes_before_the_first_seg5_run_from_path_one_and_a_probe(tmp_path):
+    import shutil
+    import sys as _sys
+    from pathlib import Path
+
+    from testbed.run import tohost
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
+    from make_handmade import T0, plateau, run
+    exp = definition.load("classic", profile="classic-system")
+    p = design(M)
+    exp.runs[:] = profile.apply(exp.runs, p)
+    prof = p.to_json()
+    i = next(k for k, r in enumerate(exp.runs) if r.path == 5)
+    path1 = next(r for r in exp.runs if r.path == 1)
+    t1 = 0.8 * p.t1
+
+    def made(spec, root, x):
+        run(root / "_made", spec.id, T0, {"kind": "segments", "path": spec.path, "label": spec.label},
+            [dict(s, cpu={"front/1": 20.0}, host=20.0, x=x) for s in plateau(x, users=(16,))])
+        root.mkdir(parents=True, exist_ok=True)
+        shutil.move(root / "_made" / "runs" / spec.id, root / spec.id)
+        shutil.rmtree(root / "_made")
+
+    made(path1, tmp_path / "runs", t1)
+    probes = []
+
+    def run_one(spec, root):
+        probes.append((spec.id, spec.demands["SERVICE"]["wait_us"], spec.path))
+        made(spec, root, 1 / (p.wait_us / 1e6 + 2e-3))
+
+    new, chosen, lines = tohost.retune_profile(exp, i, tmp_path, [], run_one, prof, {"wait_us": p.wait_us})
+    assert probes == [("calibration-singleton", p.wait_us, 5)]          # with the planned wait
+    assert new["retuned"]["t1_measured"] == pytest.approx(t1, rel=0.02)
+    assert chosen["wait_us"] == new["wait_us"] != p.wait_us and lines[0].startswith("scaled to this host")
+    assert all(r.demands["SERVICE"]["wait_us"] == new["wait_us"] for r in exp.runs[i:])
+    assert all(r.demands["SERVICE"]["wait_us"] == p.wait_us for r in exp.runs[:i])
+    # no path ① before: the planned wait stays, and the line says so
+    exp2 = definition.load("classic", profile="classic-system")
+    exp2.runs[:] = profile.apply(exp2.runs, p)
+    same, _, why = tohost.retune_profile(exp2, 0, tmp_path, [], run_one, prof, {"wait_us": p.wait_us})
+    assert same is prof and "planned service wait stays" in why[0]

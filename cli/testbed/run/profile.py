@@ -82,7 +82,7 @@ class Profile:
     t1: float                       # the T(①) the front's quota gives, /s
     singleton: float                # the singleton's rate it aims at, /s
     wait_us: int
-    demands_cpu_us: dict[str, int]  # SEG2, SEG3, SEG4, INVOKER -> µs of CPU per request
+    demands_cpu_us: dict[str, int]  # SEG1, SEG2, SEG3, SEG4, INVOKER -> µs of CPU per request
     request_cpu_us: int             # the client per request's emulated build cost (CLONE, that run only)
     quotas: dict[str, float]        # front, clone -> cores per replica
     pool_size: int
@@ -100,8 +100,8 @@ class Profile:
     def sentence(self) -> str:
         d = self.demands_cpu_us
         return (f"profile {NAME} (emulated): front quota {self.quotas['front']:.2f} core (T(①) {self.t1:,.0f}/s), "
-                f"clone quota {self.quotas['clone']:.2f} core per replica, CPU per request added: JSP "
-                f"{d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
+                f"clone quota {self.quotas['clone']:.2f} core per replica, CPU per request added: every path "
+                f"{d.get('SEG1', 0)} µs, JSP {d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
                 f"a client per request's build {self.request_cpu_us} µs on the clone; "
                 f"service wait {self.wait_us / 1000:g} ms (singleton {self.singleton:.1f}/s); pool of {self.pool_size}; "
                 f"T(①) set by {self.binding} at {self.share:.0%} of the host")
@@ -113,13 +113,19 @@ def design(m: Measured, share: float = 0.6) -> Profile:
     paths, fix = pub["paths"], pub["fix"]
     single, request = pub["singleton_clones"][1], pub["request"][1]
     f1 = m.front_s[1]
+    # segment ①'s cost F(1): path k adds front_s[k] - front_s[1] to it, where the shape allows
+    # F(1)·(T(1)/T(1..k) - 1); this stack's JSP costs a sixth of its static page, the classic
+    # one 2 % (812/795), so F(1) is raised (SEG1) until no later segment costs more than it may
+    ratios = {k: paths[1] / paths[k] for k in (2, 3, 4)}
+    ratios[5] = paths[1] / fix
+    f1_shape = max([f1] + [(m.front_s[k] - f1) / (r - 1.0) for k, r in ratios.items() if r > 1.0])
+    seg1 = f1_shape - f1
     # the front's CPU per request each path must have: F(1)·T(1)/T(1..k); ⑤: F(1)·T(1)/fix
-    target = {k: f1 * paths[1] / paths[k] for k in (1, 2, 3, 4)}
-    target[5] = f1 * paths[1] / fix
-    extra = {k: target[k] - m.front_s[k] for k in target}        # what the profile adds up to path k
-    notes, demand = [], {}
+    target = {1: f1_shape, **{k: f1_shape * r for k, r in ratios.items()}}
+    extra = {k: target[k] - m.front_s[k] - seg1 for k in target}  # what the profile adds to ② .. up to path k
+    notes, demand = [], {"SEG1": max(int(round(seg1 * 1e6)), 0)}
     for k, point in ((2, "SEG2"), (3, "SEG3"), (4, "SEG4"), (5, "INVOKER")):
-        add = extra[k] - max(extra[k - 1], 0.0) if k > 1 else extra[k]
+        add = extra[k] - max(extra[k - 1], 0.0)
         if extra[k] < 0:
             notes.append(f"path {k}: this stack's front already costs {m.front_s[k] * 1e6:.0f} µs per request, "
                          f"more than the {target[k] * 1e6:.0f} µs the classic shape asks; nothing added")
@@ -134,7 +140,7 @@ def design(m: Measured, share: float = 0.6) -> Profile:
         notes.append(f"a client per request already costs {m.clone_request_s * 1e3:.1f} ms of clone CPU, more than "
                      f"the {(build + m.clone_request_s) * 1e3:.1f} ms the shape asks; nothing added")
     build = max(build, 0.0)
-    heavy = {"path ① at T(①)": m.total_s[1],
+    heavy = {"path ① at T(①)": m.total_s[1] + seg1,
              f"the pool at {ratio_fix:.1f} singletons": ratio_fix * per_t1 * (m.total_pool_s + added),
              f"a client per request at {ratio_req:.2f} singletons":
                  ratio_req * per_t1 * (m.total_request_s + added + build)}
@@ -147,7 +153,7 @@ def design(m: Measured, share: float = 0.6) -> Profile:
         notes.append(f"the singleton's own round trip ({m.round_trip_s * 1e3:.1f} ms) is longer than the "
                      f"{1e3 / s:.1f} ms the shape asks: no service wait, T(1..5) will be low")
     wait_us = max(int(math.ceil(wait * 1e3 - 1e-9)) * 1000, 0)
-    quotas = {"front": round(max(t1 * f1, MIN_QUOTA), 3),
+    quotas = {"front": round(max(t1 * f1_shape, MIN_QUOTA), 3),
               "clone": round(max(ratio_fix * s * m.clone_pool_s / CLONE_SHARE, MIN_QUOTA), 3)}
     expected = {f"T(1..{k})/T(1)": paths[k] / paths[1] for k in (2, 3, 4, 5)}
     expected.update({"pool/singleton": ratio_fix, "request/singleton": ratio_req})
@@ -161,7 +167,7 @@ def apply(specs, p: Profile, quick: bool = False) -> list:
     paths ①-④, held by the front's quota, SEGMENT_USERS."""
     out = []
     for s in specs:
-        demands = {k: v for k, v in s.demands.items() if k not in ("SEG2", "SEG3", "SEG4", "INVOKER", "SERVICE")}
+        demands = {k: v for k, v in s.demands.items() if k not in ("SEG1", "SEG2", "SEG3", "SEG4", "INVOKER", "SERVICE")}
         for point, cpu in p.demands_cpu_us.items():
             if cpu:
                 demands[point] = {"cpu_us": cpu, "wait_us": 0, "locked": False}
@@ -176,6 +182,42 @@ def apply(specs, p: Profile, quick: bool = False) -> list:
         out.append(replace(s, demands=demands, knobs=knobs, auto_wait=False, load=load,
                            pool_size=p.pool_size if s.client_mode == "pool" else s.pool_size))
     return out
+
+
+def retune(prof: dict, t1: float, probe_rate: float) -> dict:
+    """The service wait again, once path ① and a singleton probe ran under the profile
+    (experiment.json's "profile", as design() made it): the front's quota gave T(①) = t1 (a
+    tier under a quota does not cost exactly what it did without one), and the singleton, with
+    the wait in force, ran at probe_rate, so its own round trip under the quotas is
+    1/probe_rate - wait. The new wait puts the singleton at 7.4/812 of the measured T(①).
+    Returns the profile with it, and with what was measured under "retuned"."""
+    pub = published()
+    target = pub["singleton_clones"][1] / pub["paths"][1] * t1
+    round_trip = max(1.0 / probe_rate - prof["wait_us"] / 1e6, 0.0)
+    wait = 1.0 / target - round_trip
+    notes = list(prof.get("notes") or [])
+    if wait <= 0:
+        notes.append(f"the singleton's round trip under the quotas ({round_trip * 1e3:.1f} ms) is longer than the "
+                     f"{1e3 / target:.1f} ms the measured T(①) asks: no service wait, T(1..5) will be low")
+    wait_us = max(int(round(wait * 1e4)) * 100, 0)                  # a parked wait: 0.1 ms steps
+    retuned = {"t1_planned": prof["t1"], "t1_measured": t1, "singleton_planned": prof["singleton"],
+               "probe_wait_us": prof["wait_us"], "probe_rate": probe_rate, "round_trip_s": round_trip}
+    return {**prof, "singleton": target, "wait_us": wait_us, "notes": notes, "retuned": retuned}
+
+
+def with_wait(specs, wait_us: int) -> list:
+    """The runs with the profile's service wait changed (retune)."""
+    return [replace(s, demands={**s.demands, "SERVICE": {"cpu_us": 0, "wait_us": wait_us, "locked": False}})
+            if "SERVICE" in s.demands else s for s in specs]
+
+
+def probe_spec(path5, quick: bool = False):
+    """The singleton probe before path ⑤: that run's configuration (quotas, demands, wait), a
+    calibration's short load."""
+    from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
+    return replace(path5, id="calibration-singleton", entry="calibration-singleton",
+                   label="calibration: /seg/5, the singleton under the profile's quotas and wait",
+                   load=CALIBRATION_LOAD_QUICK if quick else CALIBRATION_LOAD)
 
 
 # ------------------------------------------------------------------------------ calibration

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testbed.run import profile, scaling
+from testbed.run import costs, profile, scaling
 from testbed.run.costs import measure as measure_costs
 
 
@@ -57,3 +57,37 @@ def fit_profile(exp, folder: Path, failed: list[str], run_one, host_cores: float
               "rule": "run/profile.py: T(①) from the share of the host the heaviest configuration may need; "
                       "the singleton 7.4/812 of it; wait = 1/singleton − the singleton's own round trip"}
     return p.to_json(), chosen, [p.sentence(), sentence] + [f"  profile: {n}" for n in p.notes]
+
+
+def retune_profile(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict, chosen: dict
+                   ) -> tuple[dict, dict, list[str]]:
+    """classic-system, before the first /seg/5 run (exp.runs[i]): the wait chosen again from the
+    T(①) path ① measured under the profile and a singleton probe with the planned wait
+    (profile.retune); the runs from i on get it. Returns ("profile", "scaling", lines); where
+    either measurement is missing, the planned wait stays and the lines say why."""
+    path1 = next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
+    if path1 is None:
+        return prof, chosen, ["profile: no path ① run before /seg/5: the planned service wait stays"]
+    steps = costs.run_steps(folder / "runs" / path1.id, exp.settings)
+    t1 = max((s.throughput for s in steps if s.valid and s.throughput), default=None)
+    if not t1:
+        return prof, chosen, [f"profile: run {path1.id} measured no valid step: the planned service wait stays"]
+    spec = profile.probe_spec(exp.runs[i], exp.quick)
+    before = len(failed)
+    run_one(spec, folder / costs.CALIBRATION_DIR)
+    del failed[before:]
+    probe = costs.of_run(folder / costs.CALIBRATION_DIR / spec.id, exp.settings, f"calibration run {spec.id}")
+    if probe is None or not probe.throughput:
+        return prof, chosen, [f"profile: the singleton probe ({spec.id}) measured no valid step: "
+                              "the planned service wait stays"]
+    new = profile.retune(prof, t1, probe.throughput)
+    exp.runs[i:] = profile.with_wait(exp.runs[i:], new["wait_us"])
+    r = new["retuned"]
+    sentence = (f"scaled to this host: service wait {new['wait_us'] / 1000:g} ms because the {exp.profile} profile "
+                f"puts the singleton at {new['singleton']:.1f}/s, 7.4/812 of T(①) {t1:,.0f}/s as path ① measured it "
+                f"under the front's quota (planned {r['t1_planned']:,.0f}/s), and the singleton's own round trip "
+                f"under the quotas is {r['round_trip_s'] * 1e3:.1f} ms (a probe at {r['probe_rate']:.1f}/s with "
+                f"{r['probe_wait_us'] / 1000:g} ms)")
+    return new, {**chosen, "wait_us": new["wait_us"], "sentence": sentence,
+                 "rule": chosen.get("rule", "") + "; retuned before /seg/5 from the measured T(①) and a singleton "
+                                                   "probe under the quotas"}, [sentence]
