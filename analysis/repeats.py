@@ -24,10 +24,12 @@ WITHIN, REACHES, OFF = "within", "interval reaches it", "off"
 
 
 def judge(value: float | None, interval, published: float, tolerance: float) -> str | None:
-    """within / interval reaches it / off, for one normalized figure; None without a value."""
-    if value is None or published is None:
+    """within / interval reaches it / off, for one normalized figure; None without a value or an
+    interval. A figure with no value but an interval (a segment within the noise band: T(k) is
+    at least the interval's low end, with no upper one) is judged by its interval alone."""
+    if published is None or (value is None and not interval):
         return None
-    if abs(value / published - 1) <= tolerance:
+    if value is not None and abs(value / published - 1) <= tolerance:
         return WITHIN
     if interval and interval[0] is not None and interval[0] <= published and (
             interval[1] is None or published <= interval[1]):
@@ -78,7 +80,8 @@ def markdown(t: dict, folders: list[str]) -> str:
             "| figure | published | " + " | ".join(f"run {i + 1}" for i in range(len(folders))) + " | median |",
             "|---|---|" + "---|" * (len(folders) + 1)]
     for f in t["figures"]:
-        cells = [f"{fmt(v)} ({j})" if v is not None else "—" for v, j in zip(f["values"], f["verdicts"])]
+        cells = [f"{fmt(v)} ({j})" if v is not None else (f"— ({j})" if j else "—")
+                 for v, j in zip(f["values"], f["verdicts"])]
         med = f"{fmt(f['median'])} ({f['median_verdict']})" if f["median"] is not None else "—"
         out.append(f"| {f['figure']} | {fmt(f['published'])} | " + " | ".join(cells) + f" | {med} |")
     return "\n".join(out) + "\n"

@@ -43,3 +43,10 @@ def test_the_command_writes_one_file_from_the_folders(tmp_path, capsys):
     assert "| client_tier_linear | holds | not testable on this host |" in text
     assert "| singleton client, 4 clones (tps) | 3.51 | 3.9 (within) | 3.6 (within) | 3.75 (within) |" in text
     assert "9.0 min" in text and "scaled to this host" in text
+
+
+def test_a_figure_without_a_value_is_judged_by_its_interval_alone():
+    # a segment within the noise band: no T(k), but T(k) >= the interval's low end, no upper end
+    assert repeats.judge(None, [13.1, None], 46.8, 0.2) == "interval reaches it"
+    assert repeats.judge(None, [60.0, None], 46.8, 0.2) == "off"
+    assert repeats.judge(None, None, 46.8, 0.2) is None and repeats.judge(None, [], 46.8, 0.2) is None

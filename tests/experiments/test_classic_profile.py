@@ -252,7 +252,7 @@ def test_the_runner_retunes_before_the_first_seg5_run_from_path_one_and_a_probe(
         made(spec, root, 1 / (p.wait_us / 1e6 + 2e-3))
 
     new, chosen, lines = tohost.retune_profile(exp, i, tmp_path, [], run_one, prof, {"wait_us": p.wait_us})
-    assert probes == [("calibration-singleton", p.wait_us, 5)]          # with the planned wait
+    assert probes == [("calibration-singleton-probe", p.wait_us, 5)]    # with the planned wait
     assert new["retuned"]["t1_measured"] == pytest.approx(t1, rel=0.02)
     assert chosen["wait_us"] == new["wait_us"] != p.wait_us and lines[0].startswith("scaled to this host")
     assert all(r.demands["SERVICE"]["wait_us"] == new["wait_us"] for r in exp.runs[i:])
@@ -262,3 +262,47 @@ def test_the_runner_retunes_before_the_first_seg5_run_from_path_one_and_a_probe(
     exp2.runs[:] = profile.apply(exp2.runs, p)
     same, _, why = tohost.retune_profile(exp2, 0, tmp_path, [], run_one, prof, {"wait_us": p.wait_us})
     assert same is prof and "planned service wait stays" in why[0]
+
+
+def test_a_client_per_requests_build_is_chosen_again_from_its_clone_cpu_under_the_quota():
+    prof = profile.retune(design(M).to_json(), design(M).t1, 1 / (design(M).wait_us / 1e6 + 1e-3))
+    # the probe: the clone used 1.8 times the calibration's own cost per call, the build besides
+    own = 1.8 * M.clone_request_s
+    new = profile.retune_request(prof, own + prof["request_cpu_us"] / 1e6)
+    x = prof["quotas"]["clone"] / (own + new["request_cpu_us"] / 1e6)     # what the quota then holds
+    assert x / prof["singleton"] == pytest.approx(22 / 7.4, rel=0.01)
+    assert new["request_retuned"]["own_s"] == pytest.approx(own) and not new["notes"]
+    # dearer than the whole share: nothing added, said
+    dear = profile.retune_request(prof, 10.0)
+    assert dear["request_cpu_us"] == 0 and any("client per request" in n for n in dear["notes"])
+    runs = profile.with_build(profile.apply(definition.load("classic").runs, design(M)), new["request_cpu_us"])
+    assert [r.demands["CLONE"]["cpu_us"] for r in runs if r.client_mode == "request"] == [new["request_cpu_us"]]
+    assert not any("CLONE" in r.demands for r in runs if r.client_mode != "request")
+
+
+def test_the_runner_retunes_the_build_from_a_probe_of_the_request_run(tmp_path):
+    import shutil
+    import sys as _sys
+    from pathlib import Path
+
+    from testbed.run import tohost
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
+    from make_handmade import T0, plateau, run
+    exp = definition.load("classic", profile="classic-system")
+    p = design(M)
+    exp.runs[:] = profile.apply(exp.runs, p)
+    i = next(k for k, r in enumerate(exp.runs) if r.client_mode == "request")
+    seen = []
+
+    def run_one(spec, root):                     # the clone at 40 % of a core at 100/s: 4 ms a call
+        seen.append((spec.id, spec.client_mode, spec.demands["CLONE"]["cpu_us"]))
+        run(root / "_made", spec.id, T0, {"kind": "clones", "path": 5, "label": spec.label},
+            [dict(s, cpu={"clone/1": 40.0, "front/1": 5.0}, host=45.0, x=100) for s in plateau(100, users=(16,))])
+        root.mkdir(parents=True, exist_ok=True)
+        shutil.move(root / "_made" / "runs" / spec.id, root / spec.id)
+        shutil.rmtree(root / "_made")
+
+    new, lines = tohost.retune_request(exp, i, tmp_path, [], run_one, p.to_json())
+    assert seen == [("calibration-request-probe", "request", p.request_cpu_us)]
+    assert new["request_retuned"]["clone_per_request_s"] == pytest.approx(4e-3, rel=0.02)
+    assert exp.runs[i].demands["CLONE"]["cpu_us"] == new["request_cpu_us"] and "build" in lines[0]

@@ -42,7 +42,10 @@ SEGMENT_USERS = (16, 32, 64, 128, 256, 512)
 SEGMENT_USERS_QUICK = (64, 512)
 NAME = "classic-system"
 MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
-CLONE_SHARE = 0.6              # the pool may use this share of the clone's quota (the front holds it)
+# the pool may use this share of the clone's quota, as the calibration measured its clone CPU
+# (the front's quota holds it); under a quota the clone used 1.9 times that per call here
+CLONE_SHARE = 0.35
+PROBE_PRIME_S = 30.0           # the probes' prime: /seg/5's JVMs are cold before them (docs/predict.md: 30 s)
 
 
 def published() -> dict:
@@ -114,21 +117,20 @@ def design(m: Measured, share: float = 0.6) -> Profile:
     single, request = pub["singleton_clones"][1], pub["request"][1]
     f1 = m.front_s[1]
     # segment ①'s cost F(1): path k adds front_s[k] - front_s[1] to it, where the shape allows
-    # F(1)·(T(1)/T(1..k) - 1); this stack's JSP costs a sixth of its static page, the classic
-    # one 2 % (812/795), so F(1) is raised (SEG1) until no later segment costs more than it may
+    # F(1)·(T(1)/T(1..k) - 1): the JSP 2 % of the static page (812/795), the front's side of
+    # ⑤ 7.12 static pages (812/100). Where this stack's segment costs more than that (its
+    # Invoker's HTTP call does), F(1) is raised (SEG1) until no later segment costs more than it may
     ratios = {k: paths[1] / paths[k] for k in (2, 3, 4)}
     ratios[5] = paths[1] / fix
     f1_shape = max([f1] + [(m.front_s[k] - f1) / (r - 1.0) for k, r in ratios.items() if r > 1.0])
     seg1 = f1_shape - f1
     # the front's CPU per request each path must have: F(1)·T(1)/T(1..k); ⑤: F(1)·T(1)/fix
     target = {1: f1_shape, **{k: f1_shape * r for k, r in ratios.items()}}
-    extra = {k: target[k] - m.front_s[k] - seg1 for k in target}  # what the profile adds to ② .. up to path k
+    # what the profile adds to ② .. up to path k: never below zero, by segment ①'s choice
+    extra = {k: target[k] - m.front_s[k] - seg1 for k in target}
     notes, demand = [], {"SEG1": max(int(round(seg1 * 1e6)), 0)}
     for k, point in ((2, "SEG2"), (3, "SEG3"), (4, "SEG4"), (5, "INVOKER")):
         add = extra[k] - max(extra[k - 1], 0.0)
-        if extra[k] < 0:
-            notes.append(f"path {k}: this stack's front already costs {m.front_s[k] * 1e6:.0f} µs per request, "
-                         f"more than the {target[k] * 1e6:.0f} µs the classic shape asks; nothing added")
         demand[point] = max(int(round(add * 1e6)), 0)
     added = sum(demand.values()) / 1e6
     ratio_fix, ratio_req = fix / single, request / single          # 13.5, 2.97 singletons
@@ -211,13 +213,37 @@ def with_wait(specs, wait_us: int) -> list:
             if "SERVICE" in s.demands else s for s in specs]
 
 
-def probe_spec(path5, quick: bool = False):
-    """The singleton probe before path ⑤: that run's configuration (quotas, demands, wait), a
-    calibration's short load."""
+def probe_spec(run, quick: bool = False):
+    """A probe before `run` (path ⑤'s singleton, or the client per request): that run's
+    configuration (quotas, demands, wait), a calibration's short load after a longer prime."""
     from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
-    return replace(path5, id="calibration-singleton", entry="calibration-singleton",
-                   label="calibration: /seg/5, the singleton under the profile's quotas and wait",
-                   load=CALIBRATION_LOAD_QUICK if quick else CALIBRATION_LOAD)
+    what = "the client per request" if run.client_mode == "request" else "the singleton"
+    return replace(run, id=f"calibration-{run.client_mode}-probe", entry=f"calibration-{run.client_mode}-probe",
+                   label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
+                   load=CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_LOAD, prime_seconds=PROBE_PRIME_S))
+
+
+def retune_request(prof: dict, clone_per_request_s: float) -> dict:
+    """A client per request's emulated build again, once a probe of that run measured the
+    clone's CPU per call under its quota (clone_per_request_s, the build included): the build
+    that holds it, under the clone's quota, at 22/7.4 of the singleton aimed at."""
+    pub = published()
+    target = pub["request"][1] / pub["singleton_clones"][1] * prof["singleton"]
+    own = max(clone_per_request_s - prof["request_cpu_us"] / 1e6, 0.0)
+    build = prof["quotas"]["clone"] / target - own
+    notes = list(prof.get("notes") or [])
+    if build < 0:
+        notes.append(f"a client per request costs {own * 1e3:.2f} ms of clone CPU under the clone's quota, more than "
+                     f"the {(build + own) * 1e3:.2f} ms the shape asks; nothing added")
+    retuned = {"probe_build_us": prof["request_cpu_us"], "clone_per_request_s": clone_per_request_s,
+               "own_s": own, "target": target}
+    return {**prof, "request_cpu_us": max(int(round(build * 1e6)), 0), "notes": notes, "request_retuned": retuned}
+
+
+def with_build(specs, build_us: int) -> list:
+    """The client-per-request runs with the emulated build changed (retune_request)."""
+    return [replace(s, demands={**s.demands, "CLONE": {"cpu_us": build_us, "wait_us": 0, "locked": False}})
+            if s.client_mode == "request" else s for s in specs]
 
 
 # ------------------------------------------------------------------------------ calibration

@@ -125,8 +125,8 @@ class Runner:
             for i in range(len(exp.runs)):
                 if exp.runs[i].auto_wait and "scaling" not in self.meta:
                     self._scale(i)             # the service wait for this host, before its first run
-                if exp.profile != "stack" and exp.runs[i].path == 5 and "retuned" not in self.meta["profile"]:
-                    self._retune(i)            # the profile's wait again, from what its quotas gave
+                if exp.profile != "stack":
+                    self._retune(i)            # the profile's wait and build again, from what its quotas gave
                 self._one_run(i, exp.runs[i])
                 self._predict_after(i)
             status = "failed" if self.failed else "complete"
@@ -179,8 +179,8 @@ class Runner:
             seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
         if self.exp.profile != "stack":      # its calibration runs, a client restart there and back, the quotas,
             cal = profile_calibration(runs[0], self.exp.quick)     # the segment paths' extra users, the probe
-            cal.append(cal[-1])
-            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 5 * JVM_START_S + sum(
+            cal += [cal[-1], cal[-1]]                                # the two probes
+            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 7 * JVM_START_S + sum(
                 (len(profile_users) - len(r.load.users)) * r.load.step_seconds
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
         return seconds + changes * JVM_START_S
@@ -291,12 +291,23 @@ class Runner:
         self._fitted(lines)
 
     def _retune(self, i: int) -> None:
-        """The classic-system profile's wait from path ①'s T(①) and a singleton probe (tohost.py)."""
-        self.progress.say("profile: the service wait again, from T(①) and a singleton probe under the quotas ...")
-        self.meta["profile"], self.meta["scaling"], lines = tohost.retune_profile(
-            self.exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
-            self.meta["profile"], self.meta["scaling"])
-        self.meta["profile"].setdefault("retuned", None)      # tried once, whatever it found
+        """The classic-system profile, before its first /seg/5 run: the wait from path ①'s T(①)
+        and a singleton probe; before its first client-per-request run: the emulated build from
+        a probe of it (tohost.py). Each once, whatever it found."""
+        prof, run = self.meta["profile"], self.exp.runs[i]
+        one = lambda spec, root: self._one_run(i, spec, root)  # noqa: E731
+        if run.path == 5 and "retuned" not in prof:
+            self.progress.say("profile: the service wait again, from T(①) and a singleton probe under the quotas ...")
+            prof, self.meta["scaling"], lines = tohost.retune_profile(self.exp, i, self.folder, self.failed, one,
+                                                                      prof, self.meta["scaling"])
+            prof.setdefault("retuned", None)
+        elif run.client_mode == "request" and "request_retuned" not in prof:
+            self.progress.say("profile: a client per request's build again, from a probe under the clone's quota ...")
+            prof, lines = tohost.retune_request(self.exp, i, self.folder, self.failed, one, prof)
+            prof.setdefault("request_retuned", None)
+        else:
+            return
+        self.meta["profile"] = prof
         self._fitted(lines)
 
     def _fitted(self, lines: list[str]) -> None:

@@ -72,14 +72,9 @@ def retune_profile(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     t1 = max((s.throughput for s in steps if s.valid and s.throughput), default=None)
     if not t1:
         return prof, chosen, [f"profile: run {path1.id} measured no valid step: the planned service wait stays"]
-    spec = profile.probe_spec(exp.runs[i], exp.quick)
-    before = len(failed)
-    run_one(spec, folder / costs.CALIBRATION_DIR)
-    del failed[before:]
-    probe = costs.of_run(folder / costs.CALIBRATION_DIR / spec.id, exp.settings, f"calibration run {spec.id}")
+    probe = _probe(exp, i, folder, failed, run_one)
     if probe is None or not probe.throughput:
-        return prof, chosen, [f"profile: the singleton probe ({spec.id}) measured no valid step: "
-                              "the planned service wait stays"]
+        return prof, chosen, ["profile: the singleton probe measured no valid step: the planned service wait stays"]
     new = profile.retune(prof, t1, probe.throughput)
     exp.runs[i:] = profile.with_wait(exp.runs[i:], new["wait_us"])
     r = new["retuned"]
@@ -91,3 +86,29 @@ def retune_profile(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     return new, {**chosen, "wait_us": new["wait_us"], "sentence": sentence,
                  "rule": chosen.get("rule", "") + "; retuned before /seg/5 from the measured T(①) and a singleton "
                                                    "probe under the quotas"}, [sentence]
+
+
+def retune_request(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
+    """classic-system, before the client-per-request run exp.runs[i]: a probe of it measures the
+    clone's CPU per call under its quota, and the emulated build is chosen again from it
+    (profile.retune_request); the request runs from i on get it. ("profile", lines)."""
+    probe = _probe(exp, i, folder, failed, run_one)
+    clone = None if probe is None else probe.per_request_s.get("clone")
+    if not clone:
+        return prof, ["profile: the client-per-request probe measured no clone CPU: the planned build stays"]
+    new = profile.retune_request(prof, clone)
+    exp.runs[i:] = profile.with_build(exp.runs[i:], new["request_cpu_us"])
+    r = new["request_retuned"]
+    return new, [f"profile: a client per request's build {new['request_cpu_us']} µs of clone CPU (was "
+                 f"{r['probe_build_us']}), because under the clone's quota of {prof['quotas']['clone']:g} core a call "
+                 f"costs {r['own_s'] * 1e3:.2f} ms of it besides (a probe), and the shape asks "
+                 f"{r['target']:.1f}/s, 22/7.4 of the singleton"]
+
+
+def _probe(exp, i: int, folder: Path, failed: list[str], run_one):
+    """A short probe of exp.runs[i] into the calibration folder; its costs, or None."""
+    spec = profile.probe_spec(exp.runs[i], exp.quick)
+    before = len(failed)
+    run_one(spec, folder / costs.CALIBRATION_DIR)
+    del failed[before:]
+    return costs.of_run(folder / costs.CALIBRATION_DIR / spec.id, exp.settings, f"calibration run {spec.id}")
