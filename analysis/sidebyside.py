@@ -244,6 +244,13 @@ def emulation(summary: dict) -> dict | None:
                     f"T(①) {r['t1_measured']:,.0f}/s measured (planned {r['t1_planned']:,.0f}/s); the singleton's "
                     f"round trip {r['round_trip_s'] * 1e3:.1f} ms (probe {r['probe_rate']:.1f}/s with "
                     f"{r['probe_wait_us'] / 1000:g} ms)")] if (r := p.get("retuned")) else []),
+                *([("a client per request's build chosen again (a probe of that run under the clone's quota)",
+                    f"{p['request_cpu_us']} µs (probe {r['probe_build_us']} µs: {r['probe_rate']:.0f}/s at "
+                    f"{r['clone_per_request_s'] * 1e3:.2f} ms of clone CPU a call) → {r['target']:.0f}/s aimed at")]
+                  if (r := p.get("request_retuned")) else []),
+                *([("the pool run's Invoker CPU chosen again (a probe of that run under the front's quota)",
+                    f"{r['invoker_us']} µs (probe {r['probe_invoker_us']} µs: {r['front_per_request_s'] * 1e6:.0f} µs "
+                    f"of front CPU a request) → {r['target']:.0f}/s aimed at")] if (r := p.get("pool_retuned")) else []),
                 ("pool of pre-built clients (the fix; large enough not to bind)", str(p["pool_size"])),
                 ("T(①) chosen by", f"{p['binding']}, at {p['share']:.0%} of the host")]
     return {"intro": EMULATION_INTRO.format(name=p["name"]), "added": added, "settings": settings,

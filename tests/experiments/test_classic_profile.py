@@ -29,7 +29,8 @@ def test_the_front_costs_of_each_path_follow_the_published_path_maxima():
     p = design(M)
     paths = PUBLISHED["paths"]
     f1 = front_per_request(p, 1)
-    assert p.demands_cpu_us["SEG1"] == 0        # the JSP here is no dearer than the shape allows
+    # the JSP here is no dearer than the shape allows: segment ① is two-thirds emulated, no more
+    assert p.demands_cpu_us["SEG1"] == pytest.approx(2 * M.front_s[1] * 1e6, abs=1)
     for k in (2, 3, 4):          # T(1..k)/T(1) = F(1)/F(1..k), F rounded to whole µs
         assert f1 / front_per_request(p, k) == pytest.approx(paths[k] / paths[1], rel=0.02), k
     # the pool is held by the front's quota at the published fix: F(1..5) = F(1)·812/100
@@ -40,8 +41,9 @@ def test_the_front_costs_of_each_path_follow_the_published_path_maxima():
 def test_the_quota_wait_and_clone_quota_give_the_published_ratios():
     p = design(M)
     # T(①) = front quota / F(1), within 60 % of the host for the heaviest configuration
-    assert p.t1 == pytest.approx(p.quotas["front"] / M.front_s[1], rel=0.01)
-    assert p.t1 * M.total_s[1] <= 0.6 * 2.0 + 1e-9
+    f1 = M.front_s[1] + p.demands_cpu_us["SEG1"] / 1e6
+    assert p.t1 == pytest.approx(p.quotas["front"] / f1, rel=0.01)
+    assert p.t1 * (M.total_s[1] + p.demands_cpu_us["SEG1"] / 1e6) <= 0.6 * 2.0 + 1e-9
     # the singleton 7.4/812 of T(①); its rate 1/(wait + round trip)
     assert p.singleton / p.t1 == pytest.approx(7.4 / 812)
     assert 1 / (p.wait_us / 1e6 + M.round_trip_s) == pytest.approx(p.singleton, rel=0.03)
@@ -141,7 +143,9 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     shutil.copytree(ROOT / "tests" / "analysis" / "data" / "classic-handmade", folder)
     meta = json.loads((folder / "experiment.json").read_text())
     p = design(M)
-    meta["profile"] = json.loads(json.dumps(profile.retune(p.to_json(), 0.9 * p.t1, 40.0)))   # as experiment.json holds it
+    retuned = profile.retune_request(profile.retune(p.to_json(), 0.9 * p.t1, 40.0), 4e-3, 100.0)
+    retuned, _ = profile.retune_pool(retuned, 900e-6, 500)
+    meta["profile"] = json.loads(json.dumps(retuned))              # as experiment.json holds it
     meta["scaling"] = {"wait_us": p.wait_us, "scaled": True, "sentence": "scaled to this host: service wait "
                        f"{p.wait_us / 1000:g} ms because the classic-system profile ..."}
     (folder / "experiment.json").write_text(json.dumps(meta))
@@ -150,6 +154,8 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     assert page.index('id="side-by-side"') < page.index('id="emulation"')
     assert "The segment demands of this run are emulated" in page and "no demand is locked" in page
     assert f"T(①) {0.9 * p.t1:,.0f}/s measured (planned {p.t1:,.0f}/s)" in page     # the wait chosen again
+    assert f"{retuned['pool_retuned']['invoker_us']} µs (probe 500 µs: 900 µs of front CPU" in page
+    assert "build chosen again (a probe of that run under the clone" in page
     assert f"{p.demands_cpu_us['SEG3']} µs" in page and "90 µs" not in page.split('id="emulation"')[0][-200:]
     summary = json.loads((folder / "summary.json").read_text())
     text = "\n".join(lines(summary))
@@ -306,3 +312,36 @@ def test_the_runner_retunes_the_build_from_a_probe_of_the_request_run(tmp_path):
     assert seen == [("calibration-request-probe", "request", p.request_cpu_us)]
     assert new["request_retuned"]["clone_per_request_s"] == pytest.approx(4e-3, rel=0.02)
     assert exp.runs[i].demands["CLONE"]["cpu_us"] == new["request_cpu_us"] and "build" in lines[0]
+
+
+def test_a_client_per_requests_clone_cpu_is_a_line_against_its_rate():
+    # this host's figures (2026-11-28): calibration 485/s at 2.29 ms a call, no quota; the probe
+    # under the clone's 0.714-core quota with a 1.79 ms build: 143/s at 5.00 ms a call
+    prof = {**design(M).to_json(), "singleton": 73.5, "request_cpu_us": 1790}
+    prof["quotas"] = {**prof["quotas"], "clone": 0.714}
+    prof["measured"] = {**prof["measured"], "request_rate": 485.0, "clone_request_s": 2.294e-3}
+    new = profile.retune_request(prof, 5.0e-3, 143.0)
+    line, target = new["request_retuned"]["line"], 22 / 7.4 * 73.5
+    assert line["b_s"] == pytest.approx((485 * 2.294e-3 - 143 * 3.21e-3) / (485 - 143), rel=1e-3)
+    assert line["a_cores"] == pytest.approx(143 * 3.21e-3 - 143 * line["b_s"], rel=1e-3) and line["a_cores"] > 0
+    # the build that makes U = a + X·(b + build) the quota at the target rate
+    assert line["a_cores"] + target * (line["b_s"] + new["request_cpu_us"] / 1e6) == pytest.approx(0.714, rel=0.01)
+    # the probe no slower than the calibration: no line, the probe's own cost per call
+    flat = profile.retune_request(prof, 5.0e-3, 480.0)
+    assert flat["request_retuned"]["line"] is None
+    assert flat["request_retuned"]["per_call_at_target_s"] == pytest.approx(3.21e-3)
+
+
+def test_the_pool_runs_invoker_cpu_is_chosen_again_from_the_fronts_cpu_under_its_quota():
+    prof = {**design(M).to_json(), "singleton": 73.5}
+    prof["quotas"] = {**prof["quotas"], "front": 0.312}
+    target = 100 / 7.4 * 73.5
+    new, cpu = profile.retune_pool(prof, 250e-6, 100)          # 150 µs a request besides the Invoker's 100
+    assert 0.312 / (150e-6 + cpu / 1e6) == pytest.approx(target, rel=0.01) and not new["notes"]
+    assert new["pool_retuned"]["own_s"] == pytest.approx(150e-6)
+    dear, cpu = profile.retune_pool(prof, 518e-6, 0)            # dearer than the fix allows: nothing, said
+    assert cpu == 0 and any("fix asks" in n for n in dear["notes"])
+    runs = profile.with_invoker(profile.apply(definition.load("classic").runs, design(M)), 164)
+    assert [r.demands["INVOKER"]["cpu_us"] for r in runs if r.client_mode == "pool"] == [164]
+    assert all(r.demands["INVOKER"]["cpu_us"] == design(M).demands_cpu_us["INVOKER"]
+               for r in runs if r.client_mode != "pool" and "INVOKER" in r.demands)

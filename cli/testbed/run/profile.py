@@ -45,6 +45,11 @@ MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) 
 # the pool may use this share of the clone's quota, as the calibration measured its clone CPU
 # (the front's quota holds it); under a quota the clone used 1.9 times that per call here
 CLONE_SHARE = 0.35
+# at least this share of segment ①'s cost is emulated CPU: this stack's own static page costs
+# less per request the more requests are in flight (48 µs at 16 users, 39 µs at 512 under the
+# front's quota here), and an emulated cost does not move, so T(①) and every path relative to
+# it come out as planned
+SEGMENT_ONE_EMULATED = 2.0 / 3.0
 PROBE_PRIME_S = 30.0           # the probes' prime: /seg/5's JVMs are cold before them (docs/predict.md: 30 s)
 
 
@@ -65,6 +70,8 @@ class Measured:
     round_trip_s -- one singleton call without a service wait at its plateau (1/X): the lock's
         own time beside the wait (an upper bound)
     host_cores, background_cores -- the host, and what other programs used meanwhile
+    request_rate -- the client per request's calibration throughput (the first point of its
+        clone CPU against its rate, retune_request)
     """
     front_s: dict[int, float]
     total_s: dict[int, float]
@@ -75,6 +82,7 @@ class Measured:
     round_trip_s: float
     host_cores: float
     background_cores: float = 0.0
+    request_rate: float = 0.0       # the client per request's calibration throughput (/s)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -122,7 +130,8 @@ def design(m: Measured, share: float = 0.6) -> Profile:
     # Invoker's HTTP call does), F(1) is raised (SEG1) until no later segment costs more than it may
     ratios = {k: paths[1] / paths[k] for k in (2, 3, 4)}
     ratios[5] = paths[1] / fix
-    f1_shape = max([f1] + [(m.front_s[k] - f1) / (r - 1.0) for k, r in ratios.items() if r > 1.0])
+    f1_shape = max([f1 / (1.0 - SEGMENT_ONE_EMULATED)]
+                   + [(m.front_s[k] - f1) / (r - 1.0) for k, r in ratios.items() if r > 1.0])
     seg1 = f1_shape - f1
     # the front's CPU per request each path must have: F(1)·T(1)/T(1..k); ⑤: F(1)·T(1)/fix
     target = {1: f1_shape, **{k: f1_shape * r for k, r in ratios.items()}}
@@ -223,21 +232,58 @@ def probe_spec(run, quick: bool = False):
                    load=CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_LOAD, prime_seconds=PROBE_PRIME_S))
 
 
-def retune_request(prof: dict, clone_per_request_s: float) -> dict:
+def retune_request(prof: dict, clone_per_request_s: float, rate: float = 0.0) -> dict:
     """A client per request's emulated build again, once a probe of that run measured the
-    clone's CPU per call under its quota (clone_per_request_s, the build included): the build
-    that holds it, under the clone's quota, at 22/7.4 of the singleton aimed at."""
+    clone's CPU per call under its quota (clone_per_request_s, the build included, at `rate`
+    calls/s): the build that holds it, under the clone's quota, at 22/7.4 of the singleton
+    aimed at. A JVM that builds a client per call spends CPU beside the calls (its collector
+    above all), so its CPU is a line against its rate, U = a + b·X, through the calibration's
+    point and the probe's; one point (its CPU per call) where the two do not give a line."""
     pub = published()
     target = pub["request"][1] / pub["singleton_clones"][1] * prof["singleton"]
     own = max(clone_per_request_s - prof["request_cpu_us"] / 1e6, 0.0)
-    build = prof["quotas"]["clone"] / target - own
+    m = prof.get("measured") or {}
+    per_call, line = own, None
+    x_c, x_p = m.get("request_rate") or 0.0, rate
+    if x_p > 0 and x_c > 1.2 * x_p:
+        u_c, u_p = m["clone_request_s"] * x_c, own * x_p
+        b = (u_c - u_p) / (x_c - x_p)
+        a = u_p - b * x_p
+        if a >= 0 and b > 0:
+            per_call, line = a / target + b, {"a_cores": a, "b_s": b}
+    build = prof["quotas"]["clone"] / target - per_call
     notes = list(prof.get("notes") or [])
     if build < 0:
-        notes.append(f"a client per request costs {own * 1e3:.2f} ms of clone CPU under the clone's quota, more than "
-                     f"the {(build + own) * 1e3:.2f} ms the shape asks; nothing added")
+        notes.append(f"a client per request costs {per_call * 1e3:.2f} ms of clone CPU under the clone's quota, more "
+                     f"than the {(build + per_call) * 1e3:.2f} ms the shape asks; nothing added")
     retuned = {"probe_build_us": prof["request_cpu_us"], "clone_per_request_s": clone_per_request_s,
-               "own_s": own, "target": target}
+               "probe_rate": rate, "own_s": own, "per_call_at_target_s": per_call, "line": line, "target": target}
     return {**prof, "request_cpu_us": max(int(round(build * 1e6)), 0), "notes": notes, "request_retuned": retuned}
+
+
+def retune_pool(prof: dict, front_per_request_s: float, invoker_us: int) -> tuple[dict, int]:
+    """The Invoker's emulated CPU for the pool run, once a probe of it measured the front's CPU
+    per /seg/5 request under its quota (front_per_request_s, the demands included, with
+    invoker_us of Invoker CPU): the Invoker CPU that holds the pool, under the front's quota,
+    at 100/7.4 of the singleton aimed at. Returns the profile (with "pool_retuned") and it."""
+    pub = published()
+    target = pub["fix"] / pub["singleton_clones"][1] * prof["singleton"]
+    own = max(front_per_request_s - invoker_us / 1e6, 0.0)
+    invoker = prof["quotas"]["front"] / target - own
+    notes = list(prof.get("notes") or [])
+    if invoker < 0:
+        notes.append(f"the pool's /seg/5 costs the front {own * 1e6:.0f} µs under its quota besides the Invoker's, "
+                     f"more than the {(invoker + own) * 1e6:.0f} µs the fix asks; nothing added")
+    new = max(int(round(invoker * 1e6)), 0)
+    retuned = {"probe_invoker_us": invoker_us, "front_per_request_s": front_per_request_s, "own_s": own,
+               "target": target, "invoker_us": new}
+    return {**prof, "notes": notes, "pool_retuned": retuned}, new
+
+
+def with_invoker(specs, invoker_us: int) -> list:
+    """The pool runs with the Invoker's emulated CPU changed (retune_pool)."""
+    return [replace(s, demands={**s.demands, "INVOKER": {"cpu_us": invoker_us, "wait_us": 0, "locked": False}})
+            if s.client_mode == "pool" else s for s in specs]
 
 
 def with_build(specs, build_us: int) -> list:
@@ -281,5 +327,5 @@ def measure(exp, first, folder, run_one, host_cores: float) -> tuple[Measured | 
                     total_s={1: paths[1].total_s, 5: paths[5].total_s},
                     clone_request_s=req.per_request_s.get("clone", 0.0), total_request_s=req.total_s,
                     clone_pool_s=pool.per_request_s.get("clone", 0.0), total_pool_s=pool.total_s,
-                    round_trip_s=1.0 / paths[5].throughput, host_cores=host_cores,
+                    round_trip_s=1.0 / paths[5].throughput, host_cores=host_cores, request_rate=req.throughput,
                     background_cores=sum(c.background_cores for c in got.values()) / len(got)), ""

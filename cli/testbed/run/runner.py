@@ -179,8 +179,8 @@ class Runner:
             seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
         if self.exp.profile != "stack":      # its calibration runs, a client restart there and back, the quotas,
             cal = profile_calibration(runs[0], self.exp.quick)     # the segment paths' extra users, the probe
-            cal += [cal[-1], cal[-1]]                                # the two probes
-            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 7 * JVM_START_S + sum(
+            cal += [cal[-1]] * 3                                     # the three probes
+            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 9 * JVM_START_S + sum(
                 (len(profile_users) - len(r.load.users)) * r.load.step_seconds
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
         return seconds + changes * JVM_START_S
@@ -293,7 +293,8 @@ class Runner:
     def _retune(self, i: int) -> None:
         """The classic-system profile, before its first /seg/5 run: the wait from path ①'s T(①)
         and a singleton probe; before its first client-per-request run: the emulated build from
-        a probe of it (tohost.py). Each once, whatever it found."""
+        a probe of it; before its first pool run: the Invoker's CPU from a probe of it
+        (tohost.py). Each once, whatever it found."""
         prof, run = self.meta["profile"], self.exp.runs[i]
         one = lambda spec, root: self._one_run(i, spec, root)  # noqa: E731
         if run.path == 5 and "retuned" not in prof:
@@ -305,6 +306,10 @@ class Runner:
             self.progress.say("profile: a client per request's build again, from a probe under the clone's quota ...")
             prof, lines = tohost.retune_request(self.exp, i, self.folder, self.failed, one, prof)
             prof.setdefault("request_retuned", None)
+        elif run.client_mode == "pool" and "pool_retuned" not in prof:
+            self.progress.say("profile: the pool run's Invoker CPU again, from a probe under the front's quota ...")
+            prof, lines = tohost.retune_pool(self.exp, i, self.folder, self.failed, one, prof)
+            prof.setdefault("pool_retuned", None)
         else:
             return
         self.meta["profile"] = prof

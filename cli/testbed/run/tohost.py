@@ -96,13 +96,30 @@ def retune_request(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     clone = None if probe is None else probe.per_request_s.get("clone")
     if not clone:
         return prof, ["profile: the client-per-request probe measured no clone CPU: the planned build stays"]
-    new = profile.retune_request(prof, clone)
+    new = profile.retune_request(prof, clone, probe.throughput)
     exp.runs[i:] = profile.with_build(exp.runs[i:], new["request_cpu_us"])
     r = new["request_retuned"]
     return new, [f"profile: a client per request's build {new['request_cpu_us']} µs of clone CPU (was "
                  f"{r['probe_build_us']}), because under the clone's quota of {prof['quotas']['clone']:g} core a call "
-                 f"costs {r['own_s'] * 1e3:.2f} ms of it besides (a probe), and the shape asks "
-                 f"{r['target']:.1f}/s, 22/7.4 of the singleton"]
+                 f"costs {r['per_call_at_target_s'] * 1e3:.2f} ms of it besides at {r['target']:.1f}/s (a probe: "
+                 f"{r['own_s'] * 1e3:.2f} ms at {r['probe_rate']:.1f}/s), the rate the shape asks, 22/7.4 of the singleton"]
+
+
+def retune_pool(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
+    """classic-system, before the pool run exp.runs[i]: a probe of it measures the front's CPU
+    per request under its quota, and the Invoker's emulated CPU is chosen again from it
+    (profile.retune_pool); the pool runs from i on get it. ("profile", lines)."""
+    invoker = (exp.runs[i].demands.get("INVOKER") or {}).get("cpu_us", 0)
+    probe = _probe(exp, i, folder, failed, run_one)
+    front = None if probe is None else probe.per_request_s.get("front")
+    if not front:
+        return prof, ["profile: the pool probe measured no front CPU: the planned Invoker CPU stays"]
+    new, cpu = profile.retune_pool(prof, front, invoker)
+    exp.runs[i:] = profile.with_invoker(exp.runs[i:], cpu)
+    r = new["pool_retuned"]
+    return new, [f"profile: the pool run's Invoker CPU {cpu} µs (was {invoker}), because under the front's quota of "
+                 f"{prof['quotas']['front']:g} core a pooled /seg/5 costs it {r['own_s'] * 1e6:.0f} µs besides (a probe "
+                 f"at {probe.throughput:.0f}/s), and the fix the shape asks is {r['target']:.0f}/s, 100/7.4 of the singleton"]
 
 
 def _probe(exp, i: int, folder: Path, failed: list[str], run_one):
