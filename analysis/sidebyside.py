@@ -244,6 +244,11 @@ def emulation(summary: dict) -> dict | None:
                     f"T(①) {r['t1_measured']:,.0f}/s measured (planned {r['t1_planned']:,.0f}/s); the singleton's "
                     f"round trip {r['round_trip_s'] * 1e3:.1f} ms (probe {r['probe_rate']:.1f}/s with "
                     f"{r['probe_wait_us'] / 1000:g} ms)")] if (r := p.get("retuned")) else []),
+                *([("the segments chosen again after path ① (the front's CPU on it under its quota)",
+                    f"segment ① {r['f1_measured_s'] * 1e6:.0f} µs a request measured (planned "
+                    f"{r['f1_planned_s'] * 1e6:.0f} µs); JSP, beans and Invoker above are set from it (planned "
+                    + ", ".join(f"{r['planned'].get(k, 0)}" for k in ("SEG2", "SEG3", "SEG4", "INVOKER")) + " µs)")]
+                  if (r := p.get("paths_retuned")) else []),
                 *([("a client per request's build chosen again (a probe of that run under the clone's quota)",
                     f"{p['request_cpu_us']} µs (probe {r['probe_build_us']} µs: {r['probe_rate']:.0f}/s at "
                     f"{r['clone_per_request_s'] * 1e3:.2f} ms of clone CPU a call) → {r['target']:.0f}/s aimed at")]

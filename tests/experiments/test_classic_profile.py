@@ -29,8 +29,8 @@ def test_the_front_costs_of_each_path_follow_the_published_path_maxima():
     p = design(M)
     paths = PUBLISHED["paths"]
     f1 = front_per_request(p, 1)
-    # the JSP here is no dearer than the shape allows: segment ① is two-thirds emulated, no more
-    assert p.demands_cpu_us["SEG1"] == pytest.approx(2 * M.front_s[1] * 1e6, abs=1)
+    # the JSP here is no dearer than the shape allows: segment ① is 80 % emulated, no more
+    assert p.demands_cpu_us["SEG1"] == pytest.approx(4 * M.front_s[1] * 1e6, abs=1)
     for k in (2, 3, 4):          # T(1..k)/T(1) = F(1)/F(1..k), F rounded to whole µs
         assert f1 / front_per_request(p, k) == pytest.approx(paths[k] / paths[1], rel=0.02), k
     # the pool is held by the front's quota at the published fix: F(1..5) = F(1)·812/100
@@ -144,7 +144,7 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     meta = json.loads((folder / "experiment.json").read_text())
     p = design(M)
     retuned = profile.retune_request(profile.retune(p.to_json(), 0.9 * p.t1, 40.0), 4e-3, 100.0)
-    retuned, _ = profile.retune_pool(retuned, 900e-6, 500)
+    retuned, _ = profile.retune_pool(profile.retune_paths(retuned, 400e-6), 900e-6, 500)
     meta["profile"] = json.loads(json.dumps(retuned))              # as experiment.json holds it
     meta["scaling"] = {"wait_us": p.wait_us, "scaled": True, "sentence": "scaled to this host: service wait "
                        f"{p.wait_us / 1000:g} ms because the classic-system profile ..."}
@@ -156,11 +156,12 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     assert f"T(①) {0.9 * p.t1:,.0f}/s measured (planned {p.t1:,.0f}/s)" in page     # the wait chosen again
     assert f"{retuned['pool_retuned']['invoker_us']} µs (probe 500 µs: 900 µs of front CPU" in page
     assert "build chosen again (a probe of that run under the clone" in page
-    assert f"{p.demands_cpu_us['SEG3']} µs" in page and "90 µs" not in page.split('id="emulation"')[0][-200:]
+    assert "segment ① 400 µs a request measured" in page
+    assert f"{retuned['demands_cpu_us']['SEG3']} µs" in page and "90 µs" not in page.split('id="emulation"')[0][-200:]
     summary = json.loads((folder / "summary.json").read_text())
     text = "\n".join(lines(summary))
     assert text.startswith("scaled to this host: service wait")
-    assert f"access bean {p.demands_cpu_us['SEG3']} µs" in text and "emulated by the classic-system profile" in text
+    assert f"access bean {retuned['demands_cpu_us']['SEG3']} µs" in text and "emulated by the classic-system profile" in text
 
 
 def test_the_runner_step_calibrates_then_designs_and_applies_the_profile(tmp_path):
@@ -345,3 +346,41 @@ def test_the_pool_runs_invoker_cpu_is_chosen_again_from_the_fronts_cpu_under_its
     assert [r.demands["INVOKER"]["cpu_us"] for r in runs if r.client_mode == "pool"] == [164]
     assert all(r.demands["INVOKER"]["cpu_us"] == design(M).demands_cpu_us["INVOKER"]
                for r in runs if r.client_mode != "pool" and "INVOKER" in r.demands)
+
+
+def test_the_segments_are_set_again_from_segment_ones_cost_under_the_quota(tmp_path):
+    import shutil
+    import sys as _sys
+    from pathlib import Path
+
+    from testbed.run import tohost
+    p = design(M)
+    prof = p.to_json()
+    f1 = 300e-6                      # under the front's quota segment ① cost 300 µs, not 450 planned
+    new = profile.retune_paths(json_round_trip(prof), f1)
+    d, paths = new["demands_cpu_us"], PUBLISHED["paths"]
+    own = {k: M.front_s[k] - M.front_s[1] for k in (2, 3, 4)}
+    for k in (2, 3, 4):              # path k: f1 + this stack's own segments + the demands up to k
+        f = f1 + own[k] + sum(d[x] for x in ("SEG2", "SEG3", "SEG4")[:k - 1]) / 1e6
+        assert f1 / f == pytest.approx(paths[k] / paths[1], rel=0.02), k
+    assert d["SEG1"] == p.demands_cpu_us["SEG1"] and new["paths_retuned"]["f1_measured_s"] == f1
+    # the runner's step: path ①'s front CPU from its folder, the runs from path ② on get it
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
+    from make_handmade import T0, plateau, run
+    exp = definition.load("classic", profile="classic-system")
+    exp.runs[:] = profile.apply(exp.runs, p)
+    path1 = next(r for r in exp.runs if r.path == 1)
+    i = next(k for k, r in enumerate(exp.runs) if r.path == 2)
+    run(tmp_path / "_made", path1.id, T0, {"kind": "segments", "path": 1, "label": path1.label},
+        [dict(s, cpu={"front/1": 60.0}, host=60.0, x=2000) for s in plateau(2000, users=(16,))])
+    (tmp_path / "runs").mkdir()
+    shutil.move(tmp_path / "_made" / "runs" / path1.id, tmp_path / "runs" / path1.id)
+    got, lines = tohost.retune_paths(exp, i, tmp_path, prof)
+    assert got["paths_retuned"]["f1_measured_s"] == pytest.approx(300e-6, rel=0.02)
+    assert all(r.demands.get("SEG3", {}).get("cpu_us") == got["demands_cpu_us"]["SEG3"] for r in exp.runs[i:])
+    assert exp.runs[0].demands["SEG3"]["cpu_us"] == p.demands_cpu_us["SEG3"] and "paths ②-⑤" in lines[0]
+
+
+def json_round_trip(d: dict) -> dict:
+    import json
+    return json.loads(json.dumps(d))

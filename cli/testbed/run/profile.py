@@ -49,7 +49,7 @@ CLONE_SHARE = 0.35
 # less per request the more requests are in flight (48 µs at 16 users, 39 µs at 512 under the
 # front's quota here), and an emulated cost does not move, so T(①) and every path relative to
 # it come out as planned
-SEGMENT_ONE_EMULATED = 2.0 / 3.0
+SEGMENT_ONE_EMULATED = 0.8
 PROBE_PRIME_S = 30.0           # the probes' prime: /seg/5's JVMs are cold before them (docs/predict.md: 30 s)
 
 
@@ -128,19 +128,10 @@ def design(m: Measured, share: float = 0.6) -> Profile:
     # F(1)·(T(1)/T(1..k) - 1): the JSP 2 % of the static page (812/795), the front's side of
     # ⑤ 7.12 static pages (812/100). Where this stack's segment costs more than that (its
     # Invoker's HTTP call does), F(1) is raised (SEG1) until no later segment costs more than it may
-    ratios = {k: paths[1] / paths[k] for k in (2, 3, 4)}
-    ratios[5] = paths[1] / fix
     f1_shape = max([f1 / (1.0 - SEGMENT_ONE_EMULATED)]
-                   + [(m.front_s[k] - f1) / (r - 1.0) for k, r in ratios.items() if r > 1.0])
+                   + [(m.front_s[k] - f1) / (r - 1.0) for k, r in _ratios().items() if r > 1.0])
     seg1 = f1_shape - f1
-    # the front's CPU per request each path must have: F(1)·T(1)/T(1..k); ⑤: F(1)·T(1)/fix
-    target = {1: f1_shape, **{k: f1_shape * r for k, r in ratios.items()}}
-    # what the profile adds to ② .. up to path k: never below zero, by segment ①'s choice
-    extra = {k: target[k] - m.front_s[k] - seg1 for k in target}
-    notes, demand = [], {"SEG1": max(int(round(seg1 * 1e6)), 0)}
-    for k, point in ((2, "SEG2"), (3, "SEG3"), (4, "SEG4"), (5, "INVOKER")):
-        add = extra[k] - max(extra[k - 1], 0.0)
-        demand[point] = max(int(round(add * 1e6)), 0)
+    notes, demand = [], {"SEG1": max(int(round(seg1 * 1e6)), 0), **_segments(m.front_s, f1_shape)}
     added = sum(demand.values()) / 1e6
     ratio_fix, ratio_req = fix / single, request / single          # 13.5, 2.97 singletons
     per_t1 = single / paths[1]                                     # the singleton, in units of T(1)
@@ -170,6 +161,46 @@ def design(m: Measured, share: float = 0.6) -> Profile:
     expected.update({"pool/singleton": ratio_fix, "request/singleton": ratio_req})
     return Profile(t1, s, wait_us, demand, int(round(build * 1e6)), quotas, POOL_SIZE, share, binding,
                    expected, notes, m)
+
+
+def _ratios() -> dict[int, float]:
+    """The front's cost of path k over the static page's, published: T(1)/T(1..k); ⑤: T(1)/fix."""
+    pub = published()
+    paths = pub["paths"]
+    return {**{k: paths[1] / paths[k] for k in (2, 3, 4)}, 5: paths[1] / pub["fix"]}
+
+
+def _segments(front_s: dict, f1_shape: float) -> dict[str, int]:
+    """SEG2..SEG4 and INVOKER (µs) for a segment ① that costs the front f1_shape: the front's CPU
+    per request each path must have is F(1)·T(1)/T(1..k) (⑤: F(1)·T(1)/fix), and this stack's
+    own segments (front_s[k] - front_s[1]) are in it already; never below zero."""
+    extra = {1: 0.0, **{k: f1_shape * (r - 1.0) - (front_s[k] - front_s[1]) for k, r in _ratios().items()}}
+    return {point: max(int(round((extra[k] - max(extra[k - 1], 0.0)) * 1e6)), 0)
+            for k, point in ((2, "SEG2"), (3, "SEG3"), (4, "SEG4"), (5, "INVOKER"))}
+
+
+def retune_paths(prof: dict, f1_measured: float) -> dict:
+    """The segments' emulated CPU again, once path ① ran under the front's quota: segment ①
+    cost the front f1_measured a request there (this stack's own part of it is not what the
+    calibration measured without the quota), and paths ②-⑤ are set relative to that."""
+    front_s = {int(k): v for k, v in prof["measured"]["front_s"].items()}      # JSON keys are text
+    demands = {**prof["demands_cpu_us"], **_segments(front_s, f1_measured)}
+    return {**prof, "demands_cpu_us": demands,
+            "paths_retuned": {"f1_planned_s": front_s[1] + prof["demands_cpu_us"].get("SEG1", 0) / 1e6,
+                              "f1_measured_s": f1_measured, "planned": prof["demands_cpu_us"]}}
+
+
+def with_demands(specs, demands: dict[str, int]) -> list:
+    """The runs with the front's emulated CPU changed (retune_paths)."""
+    out = []
+    for s in specs:
+        d = dict(s.demands)
+        for point in ("SEG2", "SEG3", "SEG4", "INVOKER"):
+            d.pop(point, None)
+            if demands.get(point):
+                d[point] = {"cpu_us": demands[point], "wait_us": 0, "locked": False}
+        out.append(replace(s, demands=d))
+    return out
 
 
 def apply(specs, p: Profile, quick: bool = False) -> list:
@@ -223,13 +254,16 @@ def with_wait(specs, wait_us: int) -> list:
 
 
 def probe_spec(run, quick: bool = False):
-    """A probe before `run` (path ⑤'s singleton, or the client per request): that run's
-    configuration (quotas, demands, wait), a calibration's short load after a longer prime."""
+    """A probe before `run` (path ⑤'s singleton, the client per request, the pool): that run's
+    configuration (quotas, demands, wait) and its largest user count (a tier's CPU per request
+    under a quota moves with the requests in flight), a calibration's short load after a longer
+    prime."""
     from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
-    what = "the client per request" if run.client_mode == "request" else "the singleton"
+    what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
     return replace(run, id=f"calibration-{run.client_mode}-probe", entry=f"calibration-{run.client_mode}-probe",
                    label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
-                   load=CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_LOAD, prime_seconds=PROBE_PRIME_S))
+                   load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_LOAD, prime_seconds=PROBE_PRIME_S),
+                                users=(max(run.load.users),)))
 
 
 def retune_request(prof: dict, clone_per_request_s: float, rate: float = 0.0) -> dict:

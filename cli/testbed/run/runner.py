@@ -291,13 +291,16 @@ class Runner:
         self._fitted(lines)
 
     def _retune(self, i: int) -> None:
-        """The classic-system profile, before its first /seg/5 run: the wait from path ①'s T(①)
-        and a singleton probe; before its first client-per-request run: the emulated build from
+        """The classic-system profile, before path ②: the segments from path ①'s front CPU; before
+        its first /seg/5 run: the wait from path ①'s T(①) and a singleton probe; before its first client-per-request run: the emulated build from
         a probe of it; before its first pool run: the Invoker's CPU from a probe of it
         (tohost.py). Each once, whatever it found."""
         prof, run = self.meta["profile"], self.exp.runs[i]
         one = lambda spec, root: self._one_run(i, spec, root)  # noqa: E731
-        if run.path == 5 and "retuned" not in prof:
+        if run.kind == "segments" and run.path == 2 and "paths_retuned" not in prof:
+            prof, lines = tohost.retune_paths(self.exp, i, self.folder, prof)
+            prof.setdefault("paths_retuned", None)
+        elif run.path == 5 and "retuned" not in prof:
             self.progress.say("profile: the service wait again, from T(①) and a singleton probe under the quotas ...")
             prof, self.meta["scaling"], lines = tohost.retune_profile(self.exp, i, self.folder, self.failed, one,
                                                                       prof, self.meta["scaling"])

@@ -88,6 +88,23 @@ def retune_profile(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
                                                    "probe under the quotas"}, [sentence]
 
 
+def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]]:
+    """classic-system, before path ② (exp.runs[i]): the front's CPU per request on path ① as it
+    ran under the front's quota, and the segments' emulated CPU again from it
+    (profile.retune_paths); the runs from i on get it. ("profile", lines)."""
+    path1 = next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
+    c = None if path1 is None else costs.of_run(folder / "runs" / path1.id, exp.settings, f"run {path1.id}")
+    front = None if c is None else c.per_request_s.get("front")
+    if not front:
+        return prof, ["profile: path ① measured no front CPU: the planned segment demands stay"]
+    new = profile.retune_paths(prof, front)
+    exp.runs[i:] = profile.with_demands(exp.runs[i:], new["demands_cpu_us"])
+    d, r = new["demands_cpu_us"], new["paths_retuned"]
+    return new, [f"profile: segment ① cost the front {front * 1e6:.0f} µs a request under its quota (planned "
+                 f"{r['f1_planned_s'] * 1e6:.0f}), so paths ②-⑤ are set from it: JSP {d['SEG2']} µs, access bean "
+                 f"{d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs"]
+
+
 def retune_request(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
     """classic-system, before the client-per-request run exp.runs[i]: a probe of it measures the
     clone's CPU per call under its quota, and the emulated build is chosen again from it
