@@ -284,6 +284,7 @@ def test_a_client_per_requests_build_is_chosen_again_from_its_clone_cpu_under_th
     assert dear["request_cpu_us"] == 0 and any("client per request" in n for n in dear["notes"])
     runs = profile.with_build(profile.apply(definition.load("classic").runs, design(M)), new["request_cpu_us"])
     assert [r.demands["CLONE"]["cpu_us"] for r in runs if r.client_mode == "request"] == [new["request_cpu_us"]]
+    assert [r.load.prime_seconds for r in runs if r.client_mode == "request"] == [profile.PROBE_PRIME_S]
     assert not any("CLONE" in r.demands for r in runs if r.client_mode != "request")
 
 
@@ -344,6 +345,10 @@ def test_the_pool_runs_invoker_cpu_is_chosen_again_from_the_fronts_cpu_under_its
     assert cpu == 0 and any("fix asks" in n for n in dear["notes"])
     runs = profile.with_invoker(profile.apply(definition.load("classic").runs, design(M)), 164)
     assert [r.demands["INVOKER"]["cpu_us"] for r in runs if r.client_mode == "pool"] == [164]
+    # the front restarts for it: primed as long as a probe, but not with --quick
+    assert [r.load.prime_seconds for r in runs if r.client_mode == "pool"] == [profile.PROBE_PRIME_S]
+    quick = profile.with_invoker(definition.load("classic", quick=True).runs, 164, quick=True)
+    assert all(r.load.prime_seconds == 0 for r in quick)
     assert all(r.demands["INVOKER"]["cpu_us"] == design(M).demands_cpu_us["INVOKER"]
                for r in runs if r.client_mode != "pool" and "INVOKER" in r.demands)
 

@@ -314,15 +314,20 @@ def retune_pool(prof: dict, front_per_request_s: float, invoker_us: int) -> tupl
     return {**prof, "notes": notes, "pool_retuned": retuned}, new
 
 
-def with_invoker(specs, invoker_us: int) -> list:
-    """The pool runs with the Invoker's emulated CPU changed (retune_pool)."""
-    return [replace(s, demands={**s.demands, "INVOKER": {"cpu_us": invoker_us, "wait_us": 0, "locked": False}})
+def with_invoker(specs, invoker_us: int, quick: bool = False) -> list:
+    """The pool runs with the Invoker's emulated CPU changed (retune_pool), primed as long as a
+    probe (not with --quick): the front restarts for it, and a cold JVM's compiler shares the
+    front's quota (a pool run without a prime measured 25 % below its probe)."""
+    return [replace(s, demands={**s.demands, "INVOKER": {"cpu_us": invoker_us, "wait_us": 0, "locked": False}},
+                    load=s.load if quick else replace(s.load, prime_seconds=max(s.load.prime_seconds, PROBE_PRIME_S)))
             if s.client_mode == "pool" else s for s in specs]
 
 
-def with_build(specs, build_us: int) -> list:
-    """The client-per-request runs with the emulated build changed (retune_request)."""
-    return [replace(s, demands={**s.demands, "CLONE": {"cpu_us": build_us, "wait_us": 0, "locked": False}})
+def with_build(specs, build_us: int, quick: bool = False) -> list:
+    """The client-per-request runs with the emulated build changed (retune_request), primed as
+    long as a probe (not with --quick: the clone restarts for it)."""
+    return [replace(s, demands={**s.demands, "CLONE": {"cpu_us": build_us, "wait_us": 0, "locked": False}},
+                    load=s.load if quick else replace(s.load, prime_seconds=max(s.load.prime_seconds, PROBE_PRIME_S)))
             if s.client_mode == "request" else s for s in specs]
 
 

@@ -26,7 +26,7 @@ from testbed.faults import Injector
 from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, tohost, traces
 from testbed.run.clienttime import ClientTimeSampler
 from testbed.run.costs import calibration_spec, needs_calibration, run_steps
-from testbed.run.profile import SEGMENT_USERS as profile_users, calibration_specs as profile_calibration
+from testbed.run.profile import PROBE_PRIME_S, SEGMENT_USERS as profile_users, calibration_specs as profile_calibration
 from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
@@ -178,9 +178,10 @@ class Runner:
         if needs_calibration(self.exp, self.scale_from):       # one Locust run and one restart more
             seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
         if self.exp.profile != "stack":      # its calibration runs, a client restart there and back, the quotas,
-            cal = profile_calibration(runs[0], self.exp.quick)     # the segment paths' extra users, the probe
-            cal += [cal[-1]] * 3                                     # the three probes
-            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 9 * JVM_START_S + sum(
+            cal = profile_calibration(runs[0], self.exp.quick)     # the segment paths' extra users
+            cal += [cal[-1]] * 3                                     # the probes, the retuned runs' primes
+            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 9 * JVM_START_S + (
+                0 if self.exp.quick else 2 * PROBE_PRIME_S) + sum(
                 (len(profile_users) - len(r.load.users)) * r.load.step_seconds
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
         return seconds + changes * JVM_START_S

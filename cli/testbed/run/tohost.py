@@ -114,7 +114,7 @@ def retune_request(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     if not clone:
         return prof, ["profile: the client-per-request probe measured no clone CPU: the planned build stays"]
     new = profile.retune_request(prof, clone, probe.throughput)
-    exp.runs[i:] = profile.with_build(exp.runs[i:], new["request_cpu_us"])
+    exp.runs[i:] = profile.with_build(exp.runs[i:], new["request_cpu_us"], exp.quick)
     r = new["request_retuned"]
     return new, [f"profile: a client per request's build {new['request_cpu_us']} µs of clone CPU (was "
                  f"{r['probe_build_us']}), because under the clone's quota of {prof['quotas']['clone']:g} core a call "
@@ -132,7 +132,7 @@ def retune_pool(exp, i: int, folder: Path, failed: list[str], run_one, prof: dic
     if not front:
         return prof, ["profile: the pool probe measured no front CPU: the planned Invoker CPU stays"]
     new, cpu = profile.retune_pool(prof, front, invoker)
-    exp.runs[i:] = profile.with_invoker(exp.runs[i:], cpu)
+    exp.runs[i:] = profile.with_invoker(exp.runs[i:], cpu, exp.quick)
     r = new["pool_retuned"]
     return new, [f"profile: the pool run's Invoker CPU {cpu} µs (was {invoker}), because under the front's quota of "
                  f"{prof['quotas']['front']:g} core a pooled /seg/5 costs it {r['own_s'] * 1e6:.0f} µs besides (a probe "
