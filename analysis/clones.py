@@ -27,8 +27,17 @@ SCALING_NAMES = {"clone": "client tier", "axis": "service tier", "gsoap": "servi
 SINGLETON = "singleton"
 
 
-def _rest(row: dict, drop: tuple[str, ...] = ()) -> str:
+# the demand points the classic-system profile sets for one client lifecycle alone, as that
+# lifecycle's own cost (cli/testbed/run/profile.py: a client per request's build, CLONE; the
+# pool run's Invoker CPU, INVOKER): with a profile, a lifecycle is held against the singleton
+# runs that differ from it only in these
+PROFILE_LIFECYCLE_POINTS = ("CLONE", "INVOKER")
+
+
+def _rest(row: dict, drop: tuple[str, ...] = (), points: tuple[str, ...] = ()) -> str:
     config = {k: v for k, v in (row.get("config") or {}).items() if k not in drop}
+    if points and isinstance(config.get("demands"), dict):
+        config["demands"] = {p: d for p, d in config["demands"].items() if p not in points}
     if "client_mode" not in drop:
         config["client_mode"] = row.get("client_mode")
         config["pool_size"] = row.get("pool_size")
@@ -60,10 +69,11 @@ def _ratio(row: dict, base: list[dict]) -> list[float] | None:
     return None if iv is None else list(iv)
 
 
-def scaling(rows: list[dict]) -> list[dict]:
+def scaling(rows: list[dict], lifecycle_points: tuple[str, ...] = ()) -> list[dict]:
     """Rows with added keys: scaled_tier, scaling, replicas, speedup, efficiency, baseline_runs,
     vs_singleton, speedup_interval, vs_singleton_interval. Values are None where no baseline
-    run exists."""
+    run exists. lifecycle_points: demand points left out when a lifecycle run is held against
+    the singleton ones (PROFILE_LIFECYCLE_POINTS with the classic-system profile)."""
     out = []
     for orig in rows:
         r = dict(orig, scaled_tier=None, scaling=None, replicas=None, speedup=None, efficiency=None,
@@ -90,7 +100,7 @@ def scaling(rows: list[dict]) -> list[dict]:
                      efficiency=1.0)
         if r.get("client_mode") not in (None, SINGLETON):
             same = [b for b in rows if b.get("client_mode") == SINGLETON
-                    and _rest(b, ("client_mode",)) == _rest(r, ("client_mode",))
+                    and _rest(b, ("client_mode",), lifecycle_points) == _rest(r, ("client_mode",), lifecycle_points)
                     and not _differs_in(tiers, _tiers(b))]
             sx = _median_x(same)
             if x is not None and sx:

@@ -155,7 +155,7 @@ def _calibration(result: ResultFolder, meta: dict, paths: dict, segs: list) -> d
                                tier_cores=tier_cores, tolerance=result.settings.tolerance)
 
 
-def _clones_section(entries: list[dict]) -> dict:
+def _clones_section(entries: list[dict], lifecycle_points: tuple[str, ...] = ()) -> dict:
     rows = []
     for e in entries:
         cfg = {k: v for k, v in e["config"].items() if k not in ("tiers", "client_mode", "pool_size")}
@@ -163,7 +163,7 @@ def _clones_section(entries: list[dict]) -> dict:
                      "client_mode": e["config"].get("client_mode"),
                      "pool_size": e["config"].get("pool_size"), "config": cfg,
                      "max_throughput": e["max_throughput"], "interval": e.get("max_interval")})
-    scaled = {r["id"]: r for r in clones.scaling(rows)}
+    scaled = {r["id"]: r for r in clones.scaling(rows, lifecycle_points)}
     for e in entries:
         r = scaled[e["id"]]
         e.update(tiers=r["tiers"], client_mode=r["client_mode"], pool_size=r["pool_size"],
@@ -239,7 +239,8 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         summary.update(_segments_section(result, entries, run_max,
                                          [r for r in result.runs if part[r.id] == "segments"],
                                          part_settings(result, "segments")))
-        summary.update(_clones_section([e for e in entries if part[e["id"]] == "clones"]))
+        summary.update(_clones_section([e for e in entries if part[e["id"]] == "clones"],
+                                       clones.PROFILE_LIFECYCLE_POINTS if isinstance(e.get("profile"), dict) else ()))
         summary["side_by_side"] = sidebyside.rows(summary)
         summary["method"]["classic beside this run"] = sidebyside.__doc__.split("\n", 3)[3].strip()
     if result.kind in ("clones", "classic"):

@@ -56,3 +56,21 @@ def test_curves_start_at_one_replica_for_each_tier():
     curves = clones.curves(clones.scaling(ROWS))
     assert [p[:2] for p in curves["client tier"]] == [(1, 1.0), (2, 1.9), (4, 3.7)]
     assert [p[0] for p in curves["service tier"]] == [1, 2, 4]
+
+
+def test_a_lifecycles_own_emulated_demand_is_left_out_only_when_asked():
+    # the classic-system profile gives the pool run its own Invoker CPU: held against the
+    # singleton all the same; without the profile's points, a run with other demands is not
+    demands = {"SERVICE": {"cpu_us": 0, "wait_us": 20000, "locked": False},
+               "INVOKER": {"cpu_us": 700, "wait_us": 0, "locked": False}}
+    single = dict(row("s", 1, 1, "singleton", 30), config={"backend": "axis", "demands": demands})
+    pool = dict(row("p", 1, 1, "pool", 390), config={"backend": "axis", "demands": {
+        **demands, "INVOKER": {"cpu_us": 1000, "wait_us": 0, "locked": False}}})
+    plain = {r["id"]: r for r in clones.scaling([single, pool])}
+    assert plain["p"]["vs_singleton"] is None
+    profiled = {r["id"]: r for r in clones.scaling([single, pool], clones.PROFILE_LIFECYCLE_POINTS)}
+    assert profiled["p"]["vs_singleton"] == pytest.approx(13.0)
+    other = dict(pool, config={"backend": "axis", "demands": {**demands, "SERVICE": {"cpu_us": 0, "wait_us": 1,
+                                                                                     "locked": False}}})
+    assert {r["id"]: r for r in clones.scaling([single, other], clones.PROFILE_LIFECYCLE_POINTS)}["p"][
+        "vs_singleton"] is None                       # any other demand still keeps them apart

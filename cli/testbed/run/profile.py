@@ -10,7 +10,9 @@ system's shape"):
   with the front's quota the bottleneck of paths ①-④, its CPU per request on path k must be
   F(1..k) = F(1)·T(1)/T(1..k) (published T: 812, 795, 520, 430), so the profile adds CPU to the
   JSP, the access bean and the session bean (DEMAND_SEG2..4_CPU_US): the difference between
-  that target and what this stack's front costs on path k (measured);
+  that target and what this stack's front costs on path k (measured); segment ① itself gets CPU
+  (DEMAND_SEG1_CPU_US) until no later segment costs more than the shape allows, and at least
+  SEGMENT_ONE_EMULATED of its cost;
 - segment ⑤ is the singleton client's lock: T(1..5) is the singleton's rate 1/(W + r), so the
   service wait W (unlocked) is chosen for T(1..5)/T(1) = 7.4/812;
 - the eventual fix (published about 100 tps, 13.5× the singleton) is a pool of clients large
@@ -26,6 +28,12 @@ The singleton's lock stays the real synchronized client: no demand is locked, an
 runs' scaling comes from the clones' own monitors. T(1) itself — the scale of everything — is
 chosen like the scaled wait of run/scaling.py: the heaviest configuration (path ① at T(1), or
 the pool at 13.5 singletons, or the client per request) needs at most `share` of the host.
+
+A tier under a CPU quota does not cost what the calibration measured without one, so four
+settings are chosen again during the run, each from a measurement under the quotas:
+retune_paths (the segments, from path ①'s front CPU), retune (the wait, from T(①) and a
+singleton probe), retune_request (the build, from a probe of that run) and retune_pool (the pool
+run's Invoker CPU, from a probe of it); run/tohost.py runs them.
 
 design() is the rule (data in, profile out: unit-tested); apply() puts a profile into the runs.
 """
@@ -174,7 +182,12 @@ def _segments(front_s: dict, f1_shape: float) -> dict[str, int]:
     """SEG2..SEG4 and INVOKER (µs) for a segment ① that costs the front f1_shape: the front's CPU
     per request each path must have is F(1)·T(1)/T(1..k) (⑤: F(1)·T(1)/fix), and this stack's
     own segments (front_s[k] - front_s[1]) are in it already; never below zero."""
-    extra = {1: 0.0, **{k: f1_shape * (r - 1.0) - (front_s[k] - front_s[1]) for k, r in _ratios().items()}}
+    own, extra = 0.0, {1: 0.0}
+    for k, r in _ratios().items():
+        # this stack's own cost of segments ② .. k: a path with more segments costs no less (a
+        # calibration that reads the JSP cheaper than the static page reads noise: ±7 µs here)
+        own = max(own, front_s[k] - front_s[1])
+        extra[k] = f1_shape * (r - 1.0) - own
     return {point: max(int(round((extra[k] - max(extra[k - 1], 0.0)) * 1e6)), 0)
             for k, point in ((2, "SEG2"), (3, "SEG3"), (4, "SEG4"), (5, "INVOKER"))}
 

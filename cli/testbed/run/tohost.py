@@ -1,7 +1,9 @@
 """An experiment fitted to this host before its runs, by the runner: the service wait of the
 scaled runs (run/scaling.py, from the costs of run/costs.py) and the classic-system profile
-(run/profile.py). Each step rewrites the experiment's runs in place and returns what
-experiment.json records about it ("scaling", "profile") and the lines to print.
+(run/profile.py), and the profile's settings chosen again during the run from what its quotas
+gave (retune_*: path ①'s front CPU and T(①), and short probes of the configurations). Each step
+rewrites the experiment's runs in place and returns what experiment.json records about it
+("scaling", "profile") and the lines to print.
 
 run_one(spec, root) is the runner's way to run one Locust run into root/<spec.id>/ (the
 calibration runs); failed is the runner's list of failed runs, from which the calibration's own
@@ -65,7 +67,7 @@ def retune_profile(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     T(①) path ① measured under the profile and a singleton probe with the planned wait
     (profile.retune); the runs from i on get it. Returns ("profile", "scaling", lines); where
     either measurement is missing, the planned wait stays and the lines say why."""
-    path1 = next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
+    path1 = _path_one(exp, i)
     if path1 is None:
         return prof, chosen, ["profile: no path ① run before /seg/5: the planned service wait stays"]
     steps = costs.run_steps(folder / "runs" / path1.id, exp.settings)
@@ -92,7 +94,7 @@ def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]
     """classic-system, before path ② (exp.runs[i]): the front's CPU per request on path ① as it
     ran under the front's quota, and the segments' emulated CPU again from it
     (profile.retune_paths); the runs from i on get it. ("profile", lines)."""
-    path1 = next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
+    path1 = _path_one(exp, i)
     c = None if path1 is None else costs.of_run(folder / "runs" / path1.id, exp.settings, f"run {path1.id}")
     front = None if c is None else c.per_request_s.get("front")
     if not front:
@@ -137,6 +139,11 @@ def retune_pool(exp, i: int, folder: Path, failed: list[str], run_one, prof: dic
     return new, [f"profile: the pool run's Invoker CPU {cpu} µs (was {invoker}), because under the front's quota of "
                  f"{prof['quotas']['front']:g} core a pooled /seg/5 costs it {r['own_s'] * 1e6:.0f} µs besides (a probe "
                  f"at {probe.throughput:.0f}/s), and the fix the shape asks is {r['target']:.0f}/s, 100/7.4 of the singleton"]
+
+
+def _path_one(exp, i: int):
+    """The segment run of path ① before exp.runs[i], or None."""
+    return next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
 
 
 def _probe(exp, i: int, folder: Path, failed: list[str], run_one):
