@@ -212,7 +212,10 @@ EMULATION_INTRO = (
     "from this stack's own costs measured first (calibration runs): CPU added per request so that the "
     "front's cost of each path relative to the static page is the published one, a client per request's "
     "build as dear relative to a pooled call as the classic's, a CPU quota per tier for the classic system's "
-    "one machine per tier, and the service wait that puts the singleton at 7.4/812 of T(①). The singleton's "
+    "one machine per tier, and the service wait that puts the singleton at 7.4/812 of T(①); segment ① gets CPU "
+    "too, where a later segment of this stack costs more than the shape allows. A tier under a quota does not "
+    "cost what it did without one, so the segments, the wait, the request's build and the pool's Invoker CPU are "
+    "chosen again during the run from what the quotas gave (the rows below). The singleton's "
     "lock is the real client's: no demand is locked.")
 
 
