@@ -20,9 +20,14 @@ Formulas (the one place they live; docs/results.md repeats them):
       bottleneck law:     1 / max_r D_r        (X ≤ 1/max D, tight when one resource saturates)
   When all demand sits on one resource the two agree; when segments hold different resources
   the serial law (and so the decomposition) fails and the bottleneck law matches.
+  Which law matched: the smaller mean of |ln(predicted / measured)| over paths 2..K. The serial
+  prediction is never above the bottleneck one, so a relative error (bounded by 100 % below the
+  measurement, unbounded above it) would favour the serial law; the log ratio counts a factor 2
+  too low and a factor 2 too high alike.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from analysis.segments import Segment
@@ -139,24 +144,29 @@ def compare(demands: Mapping[str, Mapping], paths: Mapping[int, float | None],
 
 
 def verdict(path_rows: list[dict], tolerance: float) -> dict:
-    """Which prediction matched the measured paths: the lower mean |error| over paths 2..K.
+    """Which prediction matched the measured paths: the smaller mean |ln(prediction / measured)|
+    over paths 2..K (symmetric: see the module's docstring); mean |error| is kept for the reader.
     If the predictions agree within the tolerance on every path, the run cannot tell them apart."""
     rows = [r for r in path_rows if r["path"] >= 2 and r["measured"]
             and r["serial_error"] is not None and r["bottleneck_error"] is not None]
     if not rows:
         return {"matched": None, "mean_abs_error": {SERIAL: None, BOTTLENECK: None},
+                "mean_factor": {SERIAL: None, BOTTLENECK: None},
                 "verdict": "no path with both a measurement and a prediction"}
     mae = {SERIAL: sum(abs(r["serial_error"]) for r in rows) / len(rows),
            BOTTLENECK: sum(abs(r["bottleneck_error"]) for r in rows) / len(rows)}
+    factor = {law: math.exp(sum(abs(math.log(r[f"{law}_prediction"] / r["measured"])) for r in rows)
+                            / len(rows)) for law in (SERIAL, BOTTLENECK)}
     telling = [r for r in rows if abs(r["serial_prediction"] - r["bottleneck_prediction"])
                > tolerance * r["bottleneck_prediction"]]
     if not telling:
-        return {"matched": "indistinguishable", "mean_abs_error": mae,
+        return {"matched": "indistinguishable", "mean_abs_error": mae, "mean_factor": factor,
                 "verdict": "serial and bottleneck predictions agree within the tolerance on every "
                            "path (one resource dominates): the run cannot tell the regimes apart"}
-    matched = SERIAL if mae[SERIAL] <= mae[BOTTLENECK] else BOTTLENECK
+    matched = SERIAL if factor[SERIAL] <= factor[BOTTLENECK] else BOTTLENECK
     other = BOTTLENECK if matched == SERIAL else SERIAL
     law = "serial-demand law" if matched == SERIAL else "bottleneck law"
-    return {"matched": matched, "mean_abs_error": mae,
-            "verdict": f"the {law} matched: mean |error| {mae[matched]:.1%} vs {mae[other]:.1%} "
-                       f"for the {other} prediction, over {len(rows)} path(s)"}
+    return {"matched": matched, "mean_abs_error": mae, "mean_factor": factor,
+            "verdict": f"the {law} matched: its predictions off by ×{factor[matched]:.3f} on average "
+                       f"(geometric; mean |error| {mae[matched]:.1%}) vs ×{factor[other]:.3f} "
+                       f"({mae[other]:.1%}) for the {other} prediction, over {len(rows)} path(s)"}
