@@ -252,9 +252,12 @@ def emulation(summary: dict) -> dict | None:
                     f"{r['f1_planned_s'] * 1e6:.0f} µs); JSP, beans and Invoker above are set from it (planned "
                     + ", ".join(f"{r['planned'].get(k, 0)}" for k in ("SEG2", "SEG3", "SEG4", "INVOKER")) + " µs)")]
                   if (r := p.get("paths_retuned")) else []),
-                *([("a client per request's build chosen again (a probe of that run under the clone's quota)",
-                    f"{p['request_cpu_us']} µs (probe {r['probe_build_us']} µs: {r['probe_rate']:.0f}/s at "
-                    f"{r['clone_per_request_s'] * 1e3:.2f} ms of clone CPU a call) → {r['target']:.0f}/s aimed at")]
+                *([("a client per request's build chosen again (probes of that run under the clone's quota)",
+                    f"{p['request_cpu_us']} µs ("
+                    + "; ".join(f"probe with {q['probe_build_us']} µs: {q['probe_rate']:.0f}/s at "
+                                f"{q['clone_per_request_s'] * 1e3:.2f} ms of clone CPU a call"
+                                for q in ([r["first"]] if r.get("first") else []) + [r])
+                    + f") → {r['target']:.0f}/s aimed at")]
                   if (r := p.get("request_retuned")) else []),
                 *([("the pool run's Invoker CPU chosen again (a probe of that run under the front's quota)",
                     f"{r['invoker_us']} µs (probe {r['probe_invoker_us']} µs: {r['front_per_request_s'] * 1e6:.0f} µs "

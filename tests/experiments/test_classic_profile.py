@@ -2,6 +2,8 @@
 quotas, wait and pool out, and how they go into the runs (no stack)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from analysis.classic import PUBLISHED
@@ -144,6 +146,9 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     meta = json.loads((folder / "experiment.json").read_text())
     p = design(M)
     retuned = profile.retune_request(profile.retune(p.to_json(), 0.9 * p.t1, 40.0), 4e-3, 100.0)
+    first = retuned["request_retuned"]                              # a second probe, as the runner makes it
+    retuned = profile.retune_request(retuned, 3.5e-3, 150.0, (first["probe_rate"], first["own_s"]))
+    retuned["request_retuned"]["first"] = first
     retuned, _ = profile.retune_pool(profile.retune_paths(retuned, 400e-6), 900e-6, 500)
     meta["profile"] = json.loads(json.dumps(retuned))              # as experiment.json holds it
     meta["scaling"] = {"wait_us": p.wait_us, "scaled": True, "sentence": "scaled to this host: service wait "
@@ -155,7 +160,10 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     assert "The segment demands of this run are emulated" in page and "no demand is locked" in page
     assert f"T(①) {0.9 * p.t1:,.0f}/s measured (planned {p.t1:,.0f}/s)" in page     # the wait chosen again
     assert f"{retuned['pool_retuned']['invoker_us']} µs (probe 500 µs: 900 µs of front CPU" in page
-    assert "build chosen again (a probe of that run under the clone" in page
+    assert "build chosen again (probes of that run under the clone" in page
+    assert (f"{retuned['request_cpu_us']} µs (probe with {first['probe_build_us']} µs: 100/s at 4.00 ms of clone CPU "
+            f"a call; probe with {retuned['request_retuned']['probe_build_us']} µs: 150/s at "
+            f"3.50 ms") in page
     assert "segment ① 400 µs a request measured" in page
     assert f"{retuned['demands_cpu_us']['SEG3']} µs" in page and "90 µs" not in page.split('id="emulation"')[0][-200:]
     summary = json.loads((folder / "summary.json").read_text())
@@ -303,7 +311,7 @@ def test_the_runner_retunes_the_build_from_a_probe_of_the_request_run(tmp_path):
     seen = []
 
     def run_one(spec, root):                     # the clone at 40 % of a core at 100/s: 4 ms a call
-        seen.append((spec.id, spec.client_mode, spec.demands["CLONE"]["cpu_us"]))
+        seen.append((spec.id, spec.client_mode, spec.demands.get("CLONE", {}).get("cpu_us")))
         run(root / "_made", spec.id, T0, {"kind": "clones", "path": 5, "label": spec.label},
             [dict(s, cpu={"clone/1": 40.0, "front/1": 5.0}, host=45.0, x=100) for s in plateau(100, users=(16,))])
         root.mkdir(parents=True, exist_ok=True)
@@ -311,9 +319,36 @@ def test_the_runner_retunes_the_build_from_a_probe_of_the_request_run(tmp_path):
         shutil.rmtree(root / "_made")
 
     new, lines = tohost.retune_request(exp, i, tmp_path, [], run_one, p.to_json())
-    assert seen == [("calibration-request-probe", "request", p.request_cpu_us)]
+    # two probes: the planned build, then the build chosen from the first
+    first = new["request_retuned"]["first"]
+    assert seen == [("calibration-request-probe", "request", p.request_cpu_us),
+                    ("calibration-request-probe-2", "request", new["request_retuned"]["probe_build_us"])]
+    assert first["probe_build_us"] == p.request_cpu_us != new["request_retuned"]["probe_build_us"]
     assert new["request_retuned"]["clone_per_request_s"] == pytest.approx(4e-3, rel=0.02)
-    assert exp.runs[i].demands["CLONE"]["cpu_us"] == new["request_cpu_us"] and "build" in lines[0]
+    # both probes at 100/s: no line through them, the second probe's own cost per call decides
+    assert new["request_retuned"]["line"] is None and new["request_retuned"]["other"]["rate"] == pytest.approx(100, rel=0.02)
+    assert new["request_retuned"]["per_call_at_target_s"] == pytest.approx(new["request_retuned"]["own_s"])
+    assert exp.runs[i].demands["CLONE"]["cpu_us"] == new["request_cpu_us"] and len(lines) == 2
+    assert "probe 1" in lines[0] and "probe 2" in lines[1]
+    # --quick: one probe
+    seen.clear()
+    quick = definition.load("classic", profile="classic-system", quick=True)
+    quick.runs[:] = profile.apply(quick.runs, p, quick=True)
+    quick.runs[0] = replace(quick.runs[0], client_mode="request")
+    _, lines = tohost.retune_request(quick, 0, tmp_path / "quick", [], run_one, p.to_json())
+    assert [s[0] for s in seen] == ["calibration-request-probe"] and len(lines) == 1
+
+
+def test_the_second_request_probe_makes_a_line_with_the_first():
+    # the first probe at 56/s cost 5.5 ms a call besides the build; the second, with the build
+    # chosen from it, ran at 138/s at 2.3 ms: the line through these two points decides
+    prof = {**design(M).to_json(), "singleton": 46.5, "request_cpu_us": 400}
+    prof["quotas"] = {**prof["quotas"], "clone": 0.5}
+    new = profile.retune_request(prof, 2.3e-3 + 400e-6, 138.0, (56.0, 5.5e-3))
+    line, target = new["request_retuned"]["line"], 22 / 7.4 * 46.5
+    assert line["b_s"] == pytest.approx((56 * 5.5e-3 - 138 * 2.3e-3) / (56 - 138), rel=1e-3)
+    assert line["a_cores"] + target * (line["b_s"] + new["request_cpu_us"] / 1e6) == pytest.approx(0.5, rel=0.01)
+    assert new["request_retuned"]["other"] == {"rate": 56.0, "own_s": 5.5e-3}
 
 
 def test_a_client_per_requests_clone_cpu_is_a_line_against_its_rate():

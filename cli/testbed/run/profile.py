@@ -205,15 +205,30 @@ def retune_paths(prof: dict, f1_measured: float) -> dict:
 
 def with_demands(specs, demands: dict[str, int]) -> list:
     """The runs with the front's emulated CPU changed (retune_paths)."""
+    for point in ("SEG2", "SEG3", "SEG4", "INVOKER"):
+        specs = with_demand(specs, point, _cpu(demands[point]) if demands.get(point) else None)
+    return specs
+
+
+def with_demand(specs, point: str, demand: dict | None, which=lambda s: True, primed: bool = False) -> list:
+    """The runs `which` picks with one demand point set (None: removed). primed: their prime at
+    least a probe's, for a tier restarted for the new value (a cold JVM's compiler shares the
+    tier's quota: a pool run without a prime measured 25 % below its probe)."""
     out = []
     for s in specs:
-        d = dict(s.demands)
-        for point in ("SEG2", "SEG3", "SEG4", "INVOKER"):
-            d.pop(point, None)
-            if demands.get(point):
-                d[point] = {"cpu_us": demands[point], "wait_us": 0, "locked": False}
-        out.append(replace(s, demands=d))
+        if which(s):
+            d = {k: v for k, v in s.demands.items() if k != point}
+            if demand is not None:
+                d[point] = demand
+            load = replace(s.load, prime_seconds=max(s.load.prime_seconds, PROBE_PRIME_S)) if primed else s.load
+            s = replace(s, demands=d, load=load)
+        out.append(s)
     return out
+
+
+def _cpu(us: int) -> dict:
+    """An emulated CPU demand of us µs, outside any lock."""
+    return {"cpu_us": us, "wait_us": 0, "locked": False}
 
 
 def apply(specs, p: Profile, quick: bool = False) -> list:
@@ -225,10 +240,10 @@ def apply(specs, p: Profile, quick: bool = False) -> list:
         demands = {k: v for k, v in s.demands.items() if k not in ("SEG1", "SEG2", "SEG3", "SEG4", "INVOKER", "SERVICE")}
         for point, cpu in p.demands_cpu_us.items():
             if cpu:
-                demands[point] = {"cpu_us": cpu, "wait_us": 0, "locked": False}
+                demands[point] = _cpu(cpu)
         demands.pop("CLONE", None)
         if s.client_mode == "request" and p.request_cpu_us:     # the emulated build, that run only
-            demands["CLONE"] = {"cpu_us": p.request_cpu_us, "wait_us": 0, "locked": False}
+            demands["CLONE"] = _cpu(p.request_cpu_us)
         # every run: only /seg/5 reaches the service, and one value spares the service a restart
         demands["SERVICE"] = {"cpu_us": 0, "wait_us": p.wait_us, "locked": False}
         knobs = {**s.knobs, **{f"CPUS_{t.upper()}": f"{q:g}" for t, q in p.quotas.items()}}
@@ -262,39 +277,54 @@ def retune(prof: dict, t1: float, probe_rate: float) -> dict:
 
 def with_wait(specs, wait_us: int) -> list:
     """The runs with the profile's service wait changed (retune)."""
-    return [replace(s, demands={**s.demands, "SERVICE": {"cpu_us": 0, "wait_us": wait_us, "locked": False}})
-            if "SERVICE" in s.demands else s for s in specs]
+    return with_demand(specs, "SERVICE", {"cpu_us": 0, "wait_us": wait_us, "locked": False},
+                       lambda s: "SERVICE" in s.demands)
 
 
-def probe_spec(run, quick: bool = False):
+def probe_spec(run, quick: bool = False, suffix: str = ""):
     """A probe before `run` (path ⑤'s singleton, the client per request, the pool): that run's
     configuration (quotas, demands, wait) and its largest user count (a tier's CPU per request
     under a quota moves with the requests in flight), a calibration's short load after a longer
     prime."""
     from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
     what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
-    return replace(run, id=f"calibration-{run.client_mode}-probe", entry=f"calibration-{run.client_mode}-probe",
+    name = f"calibration-{run.client_mode}-probe{suffix}"
+    return replace(run, id=name, entry=name,
                    label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
                    load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_LOAD, prime_seconds=PROBE_PRIME_S),
                                 users=(max(run.load.users),)))
 
 
-def retune_request(prof: dict, clone_per_request_s: float, rate: float = 0.0) -> dict:
+def probe_specs(runs, quick: bool = False) -> list:
+    """The probes the retunes will run for these runs (tohost.retune_before): the singleton's
+    before the first /seg/5 run, the client per request's two (one with --quick), the pool's."""
+    first = lambda pick: next((r for r in runs if pick(r)), None)      # noqa: E731
+    out = []
+    for run, n in ((first(lambda r: r.path == 5), 1), (first(lambda r: r.client_mode == "request"), 1 if quick else 2),
+                   (first(lambda r: r.client_mode == "pool"), 1)):
+        out += [probe_spec(run, quick, f"-{k}" if k > 1 else "") for k in range(1, n + 1)] if run else []
+    return out
+
+
+def retune_request(prof: dict, clone_per_request_s: float, rate: float = 0.0, other: tuple | None = None) -> dict:
     """A client per request's emulated build again, once a probe of that run measured the
     clone's CPU per call under its quota (clone_per_request_s, the build included, at `rate`
     calls/s): the build that holds it, under the clone's quota, at 22/7.4 of the singleton
     aimed at. A JVM that builds a client per call spends CPU beside the calls (its collector
-    above all), so its CPU is a line against its rate, U = a + b·X, through the calibration's
-    point and the probe's; one point (its CPU per call) where the two do not give a line."""
+    above all), so its CPU is a line against its rate, U = a + b·X, through the probe's point and
+    `other` ((rate, CPU per call besides the build) measured elsewhere: by default the
+    calibration's); the probe's own CPU per call where the two do not give a line (rates within
+    20 % of each other, or a line that does not rise). The probe's figures and the line are
+    kept under "request_retuned"."""
     pub = published()
     target = pub["request"][1] / pub["singleton_clones"][1] * prof["singleton"]
     own = max(clone_per_request_s - prof["request_cpu_us"] / 1e6, 0.0)
     m = prof.get("measured") or {}
-    per_call, line = own, None
-    x_c, x_p = m.get("request_rate") or 0.0, rate
-    if x_p > 0 and x_c > 1.2 * x_p:
-        u_c, u_p = m["clone_request_s"] * x_c, own * x_p
-        b = (u_c - u_p) / (x_c - x_p)
+    x_o, own_o = other or (m.get("request_rate") or 0.0, m.get("clone_request_s") or 0.0)
+    per_call, line, x_p = own, None, rate
+    if x_p > 0 and x_o > 0 and max(x_o, x_p) > 1.2 * min(x_o, x_p):
+        u_o, u_p = own_o * x_o, own * x_p
+        b = (u_o - u_p) / (x_o - x_p)
         a = u_p - b * x_p
         if a >= 0 and b > 0:
             per_call, line = a / target + b, {"a_cores": a, "b_s": b}
@@ -305,6 +335,8 @@ def retune_request(prof: dict, clone_per_request_s: float, rate: float = 0.0) ->
                      f"than the {(build + per_call) * 1e3:.2f} ms the shape asks; nothing added")
     retuned = {"probe_build_us": prof["request_cpu_us"], "clone_per_request_s": clone_per_request_s,
                "probe_rate": rate, "own_s": own, "per_call_at_target_s": per_call, "line": line, "target": target}
+    if other:
+        retuned["other"] = {"rate": x_o, "own_s": own_o}
     return {**prof, "request_cpu_us": max(int(round(build * 1e6)), 0), "notes": notes, "request_retuned": retuned}
 
 
@@ -329,22 +361,16 @@ def retune_pool(prof: dict, front_per_request_s: float, invoker_us: int) -> tupl
 
 def with_invoker(specs, invoker_us: int, quick: bool = False) -> list:
     """The pool runs with the Invoker's emulated CPU changed (retune_pool), primed as long as a
-    probe (not with --quick): the front restarts for it, and a cold JVM's compiler shares the
-    front's quota (a pool run without a prime measured 25 % below its probe)."""
-    return [replace(s, demands={**s.demands, "INVOKER": {"cpu_us": invoker_us, "wait_us": 0, "locked": False}},
-                    load=s.load if quick else replace(s.load, prime_seconds=max(s.load.prime_seconds, PROBE_PRIME_S)))
-            if s.client_mode == "pool" else s for s in specs]
+    probe (not with --quick): the front restarts for it."""
+    return with_demand(specs, "INVOKER", _cpu(invoker_us), lambda s: s.client_mode == "pool", primed=not quick)
 
 
 def with_build(specs, build_us: int, quick: bool = False) -> list:
     """The client-per-request runs with the emulated build changed (retune_request), primed as
-    long as a probe (not with --quick: the clone restarts for it)."""
-    return [replace(s, demands={**s.demands, "CLONE": {"cpu_us": build_us, "wait_us": 0, "locked": False}},
-                    load=s.load if quick else replace(s.load, prime_seconds=max(s.load.prime_seconds, PROBE_PRIME_S)))
-            if s.client_mode == "request" else s for s in specs]
+    long as a probe (not with --quick): the clone restarts for it."""
+    return with_demand(specs, "CLONE", _cpu(build_us), lambda s: s.client_mode == "request", primed=not quick)
 
 
-# ------------------------------------------------------------------------------ calibration
 def calibration_specs(first, quick: bool = False) -> list:
     """The runs that measure this stack's own costs: /seg/1 … /seg/5 with the singleton client,
     then /seg/5 with a pool and with a client per request; no demand, no wait, no quota."""

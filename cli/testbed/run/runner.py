@@ -26,7 +26,8 @@ from testbed.faults import Injector
 from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, tohost, traces
 from testbed.run.clienttime import ClientTimeSampler
 from testbed.run.costs import calibration_spec, needs_calibration, run_steps
-from testbed.run.profile import PROBE_PRIME_S, SEGMENT_USERS as profile_users, calibration_specs as profile_calibration
+from testbed.run.profile import (PROBE_PRIME_S, SEGMENT_USERS as profile_users, calibration_specs as profile_calibration,
+                                 probe_specs as profile_probes)
 from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
@@ -126,7 +127,7 @@ class Runner:
                 if exp.runs[i].auto_wait and "scaling" not in self.meta:
                     self._scale(i)             # the service wait for this host, before its first run
                 if exp.profile != "stack":
-                    self._retune(i)            # the profile's wait and build again, from what its quotas gave
+                    self._retune(i)            # the profile's settings again, from what its quotas gave
                 self._one_run(i, exp.runs[i])
                 self._predict_after(i)
             status = "failed" if self.failed else "complete"
@@ -177,10 +178,9 @@ class Runner:
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
         if needs_calibration(self.exp, self.scale_from):       # one Locust run and one restart more
             seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
-        if self.exp.profile != "stack":      # its calibration runs, a client restart there and back, the quotas,
-            cal = profile_calibration(runs[0], self.exp.quick)     # the segment paths' extra users
-            cal += [cal[-1]] * 3                                     # the probes, the retuned runs' primes
-            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 9 * JVM_START_S + (
+        if self.exp.profile != "stack":      # its calibration runs and probes, a client restart there and back,
+            cal = profile_calibration(runs[0], self.exp.quick) + profile_probes(runs, self.exp.quick)   # the quotas,
+            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 10 * JVM_START_S + (
                 0 if self.exp.quick else 2 * PROBE_PRIME_S) + sum(
                 (len(profile_users) - len(r.load.users)) * r.load.step_seconds
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
@@ -292,32 +292,12 @@ class Runner:
         self._fitted(lines)
 
     def _retune(self, i: int) -> None:
-        """The classic-system profile, before path ②: the segments from path ①'s front CPU; before
-        its first /seg/5 run: the wait from path ①'s T(①) and a singleton probe; before its first client-per-request run: the emulated build from
-        a probe of it; before its first pool run: the Invoker's CPU from a probe of it
-        (tohost.py). Each once, whatever it found."""
-        prof, run = self.meta["profile"], self.exp.runs[i]
-        one = lambda spec, root: self._one_run(i, spec, root)  # noqa: E731
-        if run.kind == "segments" and run.path == 2 and "paths_retuned" not in prof:
-            prof, lines = tohost.retune_paths(self.exp, i, self.folder, prof)
-            prof.setdefault("paths_retuned", None)
-        elif run.path == 5 and "retuned" not in prof:
-            self.progress.say("profile: the service wait again, from T(①) and a singleton probe under the quotas ...")
-            prof, self.meta["scaling"], lines = tohost.retune_profile(self.exp, i, self.folder, self.failed, one,
-                                                                      prof, self.meta["scaling"])
-            prof.setdefault("retuned", None)
-        elif run.client_mode == "request" and "request_retuned" not in prof:
-            self.progress.say("profile: a client per request's build again, from a probe under the clone's quota ...")
-            prof, lines = tohost.retune_request(self.exp, i, self.folder, self.failed, one, prof)
-            prof.setdefault("request_retuned", None)
-        elif run.client_mode == "pool" and "pool_retuned" not in prof:
-            self.progress.say("profile: the pool run's Invoker CPU again, from a probe under the front's quota ...")
-            prof, lines = tohost.retune_pool(self.exp, i, self.folder, self.failed, one, prof)
-            prof.setdefault("pool_retuned", None)
-        else:
-            return
-        self.meta["profile"] = prof
-        self._fitted(lines)
+        """The classic-system profile's settings chosen again before run i (tohost.retune_before)."""
+        out = tohost.retune_before(self.exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
+                                   self.meta["profile"], self.meta["scaling"], self.progress.say)
+        if out is not None:
+            self.meta["profile"], self.meta["scaling"], lines = out
+            self._fitted(lines)
 
     def _fitted(self, lines: list[str]) -> None:
         self.meta["definition"] = self.exp.definition()      # the runs as they will run

@@ -61,16 +61,43 @@ def fit_profile(exp, folder: Path, failed: list[str], run_one, host_cores: float
     return p.to_json(), chosen, [p.sentence(), sentence] + [f"  profile: {n}" for n in p.notes]
 
 
+def retune_before(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict, chosen: dict, say
+                  ) -> tuple[dict, dict, list[str]] | None:
+    """classic-system, before exp.runs[i]: the setting the profile chooses again there, each once
+    whatever it found — before path ② the segments (from path ①'s front CPU), before the first
+    /seg/5 run the service wait (from T(①) and a singleton probe), before the first client-per-
+    request run its build, before the first pool run the Invoker's CPU (each from probes of
+    that run). ("profile", "scaling", lines), or None where nothing is chosen before this run."""
+    run = exp.runs[i]
+    if run.kind == "segments" and run.path == 2 and "paths_retuned" not in prof:
+        prof, lines = retune_paths(exp, i, folder, prof)
+        prof.setdefault("paths_retuned", None)
+    elif run.path == 5 and "retuned" not in prof:
+        say("profile: the service wait again, from T(①) and a singleton probe under the quotas ...")
+        prof, chosen, lines = retune_profile(exp, i, folder, failed, run_one, prof, chosen)
+        prof.setdefault("retuned", None)
+    elif run.client_mode == "request" and "request_retuned" not in prof:
+        say("profile: a client per request's build again, from probes under the clone's quota ...")
+        prof, lines = retune_request(exp, i, folder, failed, run_one, prof)
+        prof.setdefault("request_retuned", None)
+    elif run.client_mode == "pool" and "pool_retuned" not in prof:
+        say("profile: the pool run's Invoker CPU again, from a probe under the front's quota ...")
+        prof, lines = retune_pool(exp, i, folder, failed, run_one, prof)
+        prof.setdefault("pool_retuned", None)
+    else:
+        return None
+    return prof, chosen, lines
+
+
 def retune_profile(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict, chosen: dict
                    ) -> tuple[dict, dict, list[str]]:
     """classic-system, before the first /seg/5 run (exp.runs[i]): the wait chosen again from the
     T(①) path ① measured under the profile and a singleton probe with the planned wait
     (profile.retune); the runs from i on get it. Returns ("profile", "scaling", lines); where
     either measurement is missing, the planned wait stays and the lines say why."""
-    path1 = _path_one(exp, i)
+    path1, steps = _path_one(exp, i, folder)
     if path1 is None:
         return prof, chosen, ["profile: no path ① run before /seg/5: the planned service wait stays"]
-    steps = costs.run_steps(folder / "runs" / path1.id, exp.settings)
     t1 = max((s.throughput for s in steps if s.valid and s.throughput), default=None)
     if not t1:
         return prof, chosen, [f"profile: run {path1.id} measured no valid step: the planned service wait stays"]
@@ -94,8 +121,8 @@ def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]
     """classic-system, before path ② (exp.runs[i]): the front's CPU per request on path ① as it
     ran under the front's quota, and the segments' emulated CPU again from it
     (profile.retune_paths); the runs from i on get it. ("profile", lines)."""
-    path1 = _path_one(exp, i)
-    c = None if path1 is None else costs.of_run(folder / "runs" / path1.id, exp.settings, f"run {path1.id}")
+    path1, steps = _path_one(exp, i, folder)
+    c = None if path1 is None else scaling.costs_from_steps(steps, f"run {path1.id}")
     front = None if c is None else c.per_request_s.get("front")
     if not front:
         return prof, ["profile: path ① measured no front CPU: the planned segment demands stay"]
@@ -110,18 +137,31 @@ def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]
 def retune_request(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
     """classic-system, before the client-per-request run exp.runs[i]: a probe of it measures the
     clone's CPU per call under its quota, and the emulated build is chosen again from it
-    (profile.retune_request); the request runs from i on get it. ("profile", lines)."""
-    probe = _probe(exp, i, folder, failed, run_one)
-    clone = None if probe is None else probe.per_request_s.get("clone")
-    if not clone:
-        return prof, ["profile: the client-per-request probe measured no clone CPU: the planned build stays"]
-    new = profile.retune_request(prof, clone, probe.throughput)
-    exp.runs[i:] = profile.with_build(exp.runs[i:], new["request_cpu_us"], exp.quick)
-    r = new["request_retuned"]
-    return new, [f"profile: a client per request's build {new['request_cpu_us']} µs of clone CPU (was "
-                 f"{r['probe_build_us']}), because under the clone's quota of {prof['quotas']['clone']:g} core a call "
-                 f"costs {r['per_call_at_target_s'] * 1e3:.2f} ms of it besides at {r['target']:.1f}/s (a probe: "
-                 f"{r['own_s'] * 1e3:.2f} ms at {r['probe_rate']:.1f}/s), the rate the shape asks, 22/7.4 of the singleton"]
+    (profile.retune_request, a line through the calibration's point and the probe's); then, but
+    not with --quick, a second probe with that build, and the build chosen once more from the
+    line through the two probes' points (both under the quota; the second near the run's own
+    rate). The request runs from i on get it. ("profile", lines)."""
+    lines, first = [], None
+    for n in (1,) if exp.quick else (1, 2):
+        probe = _probe(exp, i, folder, failed, run_one, f"-{n}" if n > 1 else "")
+        clone = None if probe is None else probe.per_request_s.get("clone")
+        if not clone:
+            lines.append(f"profile: the client-per-request probe {n} measured no clone CPU: the build "
+                         f"{prof['request_cpu_us']} µs stays")
+            break
+        other = None if first is None else (first["probe_rate"], first["own_s"])
+        new = profile.retune_request(prof, clone, probe.throughput, other)
+        r = new["request_retuned"]
+        if first is not None:
+            new["request_retuned"] = {**r, "first": first}
+        lines.append(f"profile: a client per request's build {new['request_cpu_us']} µs of clone CPU (probe {n} with "
+                     f"{r['probe_build_us']}), because under the clone's quota of {prof['quotas']['clone']:g} core a call "
+                     f"costs {r['per_call_at_target_s'] * 1e3:.2f} ms of it besides at {r['target']:.1f}/s (probe {n}: "
+                     f"{r['own_s'] * 1e3:.2f} ms at {r['probe_rate']:.1f}/s), the rate the shape asks, 22/7.4 of the "
+                     f"singleton")
+        prof, first = new, r
+        exp.runs[i:] = profile.with_build(exp.runs[i:], prof["request_cpu_us"], exp.quick)
+    return prof, lines
 
 
 def retune_pool(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
@@ -141,14 +181,21 @@ def retune_pool(exp, i: int, folder: Path, failed: list[str], run_one, prof: dic
                  f"at {probe.throughput:.0f}/s), and the fix the shape asks is {r['target']:.0f}/s, 100/7.4 of the singleton"]
 
 
-def _path_one(exp, i: int):
-    """The segment run of path ① before exp.runs[i], or None."""
-    return next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
+def _path_one(exp, i: int, folder: Path) -> tuple:
+    """The segment run of path ① before exp.runs[i] and its steps as the analysis reads them
+    (none if it left nothing readable); (None, []) if there is no such run."""
+    path1 = next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
+    if path1 is None:
+        return None, []
+    try:
+        return path1, costs.run_steps(folder / "runs" / path1.id, exp.settings)
+    except Exception:               # a run that left nothing readable measured nothing
+        return path1, []
 
 
-def _probe(exp, i: int, folder: Path, failed: list[str], run_one):
+def _probe(exp, i: int, folder: Path, failed: list[str], run_one, suffix: str = ""):
     """A short probe of exp.runs[i] into the calibration folder; its costs, or None."""
-    spec = profile.probe_spec(exp.runs[i], exp.quick)
+    spec = profile.probe_spec(exp.runs[i], exp.quick, suffix)
     before = len(failed)
     run_one(spec, folder / costs.CALIBRATION_DIR)
     del failed[before:]
