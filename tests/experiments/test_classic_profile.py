@@ -435,3 +435,18 @@ def test_a_calibration_reading_a_segment_cheaper_than_the_one_before_reads_noise
     # path ④ (100 µs) is still dearer than ① (90): its own 10 µs are counted once, at ④
     f4 = f1 * 812 / 430 - 10e-6
     assert sum(noisy.demands_cpu_us[p] for p in ("SEG2", "SEG3", "SEG4")) == pytest.approx((f4 - f1) * 1e6, abs=2)
+
+
+def test_the_probes_run_each_configuration_at_its_largest_users_after_a_prime_as_long_as_its_jvm_needs():
+    runs = profile.apply(definition.load("classic").runs, design(M))
+    probes = {s.id: s for s in profile.probe_specs(runs)}
+    assert list(probes) == ["calibration-singleton-probe", "calibration-request-probe", "calibration-request-probe-2",
+                            "calibration-pool-probe"]
+    for s in probes.values():
+        run = next(r for r in runs if r.client_mode == s.client_mode and r.path == 5)
+        assert s.load.users == (max(run.load.users),) and s.demands == run.demands
+    # a clone building a client per call warms up for a minute under its quota: its probes prime longer
+    assert probes["calibration-request-probe"].load.prime_seconds == profile.REQUEST_PROBE_PRIME_S > profile.PROBE_PRIME_S
+    assert probes["calibration-pool-probe"].load.prime_seconds == profile.PROBE_PRIME_S
+    quick = profile.probe_specs(profile.apply(definition.load("classic", quick=True).runs, design(M), True), True)
+    assert [s.id for s in quick] == ["calibration-singleton-probe"] and quick[0].load.prime_seconds < profile.PROBE_PRIME_S

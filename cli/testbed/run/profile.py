@@ -59,6 +59,9 @@ CLONE_SHARE = 0.35
 # it come out as planned
 SEGMENT_ONE_EMULATED = 0.8
 PROBE_PRIME_S = 30.0           # the probes' prime: /seg/5's JVMs are cold before them (docs/predict.md: 30 s)
+REQUEST_PROBE_PRIME_S = 60.0   # a clone building a client per call under its quota kept speeding up for a
+                               # minute: a probe 30 s after its restart read 94/s, the run with the same
+                               # build and users 139/s at its last step, ~60 s after its own restart
 
 
 def published() -> dict:
@@ -285,13 +288,14 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
     """A probe before `run` (path ⑤'s singleton, the client per request, the pool): that run's
     configuration (quotas, demands, wait) and its largest user count (a tier's CPU per request
     under a quota moves with the requests in flight), a calibration's short load after a longer
-    prime."""
+    prime (longer still for a client per request: see REQUEST_PROBE_PRIME_S)."""
     from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
     what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
     name = f"calibration-{run.client_mode}-probe{suffix}"
+    prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
     return replace(run, id=name, entry=name,
                    label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
-                   load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_LOAD, prime_seconds=PROBE_PRIME_S),
+                   load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_LOAD, prime_seconds=prime),
                                 users=(max(run.load.users),)))
 
 
