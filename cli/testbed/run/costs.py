@@ -29,12 +29,17 @@ def run_steps(run_dir: Path, settings: dict) -> list:
     return asteps.of_run(r, Settings.from_json(settings))
 
 
+def readable_steps(run_dir: Path, settings: dict) -> list:
+    """run_steps, or no steps for a run that left nothing readable (it measured nothing)."""
+    try:
+        return run_steps(run_dir, settings)
+    except Exception:
+        return []
+
+
 def of_run(run_dir: Path, settings: dict, source: str) -> Costs | None:
     """The costs a run measured, or None (no usable step, or no files)."""
-    try:
-        return costs_from_steps(run_steps(run_dir, settings), source)
-    except Exception:               # a run that left nothing readable measured nothing
-        return None
+    return costs_from_steps(readable_steps(run_dir, settings), source)
 
 
 def of_folder(folder: Path) -> tuple[Costs | None, str]:

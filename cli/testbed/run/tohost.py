@@ -185,12 +185,7 @@ def _path_one(exp, i: int, folder: Path) -> tuple:
     """The segment run of path ① before exp.runs[i] and its steps as the analysis reads them
     (none if it left nothing readable); (None, []) if there is no such run."""
     path1 = next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
-    if path1 is None:
-        return None, []
-    try:
-        return path1, costs.run_steps(folder / "runs" / path1.id, exp.settings)
-    except Exception:               # a run that left nothing readable measured nothing
-        return path1, []
+    return (None, []) if path1 is None else (path1, costs.readable_steps(folder / "runs" / path1.id, exp.settings))
 
 
 def _probe(exp, i: int, folder: Path, failed: list[str], run_one, suffix: str = ""):
