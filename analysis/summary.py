@@ -240,7 +240,7 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
                                          [r for r in result.runs if part[r.id] == "segments"],
                                          part_settings(result, "segments")))
         summary.update(_clones_section([e for e in entries if part[e["id"]] == "clones"],
-                                       clones.PROFILE_LIFECYCLE_POINTS if isinstance(e.get("profile"), dict) else ()))
+                                       clones.PROFILE_LIFECYCLE_POINTS if isinstance(result.experiment.get("profile"), dict) else ()))
         summary["side_by_side"] = sidebyside.rows(summary)
         summary["method"]["classic beside this run"] = sidebyside.__doc__.split("\n", 3)[3].strip()
     if result.kind in ("clones", "classic"):
