@@ -17,7 +17,7 @@ JAVA_INPUTS = ["pom.xml", "java-common", "services/contract", "services/axis", "
 NATIVE_INPUTS = ["CMakeLists.txt", "services/gsoap", "services/contract/testbed.wsdl",
                  "studies/serialization"]
 STUDY_JARS = [ROOT / "studies" / "serialization" / "target" / "serialization-study.jar"]
-JAVA_OUTPUTS = ([tiers.CONTRACT_JAR, tiers.JMX_AGENT, tiers.OTEL_AGENT, tiers.ZIPKIN_JAR]
+JAVA_OUTPUTS = ([tiers.CONTRACT_JAR, tiers.JMX_AGENT, tiers.ZIPKIN_JAR]
                 + [t.artifact() for t in tiers.TIERS.values() if t.java_jar] + STUDY_JARS)
 
 

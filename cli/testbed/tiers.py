@@ -17,7 +17,6 @@ CONTRACT_JAR = ROOT / "services" / "contract" / "target" / "contract.jar"
 JAVA_LAUNCHER = ROOT / "java-common" / "bin" / "java-tier"
 AGENTS_DIR = ROOT / "java-common" / "target" / "agents"
 JMX_AGENT = AGENTS_DIR / "jmx_prometheus_javaagent.jar"
-OTEL_AGENT = AGENTS_DIR / "opentelemetry-javaagent.jar"     # tracing on (docs/tracing.md)
 ZIPKIN_JAR = ROOT / "services" / "zipkin" / "target" / "zipkin.jar"   # tracing's backend (tracing.py)
 # A Java replica's metrics (the JMX exporter agent) listen on its port + this; gSOAP serves
 # GET /metrics on its own port. In containers the agent listens on DOCKER_METRICS_PORT.
@@ -46,7 +45,7 @@ class Tier:
         return ROOT / self.java_jar if self.java_jar else Path(self.native)
 
     def built(self) -> bool:
-        return self.artifact().exists() and (not self.java_jar or (JMX_AGENT.exists() and OTEL_AGENT.exists()))
+        return self.artifact().exists() and (not self.java_jar or JMX_AGENT.exists())
 
     def port(self, base: int, index: int) -> int:
         return base + self.port_offset + index - 1

@@ -8,9 +8,10 @@ else starts one, so an unsampled request costs the tiers nothing but a header lo
                 gives the request a span id of its own in the forwarded traceparent and logs
                 its timings (%Tq/%Tw/%Tc/%Tr/%Ta, millisecond resolution); the relay
                 (haproxy_spans.py, an HAProxy `program`) turns each line into a span
-  front, clone, axis  the OpenTelemetry Java agent (java-common/bin/java-tier): Tomcat server
-                spans, the JSP, the front's segments (method spans) and its HTTP client call,
-                the clone's SOAP call (Axis2's HttpClient 5)
+  front, clone, axis  their own spans (java-common's org.soaptestbed.common.trace, switched on
+                by java-common/bin/java-tier): a server span per request (a servlet filter),
+                the front's segments ③ ④ ⑤ and its call to the client tier, the clone's SOAP
+                call (its traceparent set by an interceptor of Axis2's HttpClient 5)
   gsoap         its own server span with parse / operation / serialize children
                 (services/gsoap/src/tracing.cpp)
 The tiers learn where Zipkin is from ZIPKIN_URL; tracing is on when it is set and its host

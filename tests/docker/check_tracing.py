@@ -4,7 +4,7 @@
 
 `docker compose --profile tracing up --wait` (the project's images, built unless --no-build):
 Zipkin starts first and every service finds it by name, so then: HAProxy runs its span relay,
-the Java tiers load the OpenTelemetry agent, gSOAP its exporter, the Locust containers their
+the Java tiers record their spans, gSOAP its exporter, the Locust containers their
 sampler. A few traced /seg/5 requests through each backend (a W3C traceparent with the sampled
 flag, as Locust sends), read back through HAProxy's zipkin entry (Zipkin's API): each one trace
 with HAProxy's three spans, the front's server and client spans and its segments, the clone's

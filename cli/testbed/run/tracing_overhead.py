@@ -4,16 +4,16 @@ the figures that decide that tracing waits for `--tracing` (docs/tracing.md).
 Saturation throughput and p95 latency of the whole request path (/seg/5 -> clone -> the
 service's ping, wrk with C keep-alive connections through HAProxy, CLIENT_MODE=pool so the
 host's CPU is the limit: behind the singleton's lock a cost in CPU would not show):
-  off     the stack as `./testbed up` starts it: no Zipkin, no agent, HAProxy without the
-          tracing lines
-  0%      tracing on (`up --tracing`: Zipkin, the OpenTelemetry agent in every Java tier, the
-          span relay), no request sampled: what being ready to trace costs
+  off     the stack as `./testbed up` starts it: no Zipkin, no trace filter in the Java tiers,
+          HAProxy without the tracing lines
+  0%      tracing on (`up --tracing`: Zipkin, the Java tiers' trace filter and spans, gSOAP's
+          exporter, the span relay), no request sampled: what being ready to trace costs
   1%      tracing on, 1 % of requests carry a sampled traceparent (Locust's default share)
   100%    tracing on, every request traced
 wrk's Lua script (the same for every condition) sets the traceparent on that share of requests;
 Locust's own client span is not part of this figure (it is the load generator's cost).
 
-Side by side, not one after the other: switching the agent on or off means new JVMs, and a
+Side by side, not one after the other: switching tracing on or off means new JVMs, and a
 stack restarted between conditions measured its JIT and its start-up, not tracing (rounds of
 off, 0 %, 1 % with a restart between read 1 % at 0.99, 0.91 and 0.84 of off, 2026-11-25). So
 a round starts two stacks at once -- `off` on the stack's own ports and a traced one on

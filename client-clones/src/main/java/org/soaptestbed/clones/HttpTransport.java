@@ -11,6 +11,8 @@ import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
+import org.soaptestbed.common.trace.TraceFilter;
+import org.soaptestbed.common.trace.Tracer;
 
 /**
  * The HTTP client (httpclient5, what Axis2 2.x's HTTP transport runs on) under a SOAP
@@ -59,7 +61,15 @@ public final class HttpTransport implements AutoCloseable {
                         .build())
                 .disableCookieManagement()       // SOAP calls carry no session
                 .disableAutomaticRetries()       // a failed POST is reported, never replayed
-                .disableRedirectHandling();
+                .disableRedirectHandling()
+                // a traced call (SoapCall.send's CLIENT span current on this thread) carries its
+                // traceparent: the service's span becomes its child
+                .addRequestInterceptorFirst((request, entity, context) -> {
+                    String traceparent = Tracer.traceparent();
+                    if (traceparent != null) {
+                        request.setHeader(TraceFilter.HEADER, traceparent);
+                    }
+                });
         if (longLived) {
             builder.evictExpiredConnections().evictIdleConnections(TimeValue.of(30, TimeUnit.SECONDS));
         }

@@ -5,6 +5,8 @@ import java.util.Arrays;
 import org.apache.axiom.blob.Blobs;
 import org.apache.axiom.util.activation.DataHandlerUtils;
 import org.apache.axis2.databinding.types.UnsignedByte;
+import org.soaptestbed.common.trace.Span;
+import org.soaptestbed.common.trace.Tracer;
 import org.soaptestbed.contract.Checksum;
 import org.soaptestbed.contract.Payload;
 import org.soaptestbed.contract.v1.Digest;
@@ -67,7 +69,12 @@ public final class SoapCall {
 
     /** Sends the request with {@code stub} and returns the response bean (no checking). */
     public Object send(TestbedServiceStub stub) throws RemoteException {
-        return sender.send(stub);
+        try (Span call = Tracer.child("POST", Span.Kind.CLIENT)) {   // HttpTransport sends its traceparent
+            if (call != null) {
+                call.tag("soap.operation", op);
+            }
+            return sender.send(stub);
+        }
     }
 
     /** Checks the response bean against the local computation. */

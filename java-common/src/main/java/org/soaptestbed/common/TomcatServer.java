@@ -27,6 +27,8 @@ import org.apache.catalina.startup.Tomcat;
 import org.apache.coyote.http11.Http11NioProtocol;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
+import org.soaptestbed.common.trace.TraceFilter;
+import org.soaptestbed.common.trace.Tracer;
 
 /**
  * One embedded Tomcat 10.1 for one tier: an NIO connector on BIND:PORT configured from
@@ -92,6 +94,9 @@ public final class TomcatServer {
         }
         addServlet("health", new HealthServlet(drain), "/health");
         addServlet("served", new ServedServlet(served), "/served");
+        if (Tracer.enabled()) {       // first: the server span covers every filter after it
+            addFilter("trace", new TraceFilter(), "/*");
+        }
         addFilter("drain", new DrainFilter(drain, served), "/*");
         addFilter("body-limit", new BodyLimitFilter(settings.maxMessageBytes(), settings.bodyTimeoutMs()), "/*");
     }

@@ -4,6 +4,8 @@ import java.io.Serializable;
 import java.util.function.Function;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
+import org.soaptestbed.common.trace.Span;
+import org.soaptestbed.common.trace.Tracer;
 import org.soaptestbed.front.container.BeanNaming;
 import org.soaptestbed.front.container.PoolTimeoutException;
 import org.soaptestbed.front.ejb.CallReply;
@@ -45,22 +47,28 @@ public class AccessBean implements Serializable {
 
     /** Segment ③ alone: the facade's own work. */
     public String visit() {
-        Demands.seg3();
-        return MARKER;
+        try (Span span = Tracer.child("AccessBean.visit", null)) {
+            Demands.seg3();
+            return MARKER;
+        }
     }
 
     /** Segments ③ and ④: the facade calls the session bean. */
     public CallReply callBean() {
-        Demands.seg3();
-        return call(SegmentService::visit);
+        try (Span span = Tracer.child("AccessBean.callBean", null)) {
+            Demands.seg3();
+            return call(SegmentService::visit);
+        }
     }
 
     /** Segments ③, ④ and ⑤: the session bean's Invoker makes the SOAP call. */
     public CallReply invokeService() {
-        params = InvokeParams.parse(backend, op, n);
-        Demands.seg3();
-        CallRequest request = new CallRequest(params.backend(), params.op(), params.n());
-        return call(service -> service.invoke(request));
+        try (Span span = Tracer.child("AccessBean.invokeService", null)) {
+            params = InvokeParams.parse(backend, op, n);
+            Demands.seg3();
+            CallRequest request = new CallRequest(params.backend(), params.op(), params.n());
+            return call(service -> service.invoke(request));
+        }
     }
 
     /** The validated /seg/5 call, e.g. {@code backend=axis op=ping n=0}. */

@@ -1,5 +1,7 @@
 package org.soaptestbed.front.ejb;
 
+import org.soaptestbed.common.trace.Span;
+import org.soaptestbed.common.trace.Tracer;
 import org.soaptestbed.front.container.BeanContext;
 import org.soaptestbed.front.container.PooledBean;
 import org.soaptestbed.front.invoker.CloneAnswer;
@@ -27,17 +29,21 @@ public final class SegmentServiceBean implements SegmentService, PooledBean {
 
     @Override
     public CallReply visit() {
-        return reply();
+        try (Span span = Tracer.child("SegmentServiceBean.visit", null)) {
+            return reply();
+        }
     }
 
     @Override
     public CallReply invoke(CallRequest request) {
-        CloneAnswer answer = invoker.invoke(request.getBackend(), request.getOp(), request.getN());
-        CallReply reply = reply();
-        reply.setCloneHost(answer.host());
-        reply.setClonePid(answer.pid());
-        reply.setSoapResult(answer.result());
-        return reply;
+        try (Span span = Tracer.child("SegmentServiceBean.invoke", null)) {
+            CloneAnswer answer = invoker.invoke(request.getBackend(), request.getOp(), request.getN());
+            CallReply reply = reply();
+            reply.setCloneHost(answer.host());
+            reply.setClonePid(answer.pid());
+            reply.setSoapResult(answer.result());
+            return reply;
+        }
     }
 
     private CallReply reply() {

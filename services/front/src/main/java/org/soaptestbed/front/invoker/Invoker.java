@@ -16,6 +16,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.soaptestbed.common.Demand;
+import org.soaptestbed.common.trace.Span;
+import org.soaptestbed.common.trace.TraceFilter;
+import org.soaptestbed.common.trace.Tracer;
 import org.soaptestbed.front.FrontException;
 
 /**
@@ -56,15 +59,26 @@ public final class Invoker {
 
     /** Asks the client tier to call {@code op} with {@code n} items on {@code backend}. */
     public CloneAnswer invoke(String backend, String op, int n) {
-        demand.apply();
-        URI uri = URI.create(invokeUrl + "?backend=" + encode(backend) + "&op=" + encode(op) + "&n=" + n);
-        HttpRequest request = HttpRequest.newBuilder(uri)
-                .timeout(timeout)
-                .header("Accept", "application/json")
-                .GET()
-                .build();
-        HttpResponse<String> response = exchange(request);
-        return CloneAnswer.of(response.statusCode(), response.body(), uri);
+        try (Span span = Tracer.child("Invoker.invoke", null)) {
+            demand.apply();
+            URI uri = URI.create(invokeUrl + "?backend=" + encode(backend) + "&op=" + encode(op) + "&n=" + n);
+            HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+                    .timeout(timeout)
+                    .header("Accept", "application/json")
+                    .GET();
+            HttpResponse<String> response;
+            try (Span call = Tracer.child("GET", Span.Kind.CLIENT)) {     // the hop to the client tier
+                if (call != null) {
+                    request.header(TraceFilter.HEADER, call.traceparent());
+                    call.tag("http.url", uri);
+                }
+                response = exchange(request.build());
+                if (call != null) {
+                    call.tag("http.status_code", response.statusCode());
+                }
+            }
+            return CloneAnswer.of(response.statusCode(), response.body(), uri);
+        }
     }
 
     private HttpResponse<String> exchange(HttpRequest request) {
