@@ -88,7 +88,8 @@ def replica_port_base() -> int:
     TESTBED_TEST_PORT_BASE (default 20000: above free_port's range and a user's stack at 19000)
     that no stack of this session took, no other test process holds (its lock file) and whose
     ports are all free now, below the ephemeral range unless TESTBED_TEST_PORT_BASE already
-    starts in it. Parallel workers (pytest -n) so never share a slot."""
+    starts in it; when none is left, one this process took before whose ports are all free again.
+    Parallel workers (pytest -n) so never share a slot."""
     from testbed import portplan
     start = int(os.environ.get("TESTBED_TEST_PORT_BASE", "20000"))
     low = _ephemeral_low()
@@ -103,6 +104,13 @@ def replica_port_base() -> int:
             _bases_taken[base] = lock
             return base
         lock.close()
+    # every slot below the ephemeral range was taken (twelve from 20000 where the range starts
+    # at 32768; a suite on four workers makes more stacks than that): one of this process's own
+    # slots whose stack is gone, every port free again, the one taken longest ago first
+    for base in list(_bases_taken):
+        if all(procs.port_free(p) for p in portplan.stack_ports(base)):
+            _bases_taken[base] = _bases_taken.pop(base)      # now the most recently taken
+            return base
     pytest.fail(f"no free {SLOT}-port slot for a test stack between {start} and {end}: stop what holds "
                 f"them or set TESTBED_TEST_PORT_BASE")
 

@@ -59,3 +59,28 @@ def test_a_slot_another_process_holds_is_not_taken(tmp_path, monkeypatch):
     finally:
         holder.stdin.close()
         holder.wait(10)
+
+
+def test_when_every_slot_was_taken_a_slot_of_this_process_whose_stack_is_gone_is_taken_again(tmp_path, monkeypatch):
+    """Four workers make more private stacks than the twelve slots below 32768: a worker takes
+    one of its own slots again once every port of it is free, the one taken longest ago first."""
+    import socket
+    import stacks
+    from testbed import portplan
+    monkeypatch.setattr(stacks, "SLOT_LOCKS", tmp_path)
+    monkeypatch.setattr(stacks, "_bases_taken", {})
+    monkeypatch.setenv("TESTBED_TEST_PORT_BASE", "20000")
+    monkeypatch.setattr(stacks, "_ephemeral_low", lambda: 22000)      # two slots: 20000, 21000
+    try:
+        first, second = stacks.replica_port_base(), stacks.replica_port_base()
+        assert {first, second} == {20000, 21000}
+        with socket.socket() as busy:          # the first slot's stack still listens
+            busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            busy.bind(("127.0.0.1", min(portplan.stack_ports(first))))
+            busy.listen()
+            assert stacks.replica_port_base() == second
+        assert stacks.replica_port_base() == first        # free again, and taken longest ago
+        assert list(stacks._bases_taken) == [second, first]
+    finally:
+        for lock in stacks._bases_taken.values():
+            lock.close()
