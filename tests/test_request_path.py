@@ -151,6 +151,9 @@ def test_client_modes_are_observable_and_only_the_singleton_serializes_calls(sta
         stack.restart("clone", {"CLIENT_MODE": "pool", "CLIENT_POOL_SIZE": "4"})
         st = _status(stack)
         assert st["mode"] == "pool" and st["pool_size"] == 4 and st["backends"]["axis"]["wsdl_loads"] == 4
+        # the restarted clone's first calls (cold JVM, new connections) are not what is measured:
+        # on a loaded 2-core host they took 1.1 s for four 0.3 s waits (a CI rehearsal)
+        _concurrent_work(stack, 4, 0)
         four = _concurrent_work(stack, 4, 300_000)
         assert four < 3 * 0.3, f"4 concurrent 0.3 s calls took {four:.2f}s with a pool of 4"
     finally:
