@@ -270,27 +270,30 @@ def clone_findings(summary: dict) -> list[Finding]:
 
 # ------------------------------------------------------------------------------ calibration
 def calibration_findings(summary: dict) -> list[Finding]:
-    out = []
-    for c in summary.get("calibration", []):
-        if c.get("regime_declared") == "serial":
-            errs = [g["error"] for g in c["segments"] if g.get("expected") is not None and g["segment"] > 1
-                    and g.get("error") is not None]
-            if not errs:
-                out.append(missing("the serial-demand law gives back known serial demands", "",
-                                   "no segment with both a configured and a derived value", "calibration_serial"))
-                continue
-            worst = max(errs, key=abs)
-            out.append(Finding("the serial-demand law gives back known serial demands",
-                               f"derived vs configured T(k): worst {worst:+.1%} over {len(errs)} segment(s)", "",
-                               _verdict(abs(worst) <= 0.15), "holds when every derived T(k) is within ±15 % of "
-                               "the configured demand (the testbed's own check; no published figure)",
-                               "calibration_serial"))
-        elif c.get("regime_declared") == "parallel":
-            out.append(Finding("demands on different resources follow the bottleneck law, not the serial sum",
-                               c.get("verdict") or "—", "", _verdict(c.get("matched") == "bottleneck"),
-                               "holds when the bottleneck prediction has the lower mean |error| over the paths",
-                               "calibration_parallel"))
-    return out
+    """Both laws checked on known demands; "not testable" where a path they rest on shared the host."""
+    return [_unshared(f, summary, c.get("series"), (1, 2, 3, 4, 5))
+            for c in summary.get("calibration", []) for f in _calibration_findings(c)]
+
+
+def _calibration_findings(c: dict) -> list[Finding]:
+    if c.get("regime_declared") == "serial":
+        errs = [g["error"] for g in c["segments"] if g.get("expected") is not None and g["segment"] > 1
+                and g.get("error") is not None]
+        if not errs:
+            return [missing("the serial-demand law gives back known serial demands", "",
+                            "no segment with both a configured and a derived value", "calibration_serial")]
+        worst = max(errs, key=abs)
+        return [Finding("the serial-demand law gives back known serial demands",
+                        f"derived vs configured T(k): worst {worst:+.1%} over {len(errs)} segment(s)", "",
+                        _verdict(abs(worst) <= 0.15), "holds when every derived T(k) is within ±15 % of "
+                        "the configured demand (the testbed's own check; no published figure)",
+                        "calibration_serial")]
+    if c.get("regime_declared") == "parallel":
+        return [Finding("demands on different resources follow the bottleneck law, not the serial sum",
+                        c.get("verdict") or "—", "", _verdict(c.get("matched") == "bottleneck"),
+                        "holds when the bottleneck prediction has the lower mean |error| over the paths",
+                        "calibration_parallel")]
+    return []
 
 
 def findings(summary: dict) -> list[Finding]:

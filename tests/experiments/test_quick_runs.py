@@ -105,10 +105,17 @@ def test_calibration_quick_run_compares_derived_with_configured_demands(experime
     assert serial[2]["expected"] == pytest.approx(100.0) and serial[3]["expected"] == pytest.approx(100.0)
     for k in (2, 3):               # derived from measurements: near, on any machine
         assert serial[k]["derived"] == pytest.approx(serial[k]["expected"], rel=0.25)
-    # different resources: the bottleneck law, not the serial sum, predicts path 5
-    assert series["parallel"]["matched"] == "bottleneck"
-    p5 = next(p for p in series["parallel"]["paths"] if p["path"] == 5)
-    assert abs(p5["bottleneck_error"]) < abs(p5["serial_error"])
+    # different resources: the bottleneck law, not the serial sum, predicts path 5 -- where the
+    # runs had the host to themselves; beside the other workers' runs on two cores (a CI
+    # rehearsal: other programs at 48-79 % of the host at the plateaus, path 5 between the laws)
+    # the finding says it is not testable here, with the cause, never "does not hold"
+    found = {f["key"]: f for f in summary["findings"]}["calibration_parallel"]
+    if found["verdict"] == "not testable on this host":
+        assert "other programs used" in found["why"]
+    else:
+        assert series["parallel"]["matched"] == "bottleneck", found
+        p5 = next(p for p in series["parallel"]["paths"] if p["path"] == 5)
+        assert abs(p5["bottleneck_error"]) < abs(p5["serial_error"])
     meta = json.loads((folder / "runs" / "parallel-path5-r0" / "run.json").read_text())
     assert meta["demands"]["CLONE"] == {"cpu_us": 0, "wait_us": 16000, "locked": True}
 
