@@ -69,11 +69,12 @@ def test_when_every_slot_was_taken_a_slot_of_this_process_whose_stack_is_gone_is
     from testbed import portplan
     monkeypatch.setattr(stacks, "SLOT_LOCKS", tmp_path)
     monkeypatch.setattr(stacks, "_bases_taken", {})
-    monkeypatch.setenv("TESTBED_TEST_PORT_BASE", "20000")
-    monkeypatch.setattr(stacks, "_ephemeral_low", lambda: 22000)      # two slots: 20000, 21000
+    monkeypatch.setenv("TESTBED_TEST_PORT_BASE", "62000")   # above the ephemeral range
+    monkeypatch.setattr(stacks, "_ephemeral_low", lambda: 64000)      # two slots: 62000, 63000,
+    # where no other worker's stack listens
     try:
         first, second = stacks.replica_port_base(), stacks.replica_port_base()
-        assert {first, second} == {20000, 21000}
+        assert {first, second} == {62000, 63000}
         with socket.socket() as busy:          # the first slot's stack still listens
             busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             busy.bind(("127.0.0.1", min(portplan.stack_ports(first))))
