@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from analysis.folder import NotAResultFolder, load
-from analysis.predict import check, demands as dmod, figures, forecast, target as tmod
+from analysis.predict import buildcost, check, demands as dmod, figures, forecast, target as tmod
 from analysis.predict.calibrate import Config, calibrate, model
 from analysis.predict.runsteps import run_steps
 from analysis.predict.model import solve_model
@@ -112,11 +112,12 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
                  pool_size=(args.pool or 8) if mode == "pool" else None, think_time=args.think_time, cores=args.cores)
     request = None
     if mode == "request" or args.target:
-        request = _request_calibration(result, steps, d.background)
+        request = _request_calibration(result, steps, d, cal)
         if mode == "request" and request is None:
             p.error("a client per request cannot be predicted from a singleton baseline (its per-call client build "
-                    "never happens there): the folder needs a request run to take that cost from "
-                    "(./testbed run clones has one); see docs/predict.md")
+                    "never happens there): the folder needs the client-build probe (build_probe.json, which "
+                    "./testbed run clones measures before its per-request run) or a request run to take that cost "
+                    "from; see docs/predict.md")
     out = {"folder": str(result.path), "calibrated_on": d.baseline_runs, "config": asdict(cfg), "text": cfg.text(),
            "demands": d.to_json(), "calibration": cal.to_json()}
     z = args.think_time if args.think_time is not None else d.think_time_s
@@ -159,13 +160,18 @@ def fit_run_ids(text: str | None) -> tuple[str, ...] | None:
     return () if text.strip().lower() == "none" else tuple(r for r in text.split(",") if r.strip())
 
 
-def _request_calibration(result, steps, background: dict[str, float]):
+def _request_calibration(result, steps, d: dmod.Demands, cal):
+    """A client per request's calibration: the baseline plus the client-build probe, else the
+    lowest step of a request run of the folder, else None."""
     from analysis.predict.forecast import _request_calibration as rc, config_of
+    probe, _ = buildcost.read(result.path)
+    if probe is not None and probe.backend == d.backend:
+        return buildcost.request_calibration(cal, probe, d)
     runs = [r for r in result.runs if config_of(r.meta).client_mode == "request"]
     if not runs:
         return None
     try:
-        return rc(dmod.measure(result, steps, runs=runs, first_step_only=True), background)
+        return rc(dmod.measure(result, steps, runs=runs, first_step_only=True), d.background)
     except dmod.NoBaseline:
         return None
 

@@ -8,9 +8,10 @@ highest predicted step, as the measured maximum is the highest measured step) an
 (the first step within the tolerance of it). Beside it, two naive predictions from the same
 baseline: linear scaling (the baseline's curve times the scaled resource's multiple) and the
 Universal Scalability Law fitted to the baseline's user sweep (p copies of it, each with N/p
-users). A client per request cannot be predicted from a singleton baseline (its per-call
-client build never happens there): it is listed as not predicted, or — after the fact, marked
-so — predicted from its own lowest-load step.
+users). A client per request builds its client on every call, which a singleton baseline never
+does: it is predicted from the baseline plus the client-build probe the runner measures on the
+baseline's stack (buildcost.py); without a probe it is listed as not predicted, or — after the
+fact, marked so — predicted from its own lowest-load step.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from dataclasses import asdict, replace
 import numpy as np
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from analysis.predict import demands as dmod
+from analysis.predict import buildcost, demands as dmod
 from analysis.predict.calibrate import Config, calibrate, model
 from analysis.predict.model import solve_model
 
@@ -116,6 +117,9 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
         merged.setdefault(u, []).append(x)
     base_curve = [(u, float(np.median(v))) for u, v in sorted(merged.items())]
     usl_params = fit_usl(base_curve)
+    probe, no_probe = buildcost.read(result.path)
+    if probe is not None and probe.backend != d.backend:
+        no_probe = f"the client-build probe built {probe.backend} clients, the baseline calls {d.backend}"
     configs, skipped, seen = [], [], {}
     for item in plan(result.experiment):
         cfg, users = item["config"], item["users"]
@@ -127,10 +131,13 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
                  "baseline": dmod.is_baseline(item["meta"])}
         seen[key] = entry
         request_cal, source = None, "baseline"
-        if cfg.client_mode == "request":
+        if cfg.client_mode == "request" and probe is not None and probe.backend == d.backend:
+            request_cal = buildcost.request_calibration(cal, probe, d)
+            source = f"the baseline and the client-build probe ({buildcost.FILE}: {probe.builds} builds)"
+        elif cfg.client_mode == "request":
             own = [r for r in result.runs if config_of(r.meta) == cfg and r.id in entry["runs"]]
             if not (own_request_steps and own):
-                skipped.append({"runs": entry["runs"], "text": cfg.text(), "why": REQUEST_WHY})
+                skipped.append({"runs": entry["runs"], "text": cfg.text(), "why": f"{REQUEST_WHY}; {no_probe}"})
                 del seen[key]
                 continue
             try:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from testbed import ROOT, placement, procs
 from testbed.faults import Injector
-from testbed.run import clienttime, predicting, reconfigure, results, threaddumps, tohost, traces
+from testbed.run import buildprobe, clienttime, predicting, reconfigure, results, threaddumps, tohost, traces
 from testbed.run.clienttime import ClientTimeSampler
 from testbed.run.costs import calibration_spec, needs_calibration, run_steps
 from testbed.run.profile import (PROBE_PRIME_S, SEGMENT_USERS as profile_users, calibration_specs as profile_calibration,
@@ -167,7 +167,12 @@ class Runner:
 
     def _predict_after(self, i: int) -> None:
         """After the last baseline run: the model's prediction of the runs to come (predicting.py)."""
-        if self.exp.kind in ("clones", "classic") and predicting.due([r.config() for r in self.exp.runs], i):
+        configs = [r.config() for r in self.exp.runs]
+        if self.exp.kind in ("clones", "classic") and predicting.due(configs, i):
+            if buildprobe.due(configs):        # the per-request client's build, on the baseline's stack
+                with deferred_sigint(self.progress, "probing the client build"):
+                    results.write_json(self.folder / buildprobe.FILE, buildprobe.measure(
+                        self.stack, self.exp.runs[i].backend, self.exp.quick, self.progress.say))
             with deferred_sigint(self.progress, "writing the prediction"):
                 predicting.write(self.folder, self.progress.say)
 
@@ -184,6 +189,8 @@ class Runner:
                 0 if self.exp.quick else 2 * PROBE_PRIME_S) + sum(
                 (len(profile_users) - len(r.load.users)) * r.load.step_seconds
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
+        if self.exp.kind in ("clones", "classic") and buildprobe.due([r.config() for r in runs]):
+            seconds += buildprobe.seconds(self.exp.quick)
         return seconds + changes * JVM_START_S
 
     # ------------------------------------------------------------------ the stack

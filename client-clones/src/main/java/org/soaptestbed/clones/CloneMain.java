@@ -13,7 +13,7 @@ import org.soaptestbed.common.TomcatSettings;
 /**
  * The client tier ("clone"): reads its knobs once ({@link CloneConfig}, TOMCAT_*), starts
  * the Axis2 client runtime and the chosen {@link ClientLifecycle}, builds its clients from
- * the services' WSDLs, serves /invoke, /status and /health on an embedded Tomcat, and
+ * the services' WSDLs, serves /invoke, /status, /probe/build and /health on an embedded Tomcat, and
  * stops gracefully on SIGTERM.
  *
  * <p>Exit status 2: a knob is set to something unusable (the message names it and what is
@@ -51,7 +51,8 @@ public final class CloneMain {
         ConfigurationContext axis2 = axis2Runtime();
         Stats stats = new Stats();
         ClientTimeBean.register(stats, config.mode());     // Prometheus' JMX exporter reads them
-        ClientLifecycle lifecycle = ClientLifecycle.create(config, new ClientFactory(axis2, config, stats));
+        ClientFactory factory = new ClientFactory(axis2, config, stats);
+        ClientLifecycle lifecycle = ClientLifecycle.create(config, factory);
         Identity identity = Identity.current(config.mode());
 
         // The clients are built from the services' WSDLs before the tier listens, so a replica
@@ -62,6 +63,7 @@ public final class CloneMain {
         TomcatServer server = new TomcatServer("clone", tomcat);
         server.addServlet("invoke", new InvokeServlet(config, lifecycle, stats, identity), "/invoke");
         server.addServlet("status", new StatusServlet(config, lifecycle, stats, identity, axis2), "/status");
+        server.addServlet("build-probe", new BuildProbeServlet(config, factory), "/probe/build");
         try {
             server.start(config.describe());
         } catch (Exception e) {

@@ -1,0 +1,157 @@
+package org.soaptestbed.clones;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * {@code POST /probe/build?backend=axis&n=500&threads=2&seconds=10}: builds up to {@code n}
+ * clients of a backend exactly as a per-request client does on every call — its own HTTP
+ * transport, the WSDL fetched and parsed, the stub created — and closes each at once, without
+ * calling the service; on {@code threads} threads, for at most {@code seconds}. What the
+ * prediction model cannot see in a singleton baseline (docs/predict.md): the runner measures
+ * the per-call build's CPU on every tier around this, whatever the clone's own mode.
+ *
+ * <pre>
+ * {"backend", "requested", "built", "failed", "threads", "wall_s", "cpu_s", "build_ms_median",
+ *  "error": the first failure's message, or absent}
+ * </pre>
+ * cpu_s sums the building threads' CPU time. One probe at a time (409 while one runs);
+ * parameters out of range answer 400 naming the range.
+ */
+final class BuildProbeServlet extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+
+    static final int MAX_BUILDS = 5000;
+    static final int MAX_THREADS = 8;
+    static final int MAX_SECONDS = 60;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private final transient CloneConfig config;
+    private final transient ClientFactory factory;
+    private final transient AtomicBoolean running = new AtomicBoolean();
+
+    BuildProbeServlet(CloneConfig config, ClientFactory factory) {
+        this.config = config;
+        this.factory = factory;
+    }
+
+    @Override
+    protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        Backend backend = Backend.find(req.getParameter("backend") == null ? "axis" : req.getParameter("backend"));
+        if (backend == null) {
+            InvokeServlet.send(resp, 400, Map.of("error", "backend must be axis or gsoap"));
+            return;
+        }
+        int n;
+        int threads;
+        int seconds;
+        try {
+            n = bounded(req.getParameter("n"), 100, 1, MAX_BUILDS, "n");
+            threads = bounded(req.getParameter("threads"), 1, 1, MAX_THREADS, "threads");
+            seconds = bounded(req.getParameter("seconds"), 10, 1, MAX_SECONDS, "seconds");
+        } catch (IllegalArgumentException e) {
+            InvokeServlet.send(resp, 400, Map.of("error", e.getMessage()));
+            return;
+        }
+        if (!running.compareAndSet(false, true)) {
+            InvokeServlet.send(resp, 409, Map.of("error", "a build probe is running already"));
+            return;
+        }
+        try {
+            InvokeServlet.send(resp, 200, probe(backend, n, threads, seconds));
+        } finally {
+            running.set(false);
+        }
+    }
+
+    private static int bounded(String value, int dflt, int min, int max, String name) {
+        if (value == null || value.isEmpty()) {
+            return dflt;
+        }
+        int v;
+        try {
+            v = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer from " + min + " to " + max, e);
+        }
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(name + " must be from " + min + " to " + max + ", not " + v);
+        }
+        return v;
+    }
+
+    private Map<String, Object> probe(Backend backend, int n, int threads, int seconds) {
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger built = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        AtomicLong cpu = new AtomicLong();
+        AtomicReference<String> error = new AtomicReference<>();
+        List<Long> walls = Collections.synchronizedList(new ArrayList<>());
+        long start = System.nanoTime();
+        long deadline = start + seconds * 1_000_000_000L;
+        Runnable builder = () -> {
+            while (System.nanoTime() < deadline && next.getAndIncrement() < n) {
+                long c0 = THREADS.getCurrentThreadCpuTime();
+                long t0 = System.nanoTime();
+                HttpTransport transport = new HttpTransport(1, config.soapTimeoutMs(), false);
+                try {
+                    factory.build(backend, transport, true).close();   // closes the transport too
+                    built.incrementAndGet();
+                    walls.add(System.nanoTime() - t0);
+                } catch (ClientFactory.BuildFailed | RuntimeException e) {
+                    transport.close();
+                    failed.incrementAndGet();
+                    error.compareAndSet(null, e.getMessage());
+                }
+                cpu.addAndGet(THREADS.getCurrentThreadCpuTime() - c0);
+            }
+        };
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(builder, "build-probe-" + i);
+            t.setDaemon(true);
+            t.start();
+            workers.add(t);
+        }
+        for (Thread t : workers) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        double wall = (System.nanoTime() - start) / 1e9;
+        List<Long> sorted;
+        synchronized (walls) {
+            sorted = new ArrayList<>(walls);
+        }
+        Collections.sort(sorted);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("backend", backend.label());
+        body.put("requested", n);
+        body.put("built", built.get());
+        body.put("failed", failed.get());
+        body.put("threads", threads);
+        body.put("wall_s", wall);
+        body.put("cpu_s", cpu.get() / 1e9);
+        body.put("build_ms_median", sorted.isEmpty() ? null : sorted.get(sorted.size() / 2) / 1e6);
+        if (error.get() != null) {
+            body.put("error", error.get());
+        }
+        return body;
+    }
+}
