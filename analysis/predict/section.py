@@ -3,9 +3,10 @@
 The prediction is the runner's prediction.json, written after the baseline run(s) and before
 the next run started; without that file (an older folder, or an experiment run another way)
 it is made now from the baseline alone — the same calibration, held-out just the same, but
-not provably written first (`written_before_runs` false). A client per request cannot be
-predicted from a singleton baseline: it is predicted after the fact from its own lowest-load
-step, and marked so (`calibrated_on`). Per configuration:
+not provably written first (`written_before_runs` false). A client per request is predicted
+from the baseline and the runner's client-build probe (build_probe.json); a folder without one
+has it predicted after the fact from its own lowest-load step, marked so (`calibrated_on`).
+Per configuration:
   predicted_max_throughput / measured_max_throughput (median over repeats) and error
   (predicted − measured) / measured; sweep_mae, the mean |error| over the user steps both have;
   the knee (first step within the tolerance of the maximum), predicted and measured, and how

@@ -198,3 +198,72 @@ def test_client_time_rows_come_from_the_clone_status_counters():
     status = {"backends": {"axis": {"client_time": {"calls": 3, "wait_ns": 10, "hold_ns": 20, "hold_cpu_ns": 5}},
                            "gsoap": {"calls": 0}}}
     assert rows("2", status, 12.5) == ["12.500,2,axis,3,10,20,5\n"]
+
+
+def _with_probe(folder, tmp_path, probe: dict):
+    import shutil
+    copy = tmp_path / "with-probe"
+    shutil.copytree(folder, copy)
+    (copy / "prediction.json").unlink(missing_ok=True)
+    (copy / "build_probe.json").write_text(json.dumps(probe))
+    result = load(copy)
+    return result, run_steps(result)
+
+
+PROBE = {"format": 1, "backend": "axis", "probe": {"built": 400}, "build_s_median": 0.0025,
+         "cpu_s_per_build": {"clone": 0.001, "axis": 0.0005, "gsoap": 0.0003, "haproxy": 0.0005,
+                             "front": 0.0, "loadgen": 0.0, "unattributed": 0.0}}
+
+
+def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_build_probe(folder, tmp_path):
+    result, steps = _with_probe(folder, tmp_path, PROBE)
+    p = forecast.predict(result, steps, own_request_steps=False)
+    assert p["not_predicted"] == []
+    req = next(c for c in p["configurations"] if c["runs"] == ["request-c1-a1"])
+    assert "client-build probe" in req["calibrated_on"] and "400 builds" in req["calibrated_on"]
+    m = req["model"]
+    # the baseline's 13 ms a request, all outside any lock, plus the build's 2 ms (the idle
+    # gsoap's figure left out), and no lock
+    assert m["outside"]["host"] == pytest.approx(0.015) and m["inside"] == {} and m["lock_servers"] is None
+    # the build's 2.5 ms wall time less its 2 ms of CPU is a delay on top of the baseline's
+    cal = calibrate(dmod.measure(result, steps))
+    assert m["delay_inside"] == pytest.approx(cal.service_wait + max(cal.residual, 0) + 0.0005)
+    # CPU-bound at 2 cores / 15 ms once enough users are there
+    assert solve_model(model(cal, Config(client_mode="request"), request=forecast.buildcost.request_calibration(
+        cal, forecast.buildcost.read(result.path)[0], dmod.measure(result, steps))), 200).throughput == \
+        pytest.approx(2 / 0.015, rel=0.01)
+
+
+@pytest.mark.parametrize("probe,why", [
+    ({"format": 1, "backend": "axis", "error": "ProbeError: no clone replica with an address to ask"},
+     "the client-build probe failed: ProbeError: no clone replica"),
+    ({**PROBE, "backend": "gsoap"}, "the client-build probe built gsoap clients, the baseline calls axis"),
+])
+def test_without_a_usable_probe_the_client_per_request_is_not_predicted_and_says_why(folder, tmp_path, probe, why):
+    result, steps = _with_probe(folder, tmp_path, probe)
+    p = forecast.predict(result, steps, own_request_steps=False)
+    assert [n["runs"] for n in p["not_predicted"]] == [["request-c1-a1"]]
+    assert why in p["not_predicted"][0]["why"] and "singleton baseline never does" in p["not_predicted"][0]["why"]
+
+
+def test_the_cli_predicts_a_client_per_request_with_the_probe(folder, tmp_path):
+    result, _ = _with_probe(folder, tmp_path, PROBE)
+    out = subprocess.run(ROOT_PY + [str(result.path), "--client-mode", "request", "--users", "200", "--json",
+                                    "-o", str(tmp_path / "r.png")], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["throughput"]["200"] == pytest.approx(2 / 0.015, rel=0.01)
+
+
+def test_the_build_probe_takes_each_tiers_idle_rate_off_its_cpu_per_build():
+    from testbed.run.buildprobe import due, per_build
+    # readings: (monotonic s, CPU s per tier, host busy s); 2 s idle, then 100 builds in 4 s
+    idle = (0.0, {"clone": 10.0, "axis": 5.0}, 100.0)
+    start = (2.0, {"clone": 10.2, "axis": 5.0}, 100.4)      # clone idles at 0.1 core; 0.2 s unattributed
+    end = (6.0, {"clone": 11.4, "axis": 5.3}, 103.0)
+    cpu = per_build(idle, start, end, 100)
+    assert cpu["clone"] == pytest.approx((1.2 - 0.4) / 100)
+    assert cpu["axis"] == pytest.approx(0.3 / 100)
+    # host 2.6 s busy less the tiers' 1.5 s, less the rest's idle 0.1 s/s x 4 s
+    assert cpu["unattributed"] == pytest.approx((2.6 - 1.5 - 0.4) / 100)
+    assert due([{"kind": "clones", "client_mode": "singleton"}, {"kind": "clones", "client_mode": "request"}])
+    assert not due([{"kind": "clones", "client_mode": "pool"}, {"kind": "segments", "client_mode": "request"}])

@@ -2,10 +2,13 @@
 whether concurrent calls are serialized (singleton) or not (pool)."""
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -126,3 +129,37 @@ def test_client_time_shows_the_singleton_lock_held_for_the_call_and_waited_for(c
     assert wait == pytest.approx(hold * (CONCURRENT - 1) / 2, rel=0.35)
     cpu = (after["hold_cpu_ns"] - before["hold_cpu_ns"]) / calls / 1e9
     assert 0 < cpu < hold
+
+
+def post_probe(clone, query: str) -> tuple[int, dict]:
+    req = urllib.request.Request(f"{clone.base}/probe/build?{query}", data=b"", method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+@pytest.mark.parametrize("backend", ["axis", "gsoap"])
+def test_the_build_probe_builds_clients_as_a_call_per_request_does_and_keeps_none(clone_request, backend):
+    before = clone_request.status()
+    code, body = post_probe(clone_request, f"backend={backend}&n=6&threads=2&seconds=30")
+    assert code == 200, body
+    assert body["built"] == 6 and body["failed"] == 0 and body["threads"] == 2 and "error" not in body
+    assert body["cpu_s"] > 0 and 0 < body["build_ms_median"] <= body["wall_s"] * 1e3
+    after = clone_request.status()
+    # each build fetched and parsed the WSDL, and was closed: nothing left open or registered
+    assert after["backends"][backend]["wsdl_loads"] == before["backends"][backend]["wsdl_loads"] + 6
+    assert after["backends"][backend]["clients_open"] == 0 and after["axis2_services"] == 0
+    assert after["calls"] == before["calls"]          # no service call was made
+
+
+@pytest.mark.parametrize("query,message", [
+    ("backend=nope", "backend must be axis or gsoap"),
+    ("n=0", "n must be from 1 to 5000, not 0"),
+    ("threads=9", "threads must be from 1 to 8, not 9"),
+    ("seconds=x", "seconds must be an integer from 1 to 60"),
+])
+def test_the_build_probe_refuses_parameters_out_of_range_naming_it(clone_request, query, message):
+    code, body = post_probe(clone_request, query)
+    assert code == 400 and message in body["error"]
