@@ -89,16 +89,15 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     prediction = json.loads((folder / "prediction.json").read_text())
     second = json.loads((folder / "runs" / "singleton-c1-a2-r0" / "run.json").read_text())
     assert prediction["calibrated_on"] == ["singleton-c1-a1-r0"] and prediction["written"] < second["started"]
-    # the client per request too: its client build was probed on the baseline's stack first
-    probe = json.loads((folder / "build_probe.json").read_text())
-    assert "error" not in probe and probe["probe"]["built"] > 0 and probe["cpu_s_per_build"]["clone"] > 0
-    assert probe["written"] < prediction["written"]
-    request = next(c for c in prediction["configurations"] if c["runs"] == ["request-c1-a1-r0"])
-    assert "client-build probe" in request["calibrated_on"] and request["predicted_max_throughput"] > 0
     p = summary["prediction"]
-    assert {tuple(c["runs"]) for c in p["configurations"]} >= {("singleton-c1-a2-r0",), ("singleton-c2-a1-r0",),
-                                                                ("request-c1-a1-r0",)}
+    assert {tuple(c["runs"]) for c in p["configurations"]} >= {("singleton-c1-a2-r0",), ("singleton-c2-a1-r0",)}
     assert all(c["agree"] for c in p["configurations"] if c["agree"] is not None)
+    # the client-build probe the runner makes before a per-request run (--quick has no room for
+    # that run in its 2 minutes): on this stack as the run left it, with its CPU read per tier
+    from testbed.run import buildprobe
+    probe = buildprobe.measure(experiment_stack, "axis", True, lambda _: None)
+    assert "error" not in probe, probe["error"]
+    assert probe["probe"]["built"] > 0 and probe["probe"]["failed"] == 0 and probe["cpu_s_per_build"]["clone"] > 0
 
 
 @pytest.mark.xdist_group("quick-calibration")     # in parallel with the other runs, on a stack of its own
