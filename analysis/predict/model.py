@@ -45,8 +45,9 @@ class Model:
     """pools -- CPU pool -> cores; outside / inside -- pool -> seconds of CPU per request
     outside / inside the lock; delay_inside / delay_outside -- seconds of pure waiting per
     request inside / outside the lock; lock_servers -- holders of the client tier's locks in
-    all (inf: no lock); clones -- the queues they are split into (HAProxy leastconn picks
-    one); think_time -- Z, s; concurrency -- requests admitted at once (inf: no cap)."""
+    all (inf: no lock), in one queue; clones -- the client tier's replicas they are on (the
+    simulation can give each its own queue, as HAProxy's leastconn does: simulate.py);
+    think_time -- Z, s; concurrency -- requests admitted at once (inf: no cap)."""
 
     pools: dict[str, float]
     outside: dict[str, float]

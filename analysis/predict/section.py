@@ -60,7 +60,7 @@ def _checks(folder: Path, configs: list[dict]) -> dict:
     for c in configs:
         m = c["model"]
         for pt in c["points"]:
-            key = hashlib.sha256(json.dumps([m, pt["users"], check.REQUESTS], sort_keys=True).encode()).hexdigest()[:16]
+            key = hashlib.sha256(json.dumps([m, pt["users"], check.REQUESTS, check.DISPATCH], sort_keys=True).encode()).hexdigest()[:16]
             keyed.append((key, c, pt))
     todo = {key: (Model(**{k: (float("inf") if v is None and k in ("lock_servers", "concurrency") else v)
                            for k, v in c["model"].items()}), pt)

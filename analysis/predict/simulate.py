@@ -2,13 +2,15 @@
 analytic solution: the same users, think time, CPU pools, locks and latencies, simulated
 request by request.
 
-What the simulation has that the analytic solution approximates: each clone's lock is its own
-queue (HAProxy's leastconn sends a request to the clone with the fewest requests in it), a
-request holds its lock while its CPU work inside the lock queues on the shared CPU, and CPU
+What the simulation has that the analytic solution approximates: a request holds its lock
+while its CPU work inside the lock queues on the shared CPU, and CPU
 pools are processor-sharing with c cores (each request runs at min(1, c/n) of a core with n
 requests in the pool). Times are exponential with the model's means (the analytic solution
 assumes exponential service; `deterministic_delays=True` makes the pure waits constant, as the
-service's wait really is, to show how much that matters).
+service's wait really is, to show how much that matters). The lock servers form one queue, as
+in the model (`dispatch="shared"`, what the check uses); `dispatch="leastconn"` gives each
+clone its own queue instead and sends a request to the clone with the fewest requests in it, as
+HAProxy's leastconn does — what the model's one queue leaves out (docs/predict.md).
 
 Throughput and response time are measured after a warm-up, over `batches` batches; the half
 width of their 95 % interval (t over batch means) comes with them.
@@ -94,17 +96,21 @@ PILOT_MAX_S = 256.0
 
 
 def simulate(m: Model, users: int, seed: int = 1, min_requests: int = 40000, batches: int = 20,
-             deterministic_delays: bool = False) -> SimResult:
+             deterministic_delays: bool = False, dispatch: str = "shared") -> SimResult:
     """Simulate `users` users cycling through the model's phases (Model.phases) until about
-    `min_requests` requests have completed after a warm-up of a fifth of that."""
+    `min_requests` requests have completed after a warm-up of a fifth of that; dispatch: the
+    lock servers' queue ("shared": one, as the model; "leastconn": one per clone)."""
+    if dispatch not in ("shared", "leastconn"):
+        raise ValueError(f"dispatch: shared or leastconn, not {dispatch!r}")
     rng = random.Random(seed)
     env = simpy.Environment()
     pools = {p: PsPool(env, c) for p, c in m.pools.items()}
     phases = m.phases()
     locked = [i for i, p in enumerate(phases) if p.locked]
     first_l, last_l = (locked[0], locked[-1]) if locked else (-1, -1)
-    per_clone = int(m.lock_servers // m.clones) if locked else 0
-    locks = [simpy.Resource(env, capacity=per_clone) for _ in range(m.clones)] if locked else []
+    queues = m.clones if dispatch == "leastconn" else 1
+    per_queue = int(m.lock_servers // queues) if locked else 0
+    locks = [simpy.Resource(env, capacity=per_queue) for _ in range(queues)] if locked else []
     in_clone = [0] * len(locks)
     admit = simpy.Resource(env, capacity=int(m.concurrency)) if m.concurrency != INF else None
     finished: list[tuple[float, float]] = []      # (when, response time)
@@ -123,7 +129,7 @@ def simulate(m: Model, users: int, seed: int = 1, min_requests: int = 40000, bat
                 if admit is not None and slot is None:
                     slot = admit.request()
                     yield slot
-                if i == first_l:                   # leastconn: the clone with the fewest requests
+                if i == first_l:                   # leastconn: the clone with the fewest requests (shared: the one queue)
                     clone = min(range(len(locks)), key=lambda k: (in_clone[k], rng.random()))
                     in_clone[clone] += 1
                     held = locks[clone].request()
