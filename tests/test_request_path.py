@@ -30,6 +30,13 @@ def clones(stack, path: str) -> requests.Response:
     return requests.get(f"http://127.0.0.1:{stack.cfg.clones_port}{path}", timeout=60)
 
 
+def test_the_clones_build_probe_is_refused_through_haproxy(stack):
+    # the runner asks one replica directly; through the load's entry it would be anyone's
+    r = requests.post(f"http://127.0.0.1:{stack.cfg.clones_port}/probe/build?n=1", timeout=60)
+    assert r.status_code == 403 and "forbidden" in r.text.lower()
+    assert clones(stack, "/status").status_code == 200
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
 def test_each_segment_path_shows_exactly_the_segments_that_ran(stack, k):
     r = web(stack, f"/seg/{k}")
