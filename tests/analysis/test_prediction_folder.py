@@ -254,6 +254,15 @@ def test_the_cli_predicts_a_client_per_request_with_the_probe(folder, tmp_path):
     assert json.loads(out.stdout)["throughput"]["200"] == pytest.approx(2 / 0.015, rel=0.01)
 
 
+def test_the_build_probe_ends_once_two_rounds_agree():
+    from testbed.run.buildprobe import seconds, settled
+    assert not settled(None, {"clone": 0.001})
+    assert not settled({"clone": 0.00183, "axis": 0.0004}, {"clone": 0.0011, "axis": 0.0004})   # still compiling
+    assert settled({"clone": 0.00112, "axis": 0.0004}, {"clone": 0.0011, "axis": 0.00038})
+    assert not settled({"clone": 0.0}, {"clone": 0.0})
+    assert seconds(quick=False) == 3 + 5 * 8 and seconds(quick=True) == 1 + 2 * 3
+
+
 def test_the_build_probe_takes_each_tiers_idle_rate_off_its_cpu_per_build():
     from testbed.run.buildprobe import due, per_build
     # readings: (monotonic s, CPU s per tier, host busy s); 2 s idle, then 100 builds in 4 s
@@ -265,5 +274,8 @@ def test_the_build_probe_takes_each_tiers_idle_rate_off_its_cpu_per_build():
     assert cpu["axis"] == pytest.approx(0.3 / 100)
     # host 2.6 s busy less the tiers' 1.5 s, less the rest's idle 0.1 s/s x 4 s
     assert cpu["unattributed"] == pytest.approx((2.6 - 1.5 - 0.4) / 100)
+    # a round that began later than the idle window's end: its own start reading
+    later = (3.0, {"clone": 10.3, "axis": 5.0}, 100.6)
+    assert per_build(idle, start, end, 100, start=later)["clone"] == pytest.approx((1.1 - 0.3) / 100)
     assert due([{"kind": "clones", "client_mode": "singleton"}, {"kind": "clones", "client_mode": "request"}])
     assert not due([{"kind": "clones", "client_mode": "pool"}, {"kind": "segments", "client_mode": "request"}])

@@ -6,12 +6,14 @@ singleton baseline never does, so the prediction model cannot see that cost in i
 experiment plans a per-request run, the runner — right after the baseline, before it writes
 the prediction — asks a clone to build clients the way per-request mode does, without calling
 the service (`POST /probe/build` of client-clones' BuildProbeServlet), and reads every tier's
-CPU around it: a warm-up it does not count (the build path's JIT), an idle window (each
-tier's CPU without load), then the measured builds. Per build and tier:
-(CPU during the builds − idle rate × their duration) / builds; "unattributed" is the host's busy
-CPU that no sampled process used, corrected the same way. A probe that cannot be made (no
-clone URL, the clone refuses, nothing built) is written with its reason: the prediction then
-lists the per-request client as not predicted, as before.
+CPU around it: an idle window first (each tier's CPU without load), then rounds of builds until
+the CPU per build settles — two rounds in a row within SETTLED of each other, the build path's
+JIT done (a fresh clone compiled for 15-20 s: results/clones-20261128-223608, 1.83 ms of clone
+CPU a build after a fixed 10 s warm-up, 1.0 ms of it on the building threads) — the last round
+being the measurement. Per build and tier: (CPU during the round − idle rate × its duration) /
+builds; "unattributed" is the host's busy CPU that no sampled process used, corrected the same
+way. A probe that cannot be made (no clone URL, the clone refuses, nothing built) is written
+with its reason: the prediction then lists the per-request client as not predicted.
 """
 from __future__ import annotations
 
@@ -25,8 +27,9 @@ from testbed.cpu_clock import CpuClock, host_cpu_seconds
 
 FORMAT = 1
 THREADS = 2
-WARM_S, IDLE_S, MEASURE_S = 10, 3, 10
-QUICK_WARM_S, QUICK_IDLE_S, QUICK_MEASURE_S = 3, 1, 3
+IDLE_S, ROUND_S, MAX_ROUNDS = 3, 5, 8
+QUICK_IDLE_S, QUICK_ROUND_S, QUICK_MAX_ROUNDS = 1, 2, 3
+SETTLED = 0.10               # two rounds' CPU per build (all tiers) within 10 %: warm
 MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
 
 
@@ -35,9 +38,14 @@ def due(configs: list[dict]) -> bool:
     return any(c.get("kind") in (None, "clones") and c.get("client_mode") == "request" for c in configs)
 
 
+def _plan(quick: bool) -> tuple[int, int, int]:
+    return (QUICK_IDLE_S, QUICK_ROUND_S, QUICK_MAX_ROUNDS) if quick else (IDLE_S, ROUND_S, MAX_ROUNDS)
+
+
 def seconds(quick: bool) -> float:
-    """How long the probe takes (for the experiment's estimate)."""
-    return (QUICK_WARM_S + QUICK_IDLE_S + QUICK_MEASURE_S) if quick else (WARM_S + IDLE_S + MEASURE_S)
+    """The longest the probe takes (for the experiment's estimate)."""
+    idle, round_s, rounds = _plan(quick)
+    return idle + round_s * rounds
 
 
 def _post(url: str, backend: str, secs: int) -> dict:
@@ -64,53 +72,75 @@ def _read(clock: CpuClock, targets) -> tuple[float, dict[str, float], float]:
     return time.monotonic(), per, host_cpu_seconds()[0]
 
 
-def per_build(idle: tuple, start: tuple, end: tuple, built: int) -> dict[str, float]:
-    """Seconds of CPU per build of each tier and 'unattributed' from three readings (before the
-    idle window, before the builds, after them), each tier's idle rate taken off."""
-    (t0, c0, h0), (t1, c1, h1), (t2, c2, h2) = idle, start, end
-    idle_dt, dt = max(t1 - t0, 1e-9), max(t2 - t1, 1e-9)
+def per_build(idle: tuple, idle_end: tuple, end: tuple, built: int, start: tuple | None = None) -> dict[str, float]:
+    """Seconds of CPU per build of each tier and 'unattributed' from the readings before and after
+    the idle window and after the builds (which began at `start`, else right after the idle
+    window), each tier's idle rate taken off."""
+    (t0, c0, h0), (t1, c1, h1) = idle, idle_end
+    ts, cs, hs = start or idle_end
+    t2, c2, h2 = end
+    idle_dt, dt = max(t1 - t0, 1e-9), max(t2 - ts, 1e-9)
     out: dict[str, float] = {}
     for tier in c2:
-        if tier in c1 and tier in c0:
+        if tier in cs and tier in c1 and tier in c0:
             rate = (c1[tier] - c0[tier]) / idle_dt
-            out[tier] = max((c2[tier] - c1[tier]) - rate * dt, 0.0) / built
+            out[tier] = max((c2[tier] - cs[tier]) - rate * dt, 0.0) / built
 
     def rest(ca, cb, ha, hb):
         return (hb - ha) - sum(cb[t] - ca[t] for t in cb if t in ca)
     rate = rest(c0, c1, h0, h1) / idle_dt
-    out["unattributed"] = max(rest(c1, c2, h1, h2) - rate * dt, 0.0) / built
+    out["unattributed"] = max(rest(cs, c2, hs, h2) - rate * dt, 0.0) / built
     return out
+
+
+def settled(previous: dict[str, float] | None, now: dict[str, float]) -> bool:
+    """Two rounds' CPU per build, summed over the tiers, within SETTLED of each other."""
+    if previous is None:
+        return False
+    a, b = sum(previous.values()), sum(now.values())
+    return b > 0 and abs(a - b) <= SETTLED * b
 
 
 def measure(stack, backend: str, quick: bool, say) -> dict:
     """The probe's figures (written to build_probe.json by the runner); 'error' when it could
     not be made."""
-    warm, idle, secs = ((QUICK_WARM_S, QUICK_IDLE_S, QUICK_MEASURE_S) if quick else (WARM_S, IDLE_S, MEASURE_S))
+    idle, round_s, max_rounds = _plan(quick)
     out: dict = {"format": FORMAT, "backend": backend, "threads": THREADS, "written": None}
     try:
         clones = [r for r in stack.status().get("replicas", []) if r.get("tier") == "clone" and r.get("url")]
         if not clones:
             raise ProbeError("no clone replica with an address to ask")
         url = clones[0]["url"]
-        say(f"  client-build probe: clone-{clones[0].get('replica')} builds {backend} clients as a client "
-            f"per request does, {warm} s warm-up, {idle} s idle, {secs} s measured")
-        warmed = _post(url, backend, warm)
+        say(f"  client-build probe: clone-{clones[0].get('replica')} builds {backend} clients as a client per "
+            f"request does, in rounds of {round_s} s until their CPU per build settles (at most {max_rounds})")
         targets = stack.cpu_targets()
         clock = CpuClock()
         r0 = _read(clock, targets)
         time.sleep(idle)
         r1 = _read(clock, targets)
-        body = _post(url, backend, secs)
-        r2 = _read(clock, targets)
-        built = int(body.get("built") or 0)
-        if not built:
-            raise ProbeError(f"no client built ({body.get('failed')} failed: {body.get('error')})")
-        cpu = per_build(r0, r1, r2, built)
-        out.update(warm_up=warmed, probe=body, cpu_s_per_build=cpu, wall_s=r2[0] - r1[0],
-                   builds_per_s=built / max(r2[0] - r1[0], 1e-9),
-                   build_s_median=(body.get("build_ms_median") or 0) / 1e3)
-        shown = ", ".join(f"{t} {v * 1e3:.2f}" for t, v in sorted(cpu.items()) if v > 0)
-        say(f"  client-build probe: {built} built in {r2[0] - r1[0]:.1f} s; CPU ms per build: {shown}")
+        rounds: list[dict] = []
+        previous = None
+        for _ in range(max_rounds):
+            a = _read(clock, targets)
+            body = _post(url, backend, round_s)
+            b = _read(clock, targets)
+            built = int(body.get("built") or 0)
+            if not built:
+                raise ProbeError(f"no client built ({body.get('failed')} failed: {body.get('error')})")
+            cpu = per_build(r0, r1, b, built, start=a)
+            rounds.append({"probe": body, "cpu_s_per_build": cpu, "wall_s": b[0] - a[0]})
+            if settled(previous, cpu):
+                break
+            previous = cpu
+        last = rounds[-1]
+        out.update(rounds=rounds, settled=len(rounds) > 1 and settled(rounds[-2]["cpu_s_per_build"],
+                                                                      last["cpu_s_per_build"]),
+                   probe=last["probe"], cpu_s_per_build=last["cpu_s_per_build"], wall_s=last["wall_s"],
+                   builds_per_s=last["probe"]["built"] / max(last["wall_s"], 1e-9),
+                   build_s_median=(last["probe"].get("build_ms_median") or 0) / 1e3)
+        shown = ", ".join(f"{t} {v * 1e3:.2f}" for t, v in sorted(last["cpu_s_per_build"].items()) if v > 0)
+        say(f"  client-build probe: {len(rounds)} round(s){'' if out['settled'] else ', not settled'}; the last "
+            f"{last['probe']['built']} built in {last['wall_s']:.1f} s; CPU ms per build: {shown}")
     except (ProbeError, OSError, KeyError, ValueError) as e:
         out["error"] = f"{type(e).__name__}: {e}"[:300]
         say(f"  client-build probe: none ({out['error']})"[:200])
