@@ -158,7 +158,8 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
     return {"format": FORMAT, "written": time.time(), "calibrated_on": d.baseline_runs, "tolerance": tol,
             "demands": d.to_json(), "calibration": cal.to_json(),
             "usl": dict(zip(("lambda", "sigma", "kappa"), usl_params)) if usl_params else None,
-            "configurations": configs, "not_predicted": skipped}
+            "configurations": configs, "not_predicted": skipped,
+            "build_probe": probe.to_json() if probe is not None else None}
 
 
 def runs_named(result, ids: tuple[str, ...] | None) -> list | None:

@@ -50,6 +50,14 @@ def view(p: dict | None) -> dict | None:
                "the service counted outside the lock instead)"),
         _value("residual latency outside the lock", cal.get("residual_outside_s", 0.0) * 1e3,
                "fitted: cycle time N/X − lock wait − holding time − CPU outside")]
+    probe = p.get("build_probe")
+    if probe:
+        src = (f"per call of a client per request, added to the baseline's: the client-build probe "
+               f"({probe['builds']} builds, build_probe.json)")
+        demands += [_value(f"client build: {t} CPU", v * 1e3, src)
+                    for t, v in sorted(probe["cpu_s_per_build"].items()) if v > 0]
+        demands.append(_value("client build: median wall time", probe["build_s_median"] * 1e3,
+                              "its part not on that CPU is a latency of the call"))
     rows = []
     for c in p["configurations"]:
         before = None if not c["measured_runs"] or c["baseline"] else c["written_before_runs"]

@@ -218,7 +218,7 @@ PROBE = {"format": 1, "backend": "axis", "probe": {"built": 400}, "build_s_media
 def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_build_probe(folder, tmp_path):
     result, steps = _with_probe(folder, tmp_path, PROBE)
     p = forecast.predict(result, steps, own_request_steps=False)
-    assert p["not_predicted"] == []
+    assert p["not_predicted"] == [] and p["build_probe"]["builds"] == 400
     req = next(c for c in p["configurations"] if c["runs"] == ["request-c1-a1"])
     assert "client-build probe" in req["calibrated_on"] and "400 builds" in req["calibrated_on"]
     m = req["model"]
@@ -232,6 +232,18 @@ def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_buil
     assert solve_model(model(cal, Config(client_mode="request"), request=forecast.buildcost.request_calibration(
         cal, forecast.buildcost.read(result.path)[0], dmod.measure(result, steps))), 200).throughput == \
         pytest.approx(2 / 0.015, rel=0.01)
+
+
+def test_the_reports_demand_table_shows_the_client_builds_cost(folder, tmp_path):
+    from analysis.report import regenerate
+    result, _ = _with_probe(folder, tmp_path, PROBE)
+    written = regenerate(result.path, tmp_path / "report")
+    s = json.loads(written["summary.json"].read_text())
+    assert s["prediction"]["build_probe"]["cpu_s_per_build"]["clone"] == pytest.approx(0.001)
+    html = written["report.html"].read_text()
+    assert "client build: clone CPU" in html and "client build: median wall time" in html
+    assert "the client-build probe (400 builds, build_probe.json)" in html
+    assert "Not predicted: request" not in html
 
 
 @pytest.mark.parametrize("probe,why", [
