@@ -109,13 +109,20 @@ def test_calibration_quick_run_compares_derived_with_configured_demands(experime
     serial = {g["segment"]: g for g in series["serial"]["segments"]}
     # expected values are the configured demands: 10 ms under one lock -> 100/s
     assert serial[2]["expected"] == pytest.approx(100.0) and serial[3]["expected"] == pytest.approx(100.0)
-    for k in (2, 3):               # derived from measurements: near, on any machine
-        assert serial[k]["derived"] == pytest.approx(serial[k]["expected"], rel=0.25)
+    # derived from measurements: near, where the paths had the host; beside the other workers'
+    # runs (ci32: path 1 at 333/s [111-556] with other programs at 82 % of the host, T(2) +32 %)
+    # the finding says it is not testable here, with the cause
+    found = {f["key"]: f for f in summary["findings"]}
+    if found["calibration_serial"]["verdict"] == "not testable on this host":
+        assert "other programs used" in found["calibration_serial"]["why"]
+    else:
+        for k in (2, 3):
+            assert serial[k]["derived"] == pytest.approx(serial[k]["expected"], rel=0.25)
     # different resources: the bottleneck law, not the serial sum, predicts path 5 -- where the
     # runs had the host to themselves; beside the other workers' runs on two cores (a CI
     # rehearsal: other programs at 48-79 % of the host at the plateaus, path 5 between the laws)
     # the finding says it is not testable here, with the cause, never "does not hold"
-    found = {f["key"]: f for f in summary["findings"]}["calibration_parallel"]
+    found = found["calibration_parallel"]
     if found["verdict"] == "not testable on this host":
         assert "other programs used" in found["why"]
     else:
