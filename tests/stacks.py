@@ -4,6 +4,7 @@ conftest.py, so `from conftest import` would be ambiguous."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -83,18 +84,46 @@ def _lock_slot(base: int):
     return f
 
 
+def _slots_per_process(slots: int) -> int:
+    """How many slots one test process takes before it uses its own again: an equal share of
+    the range among the suite's parallel workers (PYTEST_XDIST_WORKER_COUNT), at least two --
+    so that no worker, having made more stacks than the others, leaves another none at all."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    return max(2, slots // max(1, workers))
+
+
 def replica_port_base() -> int:
-    """A replica port range of the stack's own: the first SLOT-port slot from
-    TESTBED_TEST_PORT_BASE (default 20000: above free_port's range and a user's stack at 19000)
-    that no stack of this session took, no other test process holds (its lock file) and whose
-    ports are all free now, below the ephemeral range unless TESTBED_TEST_PORT_BASE already
-    starts in it; when none is left, one this process took before whose ports are all free again.
-    Parallel workers (pytest -n) so never share a slot."""
-    from testbed import portplan
+    """A replica port range of the stack's own: a SLOT-port slot from TESTBED_TEST_PORT_BASE
+    (default 20000: above free_port's range and a user's stack at 19000), below the ephemeral
+    range unless TESTBED_TEST_PORT_BASE already starts in it. A slot is this process's once it
+    holds the slot's lock file, and only while all its ports are free is it taken: so parallel
+    workers (pytest -n) never share one. Until it holds its share of the range
+    (_slots_per_process) a process takes a new slot; then one of its own whose stack is gone
+    (every port free again, the one taken longest ago first); then a new one after all (its
+    stacks all still run); if none is free, it waits for one (TESTBED_TEST_SLOT_WAIT seconds,
+    default 300: a stack just stopped may hold its ports a few seconds)."""
     start = int(os.environ.get("TESTBED_TEST_PORT_BASE", "20000"))
     low = _ephemeral_low()
     end = low if start + SLOT <= low else 65536
-    for base in range(start, end - SLOT + 1, SLOT):
+    bases = range(start, end - SLOT + 1, SLOT)
+    share = _slots_per_process(len(bases))
+    deadline = time.monotonic() + float(os.environ.get("TESTBED_TEST_SLOT_WAIT", "300"))
+    while True:
+        base = (_new_slot(bases) if len(_bases_taken) < share else None) \
+            or _own_slot_again() or _new_slot(bases)
+        if base is not None:
+            return base
+        if time.monotonic() >= deadline:
+            pytest.fail(f"no free {SLOT}-port slot for a test stack between {start} and {end} "
+                        f"(this process holds {sorted(_bases_taken)}, other test processes the rest "
+                        f"of {SLOT_LOCKS}): stop what holds them or set TESTBED_TEST_PORT_BASE")
+        time.sleep(1.0)
+
+
+def _new_slot(bases) -> int | None:
+    """A slot no process of the machine holds, every port of it free now; taken (locked)."""
+    from testbed import portplan
+    for base in bases:
         if base in _bases_taken:
             continue
         lock = _lock_slot(base)
@@ -104,15 +133,18 @@ def replica_port_base() -> int:
             _bases_taken[base] = lock
             return base
         lock.close()
-    # every slot below the ephemeral range was taken (twelve from 20000 where the range starts
-    # at 32768; a suite on four workers makes more stacks than that): one of this process's own
-    # slots whose stack is gone, every port free again, the one taken longest ago first
+    return None
+
+
+def _own_slot_again() -> int | None:
+    """One of this process's own slots whose stack is gone (every port free again), the one
+    taken longest ago first; it becomes the most recently taken."""
+    from testbed import portplan
     for base in list(_bases_taken):
         if all(procs.port_free(p) for p in portplan.stack_ports(base)):
-            _bases_taken[base] = _bases_taken.pop(base)      # now the most recently taken
+            _bases_taken[base] = _bases_taken.pop(base)
             return base
-    pytest.fail(f"no free {SLOT}-port slot for a test stack between {start} and {end}: stop what holds "
-                f"them or set TESTBED_TEST_PORT_BASE")
+    return None
 
 
 def make_stack_config(name: str, knobs: dict[str, str] | None = None):

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from testbed import cli, testcmd
 
 
@@ -82,6 +84,44 @@ def test_when_every_slot_was_taken_a_slot_of_this_process_whose_stack_is_gone_is
             assert stacks.replica_port_base() == second
         assert stacks.replica_port_base() == first        # free again, and taken longest ago
         assert list(stacks._bases_taken) == [second, first]
+    finally:
+        for lock in stacks._bases_taken.values():
+            lock.close()
+
+
+def test_a_process_with_its_share_of_slots_takes_its_own_again_before_a_new_one(tmp_path, monkeypatch):
+    """Workers keep their slots' locks while they run: a worker that took more than its share
+    of the range left another none at all (CI, 2026-11-28: 'no free 1000-port slot'). Past its
+    share a process uses one of its own slots again, a new one only while all of its own still
+    listen, and fails naming what it holds once none is free within TESTBED_TEST_SLOT_WAIT."""
+    import socket
+    from contextlib import ExitStack
+    import stacks
+    from testbed import portplan
+    monkeypatch.setattr(stacks, "SLOT_LOCKS", tmp_path)
+    monkeypatch.setattr(stacks, "_bases_taken", {})
+    monkeypatch.setenv("TESTBED_TEST_PORT_BASE", "62000")
+    monkeypatch.setattr(stacks, "_ephemeral_low", lambda: 65000)      # three slots: 62000, 63000, 64000
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")              # a share of two (at least two)
+    monkeypatch.setenv("TESTBED_TEST_SLOT_WAIT", "0")
+
+    def listen_on(stack, base):
+        s = stack.enter_context(socket.socket())
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", min(portplan.stack_ports(base))))
+        s.listen()
+
+    try:
+        first, second = stacks.replica_port_base(), stacks.replica_port_base()
+        assert (first, second) == (62000, 63000)
+        assert stacks.replica_port_base() == first           # its own again, not 64000
+        with ExitStack() as running:
+            listen_on(running, first)
+            listen_on(running, second)
+            assert stacks.replica_port_base() == 64000       # its own both listen: a new one
+            listen_on(running, 64000)
+            with pytest.raises(pytest.fail.Exception, match=r"this process holds \[62000, 63000, 64000\]"):
+                stacks.replica_port_base()
     finally:
         for lock in stacks._bases_taken.values():
             lock.close()
