@@ -55,6 +55,11 @@ def read(folder: Path) -> tuple[BuildCost | None, str | None]:
                      float(data.get("build_s_median") or 0.0), built), None
 
 
+def usable(cost: BuildCost | None, d: Demands) -> bool:
+    """A probe of the calls the baseline made (a probe of the other backend says nothing of them)."""
+    return cost is not None and cost.backend == d.backend
+
+
 def request_calibration(cal: Calibrated, cost: BuildCost, d: Demands) -> Calibrated:
     """The baseline's calibration with every CPU outside the lock plus the build's, per pool,
     and the build's off-CPU time added to the latency (a per-request model has no lock)."""

@@ -165,7 +165,7 @@ def _request_calibration(result, steps, d: dmod.Demands, cal):
     lowest step of a request run of the folder, else None."""
     from analysis.predict.forecast import _request_calibration as rc, config_of
     probe, _ = buildcost.read(result.path)
-    if probe is not None and probe.backend == d.backend:
+    if buildcost.usable(probe, d):
         return buildcost.request_calibration(cal, probe, d)
     runs = [r for r in result.runs if config_of(r.meta).client_mode == "request"]
     if not runs:

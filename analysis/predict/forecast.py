@@ -131,7 +131,7 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
                  "baseline": dmod.is_baseline(item["meta"])}
         seen[key] = entry
         request_cal, source = None, "baseline"
-        if cfg.client_mode == "request" and probe is not None and probe.backend == d.backend:
+        if cfg.client_mode == "request" and buildcost.usable(probe, d):
             request_cal = buildcost.request_calibration(cal, probe, d)
             source = f"the baseline and the client-build probe ({buildcost.FILE}: {probe.builds} builds)"
         elif cfg.client_mode == "request":
