@@ -22,7 +22,8 @@ def _cpu_source(f: dict | None, fit_runs: list[str] | None = None) -> str:
     if f and f.get("resolved"):
         whose = f" (the baseline's and {_runs_text(fit_runs)}'s)" if fit_runs else ""
         return (f"per request: D of U = U0 + D·X over {f['steps']} steps{whose} ({f['span']:.1f}x in "
-                f"throughput); background U0 {f['u0_cores']:.3f} cores taken off the pool")
+                f"throughput); background U0 {f['u0_cores']:.3f} cores taken off the pool"
+                + (f" — {f['note']}" if f.get("note") else ""))
     return "per request, D = U / X" + (f" ({f['why'].rsplit(';', 1)[0]})" if f and f.get("why") else "")
 
 
