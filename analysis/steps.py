@@ -228,6 +228,18 @@ def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: 
                                       f"{settings.loadgen_cpu_saturation_pct:.0f}% of one core")
 
 
+def first_step(steps: list[StepSample]) -> list[StepSample]:
+    """A calibration step's first valid step (the one its plan always had: what the service
+    wait is chosen from, cli/testbed/run/costs.py), as a list (empty: none)."""
+    return [s for s in steps if s.valid and s.throughput][:1]
+
+
+def warm_step(steps: list[StepSample]) -> list[StepSample]:
+    """A calibration step's last valid step, its warmest (a fresh JVM's CPU per request still
+    falls for a minute after its prime), as a list (empty: none)."""
+    return [s for s in steps if s.valid and s.throughput][-1:]
+
+
 def of_run(run, settings: Settings) -> list[StepSample]:
     """compute() of a loaded run (analysis.folder.Run: its meta, history and CPU samples)."""
     return compute(run.meta, run.history, run.cpu, settings)

@@ -29,7 +29,7 @@ from scipy import stats as sps
 from analysis import bottleneck as bmod
 from analysis.folder import CALIBRATION_DIR, RUN_FILE, ResultFolder, load_run
 from analysis.predict import cpufit
-from analysis.steps import StepSample
+from analysis.steps import StepSample, warm_step
 
 CLIENT_TIME_FILE = "client_time.csv"
 SERVICES = ("axis", "gsoap")
@@ -243,6 +243,14 @@ def same_path_runs(result: ResultFolder, baseline_meta: dict) -> list:
             + [r for r in calibration_runs(result) if same(r)])
 
 
+def _fit_steps(run, steps: dict[str, list[StepSample]]) -> list[StepSample]:
+    """The steps of a fit run the CPU fit uses: a calibration step's last, its warmest
+    (analysis.steps.warm_step; its first steps are its JVMs' JIT), every valid step of a
+    segment run."""
+    valid = _valid(steps, run.id)
+    return warm_step(valid) if Path(run.dir).parent.name == CALIBRATION_DIR else valid
+
+
 def fit_steps(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list) -> dict[str, list[StepSample]]:
     """`steps` with those of `runs` that it lacks (a calibration step is no run of the
     experiment, so the analysis of the folder has none of its steps)."""
@@ -291,7 +299,7 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
     cpu = {t: Estimate.of([r.cpu.get(t) for r in rows]) for t in tiers}
     steps = fit_steps(result, steps, fit_runs or [])
     metas = {r.id: r.meta for r in (*base, *(fit_runs or []))}
-    extra = [(s.throughput, _step_cpu(s, backend), run.meta) for run in (fit_runs or []) for s in _valid(steps, run.id)]
+    extra = [(s.throughput, _step_cpu(s, backend), run.meta) for run in (fit_runs or []) for s in _fit_steps(run, steps)]
     fits = _fits([(r.throughput, r.cpu, metas[r.run_id]) for r in rows] + extra)
     background, why = {}, {}
     for t, f in fits.items():

@@ -184,7 +184,8 @@ def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_pa
     steps = run_steps(result)
     assert "calibration" not in steps and [r.id for r in result.runs] == ["singleton-c1-a1"]
     d = dmod.measure(result, steps)
-    assert d.fit_runs == ["calibration"] and d.cpu_fits["front"].steps == 6
+    # the baseline's three steps and the calibration's last, warm (analysis.steps.warm_step)
+    assert d.fit_runs == ["calibration"] and d.cpu_fits["front"].steps == 4
     assert [r.id for r in forecast.runs_named(result, ("calibration",))] == ["calibration"]
     from analysis.predict import report_section, section
     view = report_section.view(section.build(result, steps, simulate=False))
@@ -196,3 +197,18 @@ def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_pa
     (calib / "run.json").write_text(json.dumps(m))
     assert dmod.measure(load(folder), steps).fit_runs == []
 
+
+
+def test_a_calibration_step_chooses_the_wait_from_its_first_step_and_fits_its_last():
+    from analysis.steps import INCOMPLETE, StepSample, first_step, warm_step
+
+    def step(i, x, excluded=False):
+        s = StepSample("calibration", i, 16, 0.0, 1.0, 2.0, 1.0, throughput=x, cpu={"front": 60.0})
+        if excluded:
+            s.flags[INCOMPLETE] = "the run stopped inside it"
+        return s
+    steps = [step(0, 500.0), step(1, 560.0), step(2, 600.0)]
+    assert first_step(steps) == [steps[0]] and warm_step(steps) == [steps[2]]
+    cut = steps[:2] + [step(2, 610.0, excluded=True)]
+    assert warm_step(cut) == [steps[1]] and first_step([step(0, 1.0, excluded=True)] + steps) == [steps[0]]
+    assert warm_step([step(0, None)]) == [] and first_step([]) == []

@@ -176,8 +176,9 @@ def test_an_unknown_profile_on_the_command_line_is_an_error():
 
 
 # ------------------------------------------------------------------------------ the runner's step
-def _fake_calibration(cpu: dict, host: float, x: int = 1000):
-    """A run_one that writes what a calibration run at x/s with this CPU would leave."""
+def _fake_calibration(cpu: dict, host: float, x: int = 1000, warm: dict | None = None):
+    """A run_one that writes what a calibration run at x/s with this CPU would leave; with warm,
+    two more steps at 1.45 and 1.5 x/s with that CPU (its JVMs warmed up)."""
     import sys as _sys
     _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
     from make_handmade import T0, plateau, run
@@ -187,6 +188,9 @@ def _fake_calibration(cpu: dict, host: float, x: int = 1000):
         import shutil
         calls.append((spec.id, spec.path, dict(spec.demands)))
         steps = [dict(s, cpu=cpu, host=host, x=x) for s in plateau(x, users=(16,))]
+        if warm:
+            steps += [dict(s, cpu=warm, host=host, x=xx)
+                      for s, xx in zip(plateau(x, users=(16, 16)), (int(x * 1.45), int(x * 1.5)))]
         run(root / "_made", spec.id, T0, {"kind": "clones", "path": 5, "label": spec.label}, steps)
         root.mkdir(parents=True, exist_ok=True)
         shutil.move(root / "_made" / "runs" / spec.id, root / spec.id)     # root/<id>/, as the runner
@@ -210,6 +214,27 @@ def test_clones_calibrates_without_the_wait_then_puts_the_chosen_wait_into_every
     assert lines[0].startswith("scaled to this host: service wait 7 ms because a pool of 8 on 1 clone")
     assert {r.demands["SERVICE"]["wait_us"] for r in exp.runs} == {7_000} and not failed
     assert (tmp_path / "calibration" / "calibration" / "run.json").is_file()
+
+
+def test_the_wait_is_chosen_from_the_calibrations_first_step_and_the_fit_takes_its_last(tmp_path):
+    """The calibration step goes on until its throughput settles: the wait is still chosen from
+    its first step (what the rule was set by), the model's second point is its last, warm."""
+    from analysis import steps as asteps
+    from analysis.folder import load_run
+    from analysis.predict import demands as dmod
+    from analysis.settings import Settings
+    from testbed.run import costs, tohost
+    exp = definition.load("clones")
+    assert costs.CALIBRATION_LOAD.users == (16,) * 9 and costs.CALIBRATION_LOAD.plateau_tolerance == 0.05
+    assert costs.CALIBRATION_LOAD.seconds() == 15 + 9 * 9
+    cold = {"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0, "loadgen/master": 40.0}
+    run_one, calls = _fake_calibration(cold, host=210.0, warm={k: v * 0.75 for k, v in cold.items()})
+    chosen, _ = tohost.scale(exp, 0, tmp_path, [], run_one, 4.0)
+    assert chosen["wait_us"] == 7_000 and chosen["costs"]["steps"] == [0]       # as from one step
+    run = load_run(tmp_path / "calibration" / "calibration")
+    steps = {run.id: asteps.of_run(run, Settings())}
+    assert [round(s.throughput) for s in steps[run.id] if s.valid] == [1000, 1450, 1500]
+    assert [round(s.throughput) for s in dmod._fit_steps(run, steps)] == [1500]          # the last, warm
 
 
 def test_classic_takes_its_costs_from_path_five_and_no_scale_runs_the_unscaled_wait(tmp_path):

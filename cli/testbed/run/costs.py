@@ -10,13 +10,20 @@ from dataclasses import replace
 from pathlib import Path
 
 from analysis.folder import CALIBRATION_DIR
+from analysis.steps import first_step
 from testbed.run.plan import LoadPlan
 from testbed.run.scaling import SCALED_POINT, Costs, costs_from_steps
-# one step: a cold JVM's first 15 s or so under load are its JIT's, at several times the CPU per
-# request it settles at (measured here: /seg/5 costs 2-3× more in its first 10 s), so a cold
-# stack is primed 15 s first (a warm one not at all), then 6 s measured; --quick: 4 s measured
-# after a 2 s warm-up, no prime (costs read high: a longer wait, the safe side)
-CALIBRATION_LOAD = LoadPlan(users=(16,), step_seconds=9.0, warmup_seconds=3.0, prime_seconds=15.0)
+# a cold JVM's first 15 s or so under load are its JIT's, at several times the CPU per request it
+# settles at (measured here: /seg/5 costs 2-3x more in its first 10 s), so a cold stack is primed
+# 15 s, then one step: CALIBRATION_STEP, whose figures choose the wait (and the profile's runs'
+# demands). A fresh stack's CPU per request still falls for a minute after that (2.2x over
+# ~60 s: docs/predict.md, "a cold second point"), so the calibration step goes on in steps of
+# the same length until two in a row stay within 5 % of the best throughput before them (at
+# most eight more): its last step, warm, is the model's second operating point
+# (analysis.predict.demands). --quick: 4 s measured after a 2 s warm-up, no prime (costs read
+# high: a longer wait, the safe side)
+CALIBRATION_STEP = LoadPlan(users=(16,), step_seconds=9.0, warmup_seconds=3.0, prime_seconds=15.0)
+CALIBRATION_LOAD = replace(CALIBRATION_STEP, users=(16,) * 9, plateau_tolerance=0.05, plateau_steps=2)
 CALIBRATION_LOAD_QUICK = LoadPlan(users=(16,), step_seconds=6.0, warmup_seconds=2.0)
 
 
@@ -64,7 +71,10 @@ def of_folder(folder: Path) -> tuple[Costs | None, str]:
             # a run without the service wait went fastest: its CPU figures are the most precise
             found.append((bool((run.get("demands") or {}).get(SCALED_POINT)), str(run.get("id")), run_file.parent))
     for _, rid, run_dir in sorted(found):
-        c = of_run(run_dir, meta.get("settings") or {}, f"run {rid} of {folder.name}")
+        steps = readable_steps(run_dir, meta.get("settings") or {})
+        if run_dir.parent.name == CALIBRATION_DIR:          # what the runner chose its wait from
+            steps = first_step(steps)
+        c = costs_from_steps(steps, f"run {rid} of {folder.name}")
         if c is not None:
             return c, ""
     return None, f"--scale-from {folder}: no scaling costs and no complete /seg/5 run with CPU samples"
@@ -103,7 +113,8 @@ def measure(exp, i: int, folder: Path, failed: list[str], run_one, scale_from: P
     run_one(calib, folder / CALIBRATION_DIR)
     errors = failed[before:]
     del failed[before:]               # a failed calibration costs the experiment nothing but the scaling
-    costs = of_run(folder / CALIBRATION_DIR / calib.id, exp.settings, "a calibration step of this experiment")
+    steps = readable_steps(folder / CALIBRATION_DIR / calib.id, exp.settings)
+    costs = costs_from_steps(first_step(steps), "a calibration step of this experiment")
     if costs is None:
         return None, "; ".join(errors) or "the calibration step measured no valid step"
     return costs, ""

@@ -289,13 +289,13 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
     configuration (quotas, demands, wait) and its largest user count (a tier's CPU per request
     under a quota moves with the requests in flight), a calibration's short load after a longer
     prime (longer still for a client per request: see REQUEST_PROBE_PRIME_S)."""
-    from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
+    from testbed.run.costs import CALIBRATION_LOAD_QUICK, CALIBRATION_STEP
     what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
     name = f"calibration-{run.client_mode}-probe{suffix}"
     prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
     return replace(run, id=name, entry=name,
                    label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
-                   load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_LOAD, prime_seconds=prime),
+                   load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_STEP, prime_seconds=prime),
                                 users=(max(run.load.users),)))
 
 
@@ -378,8 +378,8 @@ def with_build(specs, build_us: int, quick: bool = False) -> list:
 def calibration_specs(first, quick: bool = False) -> list:
     """The runs that measure this stack's own costs: /seg/1 … /seg/5 with the singleton client,
     then /seg/5 with a pool and with a client per request; no demand, no wait, no quota."""
-    from testbed.run.costs import CALIBRATION_LOAD, CALIBRATION_LOAD_QUICK
-    load = CALIBRATION_LOAD_QUICK if quick else CALIBRATION_LOAD
+    from testbed.run.costs import CALIBRATION_LOAD_QUICK, CALIBRATION_STEP
+    load = CALIBRATION_LOAD_QUICK if quick else CALIBRATION_STEP
     knobs = {k: v for k, v in first.knobs.items() if not k.startswith("CPUS_")}
     base = replace(first, demands={}, knobs=knobs, auto_wait=False, load=load, client_mode="singleton",
                    pool_size=None, tiers={**first.tiers, "front": 1, "clone": 1, first.backend: 1})
