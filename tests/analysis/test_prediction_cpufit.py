@@ -192,6 +192,9 @@ def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_pa
     assert view["fit_runs"] == "the calibration step"
     fit = {"resolved": True, "steps": 5, "span": 14.5, "u0_cores": 0.013}
     assert "(the baseline's and the calibration step's)" in report_section._cpu_source(fit, ["calibration"])
+    background = cpufit.fit([43.7, 43.0, 43.1, 42.9, 607.5], [0.0130, 0.0142, 0.0121, 0.0160, 0.0175]).to_json()
+    assert report_section._cpu_source(background, ["calibration"]).endswith(
+        "taken off the pool — " + background["note"]) and "mostly background" in background["note"]
     # a calibration step of another stack (2 clones) is not the baseline's path
     m.update(tiers=dict(m["tiers"], clone=2))
     (calib / "run.json").write_text(json.dumps(m))
