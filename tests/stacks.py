@@ -109,8 +109,10 @@ def replica_port_base() -> int:
     share = _slots_per_process(len(bases))
     deadline = time.monotonic() + float(os.environ.get("TESTBED_TEST_SLOT_WAIT", "300"))
     while True:
-        base = (_new_slot(bases) if len(_bases_taken) < share else None) \
-            or _own_slot_again() or _new_slot(bases)
+        if len(_bases_taken) < share:
+            base = _new_slot(bases) or _own_slot_again()
+        else:
+            base = _own_slot_again() or _new_slot(bases)
         if base is not None:
             return base
         if time.monotonic() >= deadline:

@@ -122,11 +122,11 @@ def test_calibration_quick_run_compares_derived_with_configured_demands(experime
     # runs had the host to themselves; beside the other workers' runs on two cores (a CI
     # rehearsal: other programs at 48-79 % of the host at the plateaus, path 5 between the laws)
     # the finding says it is not testable here, with the cause, never "does not hold"
-    found = found["calibration_parallel"]
-    if found["verdict"] == "not testable on this host":
-        assert "other programs used" in found["why"]
+    parallel = found["calibration_parallel"]
+    if parallel["verdict"] == "not testable on this host":
+        assert "other programs used" in parallel["why"]
     else:
-        assert series["parallel"]["matched"] == "bottleneck", found
+        assert series["parallel"]["matched"] == "bottleneck", parallel
         p5 = next(p for p in series["parallel"]["paths"] if p["path"] == 5)
         assert abs(p5["bottleneck_error"]) < abs(p5["serial_error"])
     meta = json.loads((folder / "runs" / "parallel-path5-r0" / "run.json").read_text())

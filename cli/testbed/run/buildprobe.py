@@ -119,7 +119,7 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
         time.sleep(idle)
         r1 = _read(clock, targets)
         rounds: list[dict] = []
-        previous = None
+        previous, steady = None, False
         for _ in range(max_rounds):
             a = _read(clock, targets)
             body = _post(url, backend, round_s)
@@ -129,13 +129,13 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
                 raise ProbeError(f"no client built ({body.get('failed')} failed: {body.get('error')})")
             cpu = per_build(r0, r1, b, built, start=a)
             rounds.append({"probe": body, "cpu_s_per_build": cpu, "wall_s": b[0] - a[0]})
-            if settled(previous, cpu):
+            steady = settled(previous, cpu)
+            if steady:
                 break
             previous = cpu
         last = rounds[-1]
-        out.update(rounds=rounds, settled=len(rounds) > 1 and settled(rounds[-2]["cpu_s_per_build"],
-                                                                      last["cpu_s_per_build"]),
-                   probe=last["probe"], cpu_s_per_build=last["cpu_s_per_build"], wall_s=last["wall_s"],
+        out.update(rounds=rounds, settled=steady, probe=last["probe"], cpu_s_per_build=last["cpu_s_per_build"],
+                   wall_s=last["wall_s"],
                    builds_per_s=last["probe"]["built"] / max(last["wall_s"], 1e-9),
                    build_s_median=(last["probe"].get("build_ms_median") or 0) / 1e3)
         shown = ", ".join(f"{t} {v * 1e3:.2f}" for t, v in sorted(last["cpu_s_per_build"].items()) if v > 0)

@@ -49,6 +49,12 @@ def of_run(run_dir: Path, settings: dict, source: str) -> Costs | None:
     return costs_from_steps(readable_steps(run_dir, settings), source)
 
 
+def of_calibration_step(run_dir: Path, settings: dict, source: str) -> Costs | None:
+    """The costs a calibration step measured in its first step (what the wait is chosen from:
+    its later steps are for the prediction's fit), or None."""
+    return costs_from_steps(first_step(readable_steps(run_dir, settings)), source)
+
+
 def of_folder(folder: Path) -> tuple[Costs | None, str]:
     """--scale-from: the costs an earlier experiment chose its wait from, else those of its
     calibration step or a complete /seg/5 run (one without the service wait first)."""
@@ -71,10 +77,8 @@ def of_folder(folder: Path) -> tuple[Costs | None, str]:
             # a run without the service wait went fastest: its CPU figures are the most precise
             found.append((bool((run.get("demands") or {}).get(SCALED_POINT)), str(run.get("id")), run_file.parent))
     for _, rid, run_dir in sorted(found):
-        steps = readable_steps(run_dir, meta.get("settings") or {})
-        if run_dir.parent.name == CALIBRATION_DIR:          # what the runner chose its wait from
-            steps = first_step(steps)
-        c = costs_from_steps(steps, f"run {rid} of {folder.name}")
+        of = of_calibration_step if run_dir.parent.name == CALIBRATION_DIR else of_run
+        c = of(run_dir, meta.get("settings") or {}, f"run {rid} of {folder.name}")
         if c is not None:
             return c, ""
     return None, f"--scale-from {folder}: no scaling costs and no complete /seg/5 run with CPU samples"
@@ -113,8 +117,8 @@ def measure(exp, i: int, folder: Path, failed: list[str], run_one, scale_from: P
     run_one(calib, folder / CALIBRATION_DIR)
     errors = failed[before:]
     del failed[before:]               # a failed calibration costs the experiment nothing but the scaling
-    steps = readable_steps(folder / CALIBRATION_DIR / calib.id, exp.settings)
-    costs = costs_from_steps(first_step(steps), "a calibration step of this experiment")
+    costs = of_calibration_step(folder / CALIBRATION_DIR / calib.id, exp.settings,
+                                "a calibration step of this experiment")
     if costs is None:
         return None, "; ".join(errors) or "the calibration step measured no valid step"
     return costs, ""
