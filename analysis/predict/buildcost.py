@@ -7,17 +7,32 @@ build_probe.json, each tier's CPU per build with its idle rate taken off, and th
 build's wall time). The model of a per-request configuration is then the baseline's: all of
 its CPU outside any lock (there is none), plus each tier's CPU per build, and the build's wall
 time not spent on that CPU as a delay.
+
+Under load (testbed/run/buildprobe.py, under_load): built alone, a client costs the other tiers
+nothing, but while one clone builds clients beside the stack's own load every tier's requests
+cost more CPU. Where the runner ran its calibration step once more with the clone building
+clients (calibration/calibration-build/, its probe calls in PROBE_CALLS), each tier's CPU per
+build is taken from that run instead: in each of its last LOADED_STEPS valid steps, (the tier's
+CPU − the step's throughput × the tier's CPU per request in the calibration's warm step) / the
+builds made in the step's window, the median of those steps. The idle probe keeps the build's
+wall time.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+import statistics
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN, load_run
 from analysis.predict.calibrate import Calibrated
 from analysis.predict.demands import SERVICES, Demands
+from analysis.settings import Settings
+from analysis.steps import StepSample, of_run, warm_step
 
 FILE = "build_probe.json"
+PROBE_CALLS = "probe_calls.json"    # in calibration/calibration-build/: the probe calls under load
+LOADED_STEPS = 2                    # the steps under load used: the last two (the first are the build path's JIT)
 
 
 @dataclass(frozen=True)
@@ -26,6 +41,8 @@ class BuildCost:
     cpu: dict[str, float]          # tier (front, clone, haproxy, axis, gsoap, loadgen, unattributed) -> s per build
     wall_s: float                  # the median build's wall time
     builds: int
+    idle_cpu: dict[str, float] = field(default_factory=dict)   # the idle probe's, where cpu is under load
+    under_load: str = ""           # where cpu comes from a run under load: how many builds in which steps
 
     def off_cpu(self, backend: str) -> float:
         """The build's wall time not spent on the CPU it was measured to use (≥ 0)."""
@@ -33,11 +50,76 @@ class BuildCost:
 
     def to_json(self) -> dict:
         return {"backend": self.backend, "cpu_s_per_build": self.cpu, "build_s_median": self.wall_s,
-                "builds": self.builds}
+                "builds": self.builds, "idle_cpu_s_per_build": self.idle_cpu or None,
+                "under_load": self.under_load or None}
 
 
-def read(folder: Path) -> tuple[BuildCost | None, str | None]:
-    """(the probe's figures, None) or (None, why there are none)."""
+def _builds_in(calls: list[dict], start: float, end: float) -> float:
+    """Builds made in [start, end]: each call's builds spread evenly over its duration."""
+    n = 0.0
+    for c in calls:
+        a, b = float(c["start"]), float(c["end"])
+        if b > a:
+            n += int(c.get("built") or 0) * max(min(b, end) - max(a, start), 0.0) / (b - a)
+    return n
+
+
+def _window(s: StepSample) -> tuple[float, float]:
+    """The measured part of a step: after its warm-up to its end."""
+    start = s.measure_from if s.measure_from is not None else (s.start or 0.0)
+    return start, s.end if s.end is not None else start
+
+
+def per_build_under_load(base: StepSample, loaded: list[StepSample], calls: list[dict]) -> dict[str, float]:
+    """Each tier's (and 'unattributed') CPU seconds per build: in each loaded step, its CPU above
+    the step's throughput × its CPU per request in base, over the builds in the step's window;
+    the median over the steps (never below zero). Empty when no step had builds."""
+    def cores(s: StepSample) -> dict[str, float]:
+        out = {t: v / 100 for t, v in s.cpu.items() if v is not None}
+        if s.host_cpu is not None:
+            out["unattributed"] = max(s.host_cpu / 100 - sum(out.values()), 0.0)
+        return out
+    ref = cores(base)
+    per: dict[str, list[float]] = {}
+    for s in loaded:
+        start, end = _window(s)
+        rate = _builds_in(calls, start, end) / max(end - start, 1e-9)       # builds per second
+        if rate <= 0 or not s.throughput:
+            continue
+        for t, u in cores(s).items():
+            if t in ref:
+                per.setdefault(t, []).append((u - s.throughput * ref[t] / base.throughput) / rate)
+    return {t: max(statistics.median(v), 0.0) for t, v in per.items()}
+
+
+def under_load(folder: Path, settings: Settings) -> tuple[dict[str, float] | None, str]:
+    """(CPU seconds per build of each tier measured under load, what it rests on) or (None, why
+    not): the calibration's warm step against the last LOADED_STEPS valid steps of the run under
+    load (the module docstring)."""
+    root = Path(folder) / CALIBRATION_DIR
+    try:
+        probe = json.loads((root / LOADED_PROBE_RUN / PROBE_CALLS).read_text(encoding="utf-8"))
+        calls = [c for c in probe.get("calls") or [] if c.get("built")]
+        base = warm_step(of_run(load_run(root / "calibration"), settings))
+        loaded = [s for s in of_run(load_run(root / LOADED_PROBE_RUN), settings) if s.valid and s.throughput]
+    except (OSError, ValueError, KeyError) as e:
+        return None, f"no client build under load ({type(e).__name__}: {e})"
+    if not calls or not base or not loaded:
+        why = probe.get("error") or ("no build" if not calls else "no valid step")
+        return None, f"no client build under load ({why})"
+    steps = loaded[-LOADED_STEPS:]
+    cpu = per_build_under_load(base[0], steps, calls)
+    if not cpu:
+        return None, "no client build under load (no build inside its steps)"
+    builds = sum(_builds_in(calls, *_window(s)) for s in steps)
+    return cpu, (f"under load: {builds:.0f} builds in {len(steps)} steps of the calibration's load at "
+                 f"{statistics.median(s.throughput for s in steps):.0f}/s, against its warm step's "
+                 f"{base[0].throughput:.0f}/s without builds")
+
+
+def read(folder: Path, settings: Settings | None = None) -> tuple[BuildCost | None, str | None]:
+    """(the probe's figures, None) or (None, why there are none); each tier's CPU per build
+    measured under load where the folder has that run (under_load), else the idle probe's."""
     path = Path(folder) / FILE
     if not path.exists():
         return None, f"no {FILE} (the runner probes the client build only when a per-request run is planned)"
@@ -51,8 +133,20 @@ def read(folder: Path) -> tuple[BuildCost | None, str | None]:
     built = int((data.get("probe") or {}).get("built") or 0)
     if not isinstance(cpu, dict) or not built:
         return None, f"{FILE} has no CPU per build"
-    return BuildCost(str(data.get("backend") or "axis"), {str(k): float(v) for k, v in cpu.items()},
-                     float(data.get("build_s_median") or 0.0), built), None
+    cost = BuildCost(str(data.get("backend") or "axis"), {str(k): float(v) for k, v in cpu.items()},
+                     float(data.get("build_s_median") or 0.0), built)
+    loaded, how = under_load(folder, settings if settings is not None else _settings(folder))
+    if loaded is None:
+        return cost, None
+    return replace(cost, cpu=loaded, idle_cpu=cost.cpu, under_load=how), None
+
+
+def _settings(folder: Path) -> Settings:
+    try:
+        meta = json.loads((Path(folder) / "experiment.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = {}
+    return Settings.from_json(meta.get("settings") or {})
 
 
 def usable(cost: BuildCost | None, d: Demands) -> bool:

@@ -164,7 +164,7 @@ def _request_calibration(result, steps, d: dmod.Demands, cal):
     """A client per request's calibration: the baseline plus the client-build probe, else the
     lowest step of a request run of the folder, else None."""
     from analysis.predict.forecast import _request_calibration as rc, config_of
-    probe, _ = buildcost.read(result.path)
+    probe, _ = buildcost.read(result.path, result.settings)
     if buildcost.usable(probe, d):
         return buildcost.request_calibration(cal, probe, d)
     runs = [r for r in result.runs if config_of(r.meta).client_mode == "request"]

@@ -27,7 +27,7 @@ from pathlib import Path
 from scipy import stats as sps
 
 from analysis import bottleneck as bmod
-from analysis.folder import CALIBRATION_DIR, RUN_FILE, ResultFolder, load_run
+from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN, RUN_FILE, ResultFolder, load_run
 from analysis.predict import cpufit
 from analysis.steps import StepSample, warm_step
 
@@ -225,7 +225,7 @@ def calibration_runs(result: ResultFolder) -> list:
             run = load_run(run_file.parent)
         except (OSError, ValueError):
             continue
-        if run.meta.get("status") == "complete":
+        if run.meta.get("status") == "complete" and run.id != LOADED_PROBE_RUN:   # its CPU is the builds' too
             runs.append(run)
     return runs
 

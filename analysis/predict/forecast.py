@@ -117,7 +117,7 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
         merged.setdefault(u, []).append(x)
     base_curve = [(u, float(np.median(v))) for u, v in sorted(merged.items())]
     usl_params = fit_usl(base_curve)
-    probe, no_probe = buildcost.read(result.path)
+    probe, no_probe = buildcost.read(result.path, result.settings)
     if probe is not None and probe.backend != d.backend:
         no_probe = f"the client-build probe built {probe.backend} clients, the baseline calls {d.backend}"
     configs, skipped, seen = [], [], {}
@@ -133,7 +133,8 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
         request_cal, source = None, "baseline"
         if cfg.client_mode == "request" and buildcost.usable(probe, d):
             request_cal = buildcost.request_calibration(cal, probe, d)
-            source = f"the baseline and the client-build probe ({buildcost.FILE}: {probe.builds} builds)"
+            source = (f"the baseline and the client-build probe ({buildcost.FILE}: {probe.builds} builds"
+                      + ("; its CPU per build " + probe.under_load if probe.under_load else "") + ")")
         elif cfg.client_mode == "request":
             own = [r for r in result.runs if config_of(r.meta) == cfg and r.id in entry["runs"]]
             if not (own_request_steps and own):

@@ -54,8 +54,11 @@ def view(p: dict | None) -> dict | None:
     probe = p.get("build_probe")
     if probe:
         src = (f"per call of a client per request, added to the baseline's: the client-build probe "
-               f"({probe['builds']} builds, build_probe.json)")
-        demands += [_value(f"client build: {t} CPU", v * 1e3, src)
+               f"({probe['builds']} builds, build_probe.json"
+               + (f"; {probe['under_load']} — alone it cost this tier " if probe.get("under_load") else ")"))
+        idle = probe.get("idle_cpu_s_per_build") or {}
+        demands += [_value(f"client build: {t} CPU", v * 1e3,
+                           src + (f"{idle.get(t, 0.0) * 1e3:.3f} ms)" if probe.get("under_load") else ""))
                     for t, v in sorted(probe["cpu_s_per_build"].items()) if v > 0]
         demands.append(_value("client build: median wall time", probe["build_s_median"] * 1e3,
                               "its part not on that CPU is a latency of the call"))

@@ -14,16 +14,31 @@ being the measurement. Per build and tier: (CPU during the round − idle rate �
 builds; "unattributed" is the host's busy CPU that no sampled process used, corrected the same
 way. A probe that cannot be made (no clone URL, the clone refuses, nothing built) is written
 with its reason: the prediction then lists the per-request client as not predicted.
+
+Under load (`under_load`): built alone, a client costs the other tiers nothing, but a clone
+that builds clients while the stack serves makes every tier's requests dearer (measured here:
+the front's CPU per /seg/5 request 0.50 ms alone, 0.56-0.65 ms while one clone built clients
+beside it — results/regime2-20261129-034822). So where the runner ran a calibration step (the
+stack without the service wait, warm), it runs the same load once more while the clone builds
+clients without pause — LOADED_PLAN, the calibration's own stack, no reconfiguration — and keeps
+every probe call's start, end and count in that run's PROBE_CALLS; the analysis
+(analysis/predict/buildcost.py) charges each tier's CPU above the calibration's per request to
+the builds made in each step.
 """
 from __future__ import annotations
 
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
+from dataclasses import replace
+from pathlib import Path
 
-from analysis.predict.buildcost import FILE  # noqa: F401  (the file the analysis reads)
+from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN
+from analysis.predict.buildcost import FILE, PROBE_CALLS  # noqa: F401  (the files the analysis reads)
 from testbed.cpu_clock import CpuClock, host_cpu_seconds
+from testbed.run.plan import LoadPlan
 
 FORMAT = 1
 THREADS = 2
@@ -31,6 +46,11 @@ IDLE_S, ROUND_S, MAX_ROUNDS = 3, 5, 8
 QUICK_IDLE_S, QUICK_ROUND_S, QUICK_MAX_ROUNDS = 1, 2, 3
 SETTLED = 0.10               # two rounds' CPU per build (all tiers) within 10 %: warm
 MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
+# under load: five steps of the calibration's length on its warm JVMs (no prime: the runner primes
+# only cold ones), the first ones the build path's JIT (a fresh clone compiles it for 15-20 s),
+# the analysis takes the last two (buildcost.LOADED_STEPS); each probe call builds for CALL_S
+LOADED_PLAN = LoadPlan(users=(16,) * 5, step_seconds=9.0, warmup_seconds=3.0)
+CALL_S = 4
 
 
 def due(configs: list[dict]) -> bool:
@@ -42,10 +62,19 @@ def _plan(quick: bool) -> tuple[int, int, int]:
     return (QUICK_IDLE_S, QUICK_ROUND_S, QUICK_MAX_ROUNDS) if quick else (IDLE_S, ROUND_S, MAX_ROUNDS)
 
 
-def seconds(quick: bool) -> float:
-    """The longest the probe takes (for the experiment's estimate)."""
+def seconds(quick: bool, under_load: bool = False) -> float:
+    """The longest the probe takes (for the experiment's estimate), with its run under load
+    (after a calibration step; never --quick) and that run's Locust start."""
     idle, round_s, rounds = _plan(quick)
-    return idle + round_s * rounds
+    return idle + round_s * rounds + (LOADED_PLAN.seconds() + 5.0 if under_load and not quick else 0.0)
+
+
+def _clone_url(stack) -> tuple[str, str]:
+    """(the first clone's address, its replica name); ProbeError if none."""
+    clones = [r for r in stack.status().get("replicas", []) if r.get("tier") == "clone" and r.get("url")]
+    if not clones:
+        raise ProbeError("no clone replica with an address to ask")
+    return clones[0]["url"], str(clones[0].get("replica"))
 
 
 def _post(url: str, backend: str, secs: int) -> dict:
@@ -107,11 +136,8 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
     idle, round_s, max_rounds = _plan(quick)
     out: dict = {"format": FORMAT, "backend": backend, "threads": THREADS, "written": None}
     try:
-        clones = [r for r in stack.status().get("replicas", []) if r.get("tier") == "clone" and r.get("url")]
-        if not clones:
-            raise ProbeError("no clone replica with an address to ask")
-        url = clones[0]["url"]
-        say(f"  client-build probe: clone-{clones[0].get('replica')} builds {backend} clients as a client per "
+        url, replica = _clone_url(stack)
+        say(f"  client-build probe: clone-{replica} builds {backend} clients as a client per "
             f"request does, in rounds of {round_s} s until their CPU per build settles (at most {max_rounds})")
         targets = stack.cpu_targets()
         clock = CpuClock()
@@ -146,3 +172,51 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
         say(f"  client-build probe: none ({out['error']})"[:200])
     out["written"] = time.time()
     return out
+
+
+def loaded_spec(calibration):
+    """The calibration step's run once more, while a clone builds clients (under_load)."""
+    return replace(calibration, id=LOADED_PROBE_RUN, entry=LOADED_PROBE_RUN, load=LOADED_PLAN,
+                   label="calibration: /seg/5, no service wait, while clone-1 builds clients")
+
+
+def under_load(stack, calibration, run_one, folder: Path, say) -> None:
+    """After a complete calibration step in folder/CALIBRATION_DIR/: run loaded_spec(calibration)
+    there with run_one(spec, root) while one clone builds clients in calls of CALL_S, each call's
+    start, end and builds written to PROBE_CALLS in its run folder (with the error, if the clone
+    could not be asked)."""
+    root = Path(folder) / CALIBRATION_DIR
+    try:
+        done = json.loads((root / calibration.id / "run.json").read_text(encoding="utf-8")).get("status")
+    except (OSError, ValueError):
+        done = None
+    if done != "complete":
+        return
+    spec, backend = loaded_spec(calibration), calibration.backend
+    calls: list[dict] = []
+    out: dict = {"format": FORMAT, "backend": backend, "threads": THREADS, "calls": calls}
+    stop = threading.Event()
+
+    def build() -> None:
+        try:
+            url, _ = _clone_url(stack)
+            while not stop.is_set():
+                t0 = time.time()
+                body = _post(url, backend, CALL_S)
+                calls.append({"start": t0, "end": time.time(), "built": int(body.get("built") or 0),
+                              "failed": int(body.get("failed") or 0)})
+        except (ProbeError, OSError, ValueError) as e:
+            out["error"] = f"{type(e).__name__}: {e}"[:300]
+    say("  client-build probe under load: the calibration's load again while clone-1 builds clients "
+        f"({LOADED_PLAN.seconds():.0f} s)")
+    worker = threading.Thread(target=build, name="build-probe-under-load", daemon=True)
+    worker.start()
+    try:
+        run_one(spec, root)
+    finally:
+        stop.set()
+        worker.join(CALL_S + 35)
+        (root / spec.id).mkdir(parents=True, exist_ok=True)
+        (root / spec.id / PROBE_CALLS).write_text(json.dumps(out, indent=1), encoding="utf-8")
+    if out.get("error"):
+        say(f"  client-build probe under load: {out['error']}"[:200])

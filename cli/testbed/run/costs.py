@@ -9,7 +9,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from analysis.folder import CALIBRATION_DIR
+from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN
 from analysis.steps import first_step
 from testbed.run.plan import LoadPlan
 from testbed.run.scaling import SCALED_POINT, Costs, costs_from_steps
@@ -73,7 +73,7 @@ def of_folder(folder: Path) -> tuple[Costs | None, str]:
             run = json.loads(run_file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if run.get("path") == 5 and run.get("status") == "complete":
+        if run.get("path") == 5 and run.get("status") == "complete" and run.get("id") != LOADED_PROBE_RUN:
             # a run without the service wait went fastest: its CPU figures are the most precise
             found.append((bool((run.get("demands") or {}).get(SCALED_POINT)), str(run.get("id")), run_file.parent))
     for _, rid, run_dir in sorted(found):

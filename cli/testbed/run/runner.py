@@ -190,7 +190,7 @@ class Runner:
                 (len(profile_users) - len(r.load.users)) * r.load.step_seconds
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
         if self.exp.kind in ("clones", "classic") and buildprobe.due([r.config() for r in runs]):
-            seconds += buildprobe.seconds(self.exp.quick)
+            seconds += buildprobe.seconds(self.exp.quick, under_load=needs_calibration(self.exp, self.scale_from))
         return seconds + changes * JVM_START_S
 
     # ------------------------------------------------------------------ the stack
@@ -285,9 +285,14 @@ class Runner:
         """The service wait of the "auto" runs, for this host (run/tohost.py, run/scaling.py)."""
         cfg = self.stack.cfg
         self.progress.say("scaling: the CPU one /seg/5 request costs here decides the service wait ...")
+        calibrating = needs_calibration(self.exp, self.scale_from)
+        calibration = calibration_spec(self.exp.runs[i], self.exp.quick)
         self.meta["scaling"], lines = tohost.scale(
             self.exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
             float(self.meta["host"]["cores"]), cfg.stack_cpus, cfg.loadgen_cpus, self.scale_from)
+        if calibrating and not self.exp.quick and buildprobe.due([r.config() for r in self.exp.runs]):
+            buildprobe.under_load(self.stack, calibration, lambda spec, root: self._one_run(i, spec, root),
+                                  self.folder, self.progress.say)
         self._fitted(lines)
 
     def _profile(self) -> None:

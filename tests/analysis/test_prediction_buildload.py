@@ -1,0 +1,171 @@
+"""The client build's CPU under load (analysis/predict/buildcost.py, cli/testbed/run/buildprobe.py):
+where the runner ran its calibration step again while a clone built clients, each tier's CPU per
+build is that run's CPU above the calibration's per request, over the builds of each step. A
+hand-made clones folder (data/make_handmade) with a calibration step at 1000/s and a run under
+load at 800/s with 100 builds a second, round numbers with exact answers."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+
+import pytest
+
+from analysis.folder import LOADED_PROBE_RUN, load
+from analysis.predict import buildcost, demands as dmod, forecast
+from analysis.predict.calibrate import calibrate
+from analysis.predict.runsteps import run_steps
+from analysis.steps import StepSample
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent / "data"))
+from make_handmade import run  # noqa: E402
+
+# calibration: per request front 0.5, clone 0.3, axis 0.2, haproxy 0.2, loadgen 0.3, the rest 0.1 ms
+CALIB = {"front/1": 50.0, "clone/1": 30.0, "axis/1": 20.0, "haproxy/1": 20.0, "loadgen/worker-1": 30.0}
+# under load, 800/s: the requests' own 0.8 x CALIB, plus per build (100/s) front 1.6, clone 5,
+# axis 1, haproxy 0.5, loadgen 0, the rest 0.2 ms
+LOADED = {"front/1": 56.0, "clone/1": 74.0, "axis/1": 26.0, "haproxy/1": 21.0, "loadgen/worker-1": 24.0}
+PER_BUILD = {"front": 0.0016, "clone": 0.005, "axis": 0.001, "haproxy": 0.0005, "loadgen": 0.0,
+             "unattributed": 0.0002}
+IDLE_PROBE = {"format": 1, "backend": "axis", "probe": {"built": 400}, "build_s_median": 0.0025,
+              "cpu_s_per_build": {"clone": 0.001, "axis": 0.0005, "haproxy": 0.0005, "front": 0.0,
+                                  "loadgen": 0.0, "unattributed": 0.0}}
+
+
+def _calibration_run(folder, scratch, run_id: str, start: int, steps: list[dict]) -> int:
+    """Write calibration/<run_id>/ with the baseline's stack and no service wait."""
+    meta = json.loads((folder / "runs" / "singleton-c1-a1" / "run.json").read_text())
+    meta = {k: v for k, v in meta.items() if k not in ("id", "steps", "status", "started", "ended")}
+    meta["demands"] = {}
+    end = run(scratch, run_id, start, meta, steps)
+    (folder / "calibration").mkdir(exist_ok=True)
+    shutil.move(scratch / "runs" / run_id, folder / "calibration" / run_id)
+    return end
+
+
+def _folder(data, tmp_path, calls_per_s: int = 100, probe_calls: bool = True):
+    folder = tmp_path / "clones-loaded"
+    shutil.copytree(data / "predict-handmade", folder)
+    (folder / "prediction.json").unlink(missing_ok=True)
+    (folder / buildcost.FILE).write_text(json.dumps(IDLE_PROBE))
+    t = 1_800_000_000
+    t = _calibration_run(folder, tmp_path / "scratch", "calibration", t,
+                         [{"users": 16, "x": 1000, "cpu": CALIB, "host": 160.0}] * 3)
+    jit = {**LOADED, "clone/1": 150.0, "front/1": 70.0}           # the build path's JIT: not used
+    steps = ([{"users": 16, "x": 800, "cpu": jit, "host": 290.0}] * 3
+             + [{"users": 16, "x": 800, "cpu": LOADED, "host": 211.0}] * 2)
+    end = _calibration_run(folder, tmp_path / "scratch", LOADED_PROBE_RUN, t + 5, steps)
+    calls = [{"start": s, "end": s + 4, "built": 4 * calls_per_s, "failed": 0} for s in range(t + 5, end, 4)]
+    if probe_calls:
+        (folder / "calibration" / LOADED_PROBE_RUN / buildcost.PROBE_CALLS).write_text(
+            json.dumps({"format": 1, "backend": "axis", "threads": 2, "calls": calls}))
+    return folder
+
+
+def test_each_tiers_cpu_per_build_is_its_cpu_above_the_calibrations_over_the_builds(data, tmp_path):
+    folder = _folder(data, tmp_path)
+    result = load(folder)
+    cost, why = buildcost.read(folder, result.settings)
+    assert why is None and cost.under_load.startswith("under load: ")
+    assert cost.cpu == pytest.approx(PER_BUILD, abs=2e-6)
+    assert cost.idle_cpu == IDLE_PROBE["cpu_s_per_build"] and cost.wall_s == 0.0025   # the idle probe's
+    assert cost.to_json()["idle_cpu_s_per_build"]["clone"] == 0.001
+
+
+def test_a_client_per_request_adds_the_builds_cost_under_load_and_the_run_is_no_fit_step(data, tmp_path):
+    folder = _folder(data, tmp_path)
+    result = load(folder)
+    steps = run_steps(result)
+    d = dmod.measure(result, steps)
+    assert d.fit_runs == ["calibration"]           # the run under load is not the CPU fit's
+    cal = calibrate(d)
+    p = forecast.predict(result, steps, own_request_steps=False)
+    req = next(c for c in p["configurations"] if c["runs"] == ["request-c1-a1"])
+    assert "its CPU per build under load: " in req["calibrated_on"]
+    baseline = sum(cal.outside.values()) + sum(cal.inside.values())
+    assert req["model"]["outside"]["host"] == pytest.approx(baseline + sum(PER_BUILD.values()), abs=1e-5)
+    assert p["build_probe"]["under_load"] and p["build_probe"]["cpu_s_per_build"]["front"] == pytest.approx(0.0016)
+
+
+def test_without_the_run_under_load_the_idle_probe_is_used(data, tmp_path):
+    folder = _folder(data, tmp_path, probe_calls=False)
+    cost, why = buildcost.read(folder)
+    assert why is None and cost.cpu == IDLE_PROBE["cpu_s_per_build"] and not cost.under_load
+    loaded, why = buildcost.under_load(folder, load(folder).settings)
+    assert loaded is None and why.startswith("no client build under load (")
+
+
+def test_builds_are_counted_in_a_steps_window_by_their_calls_overlap():
+    calls = [{"start": 0.0, "end": 4.0, "built": 400}, {"start": 4.0, "end": 8.0, "built": 200}]
+    assert buildcost._builds_in(calls, 2.0, 6.0) == pytest.approx(200 + 100)
+    assert buildcost._builds_in(calls, 8.0, 9.0) == 0
+    base = StepSample("calibration", 0, 16, 0.0, 1.0, 11.0, 10.0, throughput=1000.0,
+                      cpu={"front": 50.0}, host_cpu=60.0)
+    step = StepSample(LOADED_PROBE_RUN, 0, 16, 0.0, 2.0, 6.0, 4.0, throughput=800.0,
+                      cpu={"front": 56.0}, host_cpu=70.0)
+    # 300 builds in 4 s: 75/s; front 0.56 - 0.40 cores, the rest 0.14 - 0.08
+    assert buildcost.per_build_under_load(base, [step], calls) == pytest.approx(
+        {"front": 0.16 / 75, "unattributed": 0.06 / 75})
+    assert buildcost.per_build_under_load(base, [step], []) == {}
+
+
+def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path):
+    """buildprobe.under_load against a stand-in clone (an HTTP server answering /probe/build as
+    BuildProbeServlet does) and a stand-in Locust run of 1.5 s."""
+    import http.server
+    import threading
+    import time
+    from dataclasses import dataclass
+    from testbed.run import buildprobe
+
+    asked = []
+
+    class Clone(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            asked.append(self.path)
+            time.sleep(0.2)
+            body = json.dumps({"backend": "axis", "built": 7, "failed": 0}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Clone)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    class Stack:
+        def status(self):
+            return {"replicas": [{"tier": "clone", "replica": 1, "url": f"http://127.0.0.1:{server.server_port}"}]}
+
+    @dataclass
+    class Spec:
+        id: str = "calibration"
+        entry: str = "calibration"
+        label: str = ""
+        backend: str = "axis"
+        load: object = None
+    ran = []
+
+    def run_one(spec, root):
+        ran.append((spec.id, root.name, spec.load.users))
+        time.sleep(1.5)
+    said = []
+    try:
+        buildprobe.under_load(Stack(), Spec(), run_one, tmp_path, said.append)
+        assert ran == [] and asked == []                   # no complete calibration step: nothing
+        (tmp_path / "calibration" / "calibration").mkdir(parents=True)
+        (tmp_path / "calibration" / "calibration" / "run.json").write_text(json.dumps({"status": "complete"}))
+        buildprobe.under_load(Stack(), Spec(), run_one, tmp_path, said.append)
+    finally:
+        server.shutdown()
+    assert ran == [(LOADED_PROBE_RUN, "calibration", buildprobe.LOADED_PLAN.users)]
+    out = json.loads((tmp_path / "calibration" / LOADED_PROBE_RUN / buildcost.PROBE_CALLS).read_text())
+    assert out.get("error") is None and len(out["calls"]) >= 3
+    assert all(c["built"] == 7 and c["end"] > c["start"] for c in out["calls"])
+    assert asked[0].startswith(f"/probe/build?backend=axis&n=5000&threads=2&seconds={buildprobe.CALL_S}")
+    assert any("under load" in s for s in said)
+    # the experiment's estimate counts it, never with --quick (no run under load there)
+    assert buildprobe.seconds(False, under_load=True) == buildprobe.seconds(False) + 5 * 9 + 5
+    assert buildprobe.seconds(True, under_load=True) == buildprobe.seconds(True)
