@@ -22,6 +22,7 @@ RUNS_DIR = "runs"
 RUN_FILE = "run.json"
 CALIBRATION_DIR = "calibration"   # a clones experiment's calibration step (cli/testbed/run/costs.py):
                                   # no run of the experiment, so never among its runs
+CALIBRATION_RUN = "calibration"          # its run: calibration/calibration/
 LOADED_PROBE_RUN = "calibration-build"   # in CALIBRATION_DIR: the calibration's load while a clone
                                          # builds clients (cli/testbed/run/buildprobe.py); no CPU-fit step
 KINDS = ("segments", "clones", "calibration", "classic")

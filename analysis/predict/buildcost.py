@@ -24,7 +24,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN, load_run
+from analysis.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN, load_run
 from analysis.predict.calibrate import Calibrated
 from analysis.predict.demands import SERVICES, Demands
 from analysis.settings import Settings
@@ -45,8 +45,9 @@ class BuildCost:
     under_load: str = ""           # where cpu comes from a run under load: how many builds in which steps
 
     def off_cpu(self, backend: str) -> float:
-        """The build's wall time not spent on the CPU it was measured to use (≥ 0)."""
-        return max(self.wall_s - sum(v for t, v in self.cpu.items() if t not in SERVICES or t == backend), 0.0)
+        """The build's wall time not spent on the CPU it was measured to use alone, with it (≥ 0)."""
+        cpu = self.idle_cpu or self.cpu
+        return max(self.wall_s - sum(v for t, v in cpu.items() if t not in SERVICES or t == backend), 0.0)
 
     def to_json(self) -> dict:
         return {"backend": self.backend, "cpu_s_per_build": self.cpu, "build_s_median": self.wall_s,
@@ -100,7 +101,7 @@ def under_load(folder: Path, settings: Settings) -> tuple[dict[str, float] | Non
     try:
         probe = json.loads((root / LOADED_PROBE_RUN / PROBE_CALLS).read_text(encoding="utf-8"))
         calls = [c for c in probe.get("calls") or [] if c.get("built")]
-        base = warm_step(of_run(load_run(root / "calibration"), settings))
+        base = warm_step(of_run(load_run(root / CALIBRATION_RUN), settings))
         loaded = [s for s in of_run(load_run(root / LOADED_PROBE_RUN), settings) if s.valid and s.throughput]
     except (OSError, ValueError, KeyError) as e:
         return None, f"no client build under load ({type(e).__name__}: {e})"

@@ -9,7 +9,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN
+from analysis.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN
 from analysis.steps import first_step
 from testbed.run.plan import LoadPlan
 from testbed.run.scaling import SCALED_POINT, Costs, costs_from_steps
@@ -86,7 +86,7 @@ def of_folder(folder: Path) -> tuple[Costs | None, str]:
 
 def calibration_spec(first, quick: bool = False):
     """The calibration step's run: the first scaled run's configuration, without the service wait."""
-    return replace(first, id="calibration", entry="calibration", label="calibration: /seg/5, no service wait",
+    return replace(first, id=CALIBRATION_RUN, entry=CALIBRATION_RUN, label="calibration: /seg/5, no service wait",
                    demands={k: v for k, v in first.demands.items() if k != SCALED_POINT},
                    auto_wait=False, load=CALIBRATION_LOAD_QUICK if quick else CALIBRATION_LOAD)
 
