@@ -299,29 +299,20 @@ def test_the_swarm_stacks_name_comes_from_the_environment_as_documented(monkeypa
 def _seg5_server(fail_first: int):
     """A loopback HTTP server in the front's place: /seg/5 answers the front's 502 page (the
     clone's unknown-host reason) for its first fail_first requests per backend, then 200."""
-    import http.server
-    import threading
     from urllib.parse import parse_qs, urlparse
+    from standin import serve
     seen: dict[str, int] = {}
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            backend = parse_qs(urlparse(self.path).query).get("backend", ["?"])[0]
-            seen[backend] = seen.get(backend, 0) + 1
-            ok = seen[backend] > fail_first
-            body = (b"segments: 1,2,3,4,5\nsoap-result: ok=true" if ok else
-                    b"<pre>\nerror: 502\nfailing-tier: soap-service\nreason: the client tier answered HTTP 502 "
-                    b"to GET /invoke: unknown host: UnknownHostException: haproxy</pre>")
-            self.send_response(200 if ok else 502)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def seg5(method, path):
+        backend = parse_qs(urlparse(path).query).get("backend", ["?"])[0]
+        seen[backend] = seen.get(backend, 0) + 1
+        ok = seen[backend] > fail_first
+        body = (b"segments: 1,2,3,4,5\nsoap-result: ok=true" if ok else
+                b"<pre>\nerror: 502\nfailing-tier: soap-service\nreason: the client tier answered HTTP 502 "
+                b"to GET /invoke: unknown host: UnknownHostException: haproxy</pre>")
+        return (200 if ok else 502), body
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve(seg5)
     return server, seen
 
 

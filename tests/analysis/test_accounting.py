@@ -3,11 +3,10 @@ and the runner's snapshot of the fronts' counters waiting for the previous run's
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
 from analysis.summary import accounting
+from standin import serve
 from testbed.run.results import served_counts
 
 
@@ -35,21 +34,12 @@ def test_the_snapshot_waits_until_no_front_has_a_request_in_flight():
     answers = iter([1, 1, 1, 0])          # the previous run's last request finishes on the 4th read
     reads = []
 
-    class Served(BaseHTTPRequestHandler):
-        def do_GET(self):
-            n = next(answers, 0)
-            reads.append(n)
-            body = json.dumps({"ok": 10 + (n == 0), "in_flight": n}).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def served(method, path):
+        n = next(answers, 0)
+        reads.append(n)
+        return 200, json.dumps({"ok": 10 + (n == 0), "in_flight": n}).encode()
 
-        def log_message(self, *a):
-            pass
-
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Served)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    srv = serve(served)
     try:
         replicas = [{"tier": "front", "replica": 0, "alive": True, "url": f"http://127.0.0.1:{srv.server_port}"}]
         out = served_counts(replicas, settle_s=10)
