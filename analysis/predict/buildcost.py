@@ -118,7 +118,7 @@ def under_load(folder: Path, settings: Settings) -> tuple[dict[str, float] | Non
                  f"{base[0].throughput:.0f}/s without builds")
 
 
-def read(folder: Path, settings: Settings | None = None) -> tuple[BuildCost | None, str | None]:
+def read(folder: Path, settings: Settings) -> tuple[BuildCost | None, str | None]:
     """(the probe's figures, None) or (None, why there are none); each tier's CPU per build
     measured under load where the folder has that run (under_load), else the idle probe's."""
     path = Path(folder) / FILE
@@ -136,18 +136,11 @@ def read(folder: Path, settings: Settings | None = None) -> tuple[BuildCost | No
         return None, f"{FILE} has no CPU per build"
     cost = BuildCost(str(data.get("backend") or "axis"), {str(k): float(v) for k, v in cpu.items()},
                      float(data.get("build_s_median") or 0.0), built)
-    loaded, how = under_load(folder, settings if settings is not None else _settings(folder))
+    loaded, how = under_load(folder, settings)
     if loaded is None:
         return cost, None
     return replace(cost, cpu=loaded, idle_cpu=cost.cpu, under_load=how), None
 
-
-def _settings(folder: Path) -> Settings:
-    try:
-        meta = json.loads((Path(folder) / "experiment.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        meta = {}
-    return Settings.from_json(meta.get("settings") or {})
 
 
 def usable(cost: BuildCost | None, d: Demands) -> bool:

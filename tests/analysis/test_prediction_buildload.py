@@ -89,7 +89,7 @@ def test_a_client_per_request_adds_the_builds_cost_under_load_and_the_run_is_no_
 
 def test_without_the_run_under_load_the_idle_probe_is_used(data, tmp_path):
     folder = _folder(data, tmp_path, probe_calls=False)
-    cost, why = buildcost.read(folder)
+    cost, why = buildcost.read(folder, load(folder).settings)
     assert why is None and cost.cpu == IDLE_PROBE["cpu_s_per_build"] and not cost.under_load
     loaded, why = buildcost.under_load(folder, load(folder).settings)
     assert loaded is None and why.startswith("no client build under load (")
@@ -110,30 +110,20 @@ def test_builds_are_counted_in_a_steps_window_by_their_calls_overlap():
 
 
 def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path):
-    """buildprobe.under_load against a stand-in clone (an HTTP server answering /probe/build as
+    """buildprobe.under_load against a stand-in clone (answering /probe/build as
     BuildProbeServlet does) and a stand-in Locust run of 1.5 s."""
-    import http.server
-    import threading
     import time
     from dataclasses import dataclass
+    from standin import serve
     from testbed.run import buildprobe
 
     asked = []
 
-    class Clone(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            asked.append(self.path)
-            time.sleep(0.2)
-            body = json.dumps({"backend": "axis", "built": 7, "failed": 0}).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *a):
-            pass
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Clone)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    def clone(method, path):
+        asked.append(path)
+        time.sleep(0.2)
+        return 200, json.dumps({"backend": "axis", "built": 7, "failed": 0}).encode()
+    server = serve(clone)
 
     class Stack:
         def status(self):

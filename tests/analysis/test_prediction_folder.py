@@ -230,7 +230,7 @@ def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_buil
     assert m["delay_inside"] == pytest.approx(cal.service_wait + max(cal.residual, 0) + 0.0005)
     # CPU-bound at 2 cores / 15 ms once enough users are there
     assert solve_model(model(cal, Config(client_mode="request"), request=forecast.buildcost.request_calibration(
-        cal, forecast.buildcost.read(result.path)[0], dmod.measure(result, steps))), 200).throughput == \
+        cal, forecast.buildcost.read(result.path, result.settings)[0], dmod.measure(result, steps))), 200).throughput == \
         pytest.approx(2 / 0.015, rel=0.01)
 
 
