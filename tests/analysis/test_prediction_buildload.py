@@ -159,3 +159,32 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
     # the experiment's estimate counts it, never with --quick (no run under load there)
     assert buildprobe.seconds(False, under_load=True) == buildprobe.seconds(False) + 5 * 9 + 5
     assert buildprobe.seconds(True, under_load=True) == buildprobe.seconds(True)
+
+
+def test_the_runner_probes_the_build_alone_before_the_run_under_load_and_not_again(tmp_path, monkeypatch):
+    """Runner._scale: the idle probe's rounds compile the build path before the run under load
+    (under load a cold build path cost 3-4 ms of clone CPU a build for 40 s, warm 1.7:
+    results/perreq-20261201-221445), and _predict_after keeps that build_probe.json."""
+    from testbed.run import definition, runner as rmod
+    exp = definition.load("clones")
+    order = []
+    monkeypatch.setattr(rmod.tohost, "scale", lambda *a, **k: ({"wait_us": 1}, []))
+    monkeypatch.setattr(rmod.buildprobe, "measure", lambda stack, backend, quick, say: order.append(
+        ("alone", backend)) or {"backend": backend})
+    monkeypatch.setattr(rmod.buildprobe, "under_load", lambda *a, **k: order.append(("under load",)))
+    monkeypatch.setattr(rmod.predicting, "write", lambda folder, say: order.append(("prediction",)))
+
+    class Stack:
+        class cfg:
+            stack_cpus = loadgen_cpus = None
+    r = rmod.Runner(exp, Stack(), results_dir=tmp_path, progress=rmod.Progress(stream=open("/dev/null", "w")))
+    r.folder, r.meta = tmp_path, {"host": {"cores": 2}}
+    monkeypatch.setattr(r, "_write_experiment", lambda: None)
+    r._scale(0)
+    assert order == [("alone", "axis"), ("under load",)]
+    assert json.loads((tmp_path / buildcost.FILE).read_text()) == {"backend": "axis"}
+    r._predict_after(0)                                    # after the baseline: the prediction only
+    assert order[2:] == [("prediction",)]
+    (tmp_path / buildcost.FILE).unlink()                   # no probe yet (no run under load): made here
+    r._predict_after(0)
+    assert order[3:] == [("alone", "axis"), ("prediction",)]

@@ -169,7 +169,9 @@ class Runner:
         """After the last baseline run: the model's prediction of the runs to come (predicting.py)."""
         configs = [r.config() for r in self.exp.runs]
         if self.exp.kind in ("clones", "classic") and predicting.due(configs, i):
-            if buildprobe.due(configs):        # the per-request client's build, on the baseline's stack
+            if buildprobe.due(configs) and not (self.folder / buildprobe.FILE).exists():
+                # the per-request client's build, on the baseline's stack (unless measured already
+                # before the run under load: _scale)
                 with deferred_sigint(self.progress, "probing the client build"):
                     results.write_json(self.folder / buildprobe.FILE, buildprobe.measure(
                         self.stack, self.exp.runs[i].backend, self.exp.quick, self.progress.say))
@@ -291,6 +293,10 @@ class Runner:
             self.exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
             float(self.meta["host"]["cores"]), cfg.stack_cpus, cfg.loadgen_cpus, self.scale_from)
         if calibrating and not self.exp.quick and buildprobe.due([r.config() for r in self.exp.runs]):
+            # the build alone first: its rounds compile the build path on an idle host, so the run
+            # under load measures warm builds (buildprobe.under_load)
+            results.write_json(self.folder / buildprobe.FILE, buildprobe.measure(
+                self.stack, calibration.backend, self.exp.quick, self.progress.say))
             buildprobe.under_load(self.stack, calibration, lambda spec, root: self._one_run(i, spec, root),
                                   self.folder, self.progress.say)
         self._fitted(lines)
