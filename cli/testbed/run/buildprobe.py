@@ -1,31 +1,32 @@
 """build_probe.json: what a per-request client's build costs each tier, measured on the
 baseline's stack before any held-out run (docs/predict.md, "A client per request").
 
-A client per request fetches and parses the WSDL and creates its stub on every call; a
-singleton baseline never does, so the prediction model cannot see that cost in it. When an
-experiment plans a per-request run, the runner — right after the baseline, before it writes
-the prediction, or before the run under load below — asks a clone to build clients the way per-request mode does, without calling
-the service (`POST /probe/build` of client-clones' BuildProbeServlet), and reads every tier's
-CPU around it: an idle window first (each tier's CPU without load), then rounds of builds until
-the CPU per build settles — two rounds in a row within SETTLED of each other, the build path's
-JIT done (a fresh clone compiled for 15-20 s: results/clones-20261128-223608, 1.83 ms of clone
-CPU a build after a fixed 10 s warm-up, 1.0 ms of it on the building threads) — the last round
-being the measurement. Per build and tier: (CPU during the round − idle rate × its duration) /
-builds; "unattributed" is the host's busy CPU that no sampled process used, corrected the same
-way. A probe that cannot be made (no clone URL, the clone refuses, nothing built) is written
-with its reason: the prediction then lists the per-request client as not predicted.
+A client per request fetches and parses the WSDL and creates its stub on every call; a singleton
+baseline never does, so the prediction model cannot see that cost in it. When an experiment
+plans a per-request run, the runner — right after the baseline, before it writes the prediction,
+or before the run under load below — asks a clone to build clients the way per-request mode
+does, without calling the service (`POST /probe/build` of client-clones' BuildProbeServlet), and
+reads every tier's CPU around it: an idle window first (each tier's CPU without load), then
+rounds of builds until the CPU per build settles — two rounds in a row within SETTLED of each
+other, the build path's JIT done (a fresh clone compiled for 15-20 s:
+results/clones-20261128-223608, 1.83 ms of clone CPU a build after a fixed 10 s warm-up, 1.0 ms
+of it on the building threads) — the last round being the measurement. Per build and tier: (CPU
+during the round − idle rate × its duration) / builds; "unattributed" is the host's busy CPU
+that no sampled process used, corrected the same way. A probe that cannot be made (no clone URL,
+the clone refuses, nothing built) is written with its reason: the prediction then lists the
+per-request client as not predicted.
 
-Under load (`under_load`): built alone, a client costs the other tiers nothing, but a clone
-that builds clients while the stack serves makes every tier's requests dearer (measured here:
-the front's CPU per /seg/5 request 0.50 ms alone, 0.56-0.65 ms while one clone built clients
-beside it — results/regime2-20261129-034822). So where the runner ran a calibration step (the
-stack without the service wait, warm), it measures the build alone first (its rounds compile
-the build path on an idle host: under load a cold one took 40 s and more, 3-4 ms of clone CPU a
-build against 1.7 warm, results/perreq-20261201-221445), then runs the same load once more while the clone builds
-clients without pause — LOADED_PLAN, the calibration's own stack, no reconfiguration — and keeps
-every probe call's start, end and count in that run's PROBE_CALLS; the analysis
-(analysis/predict/buildcost.py) charges each tier's CPU above the calibration's per request to
-the builds made in each step.
+Under load (`under_load`): built alone, a client costs the other tiers nothing, but a clone that
+builds clients while the stack serves makes every tier's requests dearer (measured here: the
+front's CPU per /seg/5 request 0.50 ms alone, 0.56-0.65 ms while one clone built clients beside
+it — results/regime2-20261129-034822). So where the runner ran a calibration step (the stack
+without the service wait, warm), it measures the build alone first (its rounds compile the build
+path on an idle host: under load a cold one took 40 s and more, 3-4 ms of clone CPU a build
+against 1.7 warm, results/perreq-20261201-221445), then runs the same load once more while the
+clone builds clients without pause — LOADED_PLAN, the calibration's own stack, no
+reconfiguration — and keeps every probe call's start, end and count in that run's PROBE_CALLS;
+the analysis (analysis/predict/buildcost.py) charges each tier's CPU above the calibration's per
+request to the builds made in each step.
 """
 from __future__ import annotations
 

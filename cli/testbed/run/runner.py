@@ -173,10 +173,14 @@ class Runner:
                 # the per-request client's build, on the baseline's stack (unless measured already
                 # before the run under load: _scale)
                 with deferred_sigint(self.progress, "probing the client build"):
-                    results.write_json(self.folder / buildprobe.FILE, buildprobe.measure(
-                        self.stack, self.exp.runs[i].backend, self.exp.quick, self.progress.say))
+                    self._probe_build(self.exp.runs[i].backend)
             with deferred_sigint(self.progress, "writing the prediction"):
                 predicting.write(self.folder, self.progress.say)
+
+    def _probe_build(self, backend: str) -> None:
+        """build_probe.json: what a per-request client's build costs each tier (buildprobe.measure)."""
+        results.write_json(self.folder / buildprobe.FILE, buildprobe.measure(
+            self.stack, backend, self.exp.quick, self.progress.say))
 
     def estimate(self) -> float:
         """Seconds the experiment plans; with adaptive steps the longest it may take."""
@@ -295,8 +299,7 @@ class Runner:
         if calibrating and not self.exp.quick and buildprobe.due([r.config() for r in self.exp.runs]):
             # the build alone first: its rounds compile the build path on an idle host, so the run
             # under load measures warm builds (buildprobe.under_load)
-            results.write_json(self.folder / buildprobe.FILE, buildprobe.measure(
-                self.stack, calibration.backend, self.exp.quick, self.progress.say))
+            self._probe_build(calibration.backend)
             buildprobe.under_load(self.stack, calibration, lambda spec, root: self._one_run(i, spec, root),
                                   self.folder, self.progress.say)
         self._fitted(lines)
