@@ -12,10 +12,24 @@ Under load (testbed/run/buildprobe.py, under_load): built alone, a client costs 
 nothing, but while one clone builds clients beside the stack's own load every tier's requests
 cost more CPU. Where the runner ran its calibration step once more with the clone building
 clients (calibration/calibration-build/, its probe calls in PROBE_CALLS), each tier's CPU per
-build is taken from that run instead: in each of its last LOADED_STEPS valid steps, (the tier's
-CPU − the step's throughput × the tier's CPU per request in the calibration's warm step) / the
-builds made in the step's window, the median of those steps. The idle probe keeps the build's
-wall time.
+build is taken from that run instead. The idle probe keeps the build's wall time.
+
+Side by side (PROBE_CALLS with `alternate_from`, since stop 39): after a warm-up of continuous
+builds the clone builds in calls of ON_S and pauses OFF_S, so the same run has windows with and
+without builds a few seconds apart. In each window (its first TRIM_S left out: the switch),
+every tier's mean CPU (cpu.csv, samples whose whole second lies inside), the requests (the
+history's cumulative count, interpolated at each row's REPORT_AT) and the builds (the calls'
+overlap) give rates U, X and B; the windows with builds and those without are pooled (weighted
+by their length) into two points, and each tier's U = d·X + b·B through both gives b, its CPU
+per build: (U_on·X_off − U_off·X_on) / (B_on·X_off − B_off·X_on). Its reference — the CPU per
+request without builds — is thus measured beside the builds, on the same warm JVMs, instead of
+in the calibration step a minute earlier, whose JVMs were still getting cheaper (stop 38: the
+estimate ranged 1.09-4.09 ms a build over seven folders).
+
+Earlier folders (continuous builds, no `alternate_from`): in each of the run's last
+LOADED_STEPS valid steps, (the tier's CPU − the step's throughput × the tier's CPU per request
+in the calibration's warm step) / the builds made in the step's window, the median of those
+steps.
 """
 from __future__ import annotations
 
@@ -24,7 +38,9 @@ import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from analysis import cpu as cpumod
 from analysis.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN, load_run
+from analysis.locust_csv import HistoryRow
 from analysis.predict.calibrate import Calibrated
 from analysis.predict.demands import SERVICES, Demands
 from analysis.settings import Settings
@@ -33,6 +49,11 @@ from analysis.steps import StepSample, of_run, warm_step
 FILE = "build_probe.json"
 PROBE_CALLS = "probe_calls.json"    # in calibration/calibration-build/: the probe calls under load
 LOADED_STEPS = 2                    # the steps under load used: the last two (the first are the build path's JIT)
+TRIM_S = 1.0                        # side by side: left out at the start of each window (the switch)
+MIN_WINDOW_S = 2.0                  # side by side: a shorter window (after the trim) is not used
+MIN_WINDOWS = 2                     # side by side: windows needed with builds and without
+REPORT_AT = 0.4                     # a history row stamped t counts the requests up to t + 0.4
+                                    # (the workers report at 0.4 and 0.9 of each second)
 
 
 @dataclass(frozen=True)
@@ -93,16 +114,93 @@ def per_build_under_load(base: StepSample, loaded: list[StepSample], calls: list
     return {t: max(statistics.median(v), 0.0) for t, v in per.items()}
 
 
+def _requests_at(rows: list[HistoryRow], t: float) -> float | None:
+    """The cumulative request count at time t, interpolated between the history rows (each
+    counting the requests up to its timestamp + REPORT_AT); None outside them."""
+    pts = [(r.timestamp + REPORT_AT, float(r.total_requests)) for r in rows]
+    for (ta, ca), (tb, cb) in zip(pts, pts[1:]):
+        if ta <= t <= tb and tb > ta and cb >= ca:
+            return ca + (cb - ca) * (t - ta) / (tb - ta)
+    return None
+
+
+def windows(calls: list[dict], alternate_from: float, start: float, end: float) -> list[tuple[float, float, bool]]:
+    """(from, to, with builds) of each window of the alternation inside [start, end]: each call
+    from alternate_from on, and each pause between two of them, TRIM_S left out at its start,
+    at least MIN_WINDOW_S long."""
+    alt = sorted((c for c in calls if float(c["start"]) >= alternate_from), key=lambda c: float(c["start"]))
+    raw = [(float(c["start"]), float(c["end"]), True) for c in alt]
+    raw += [(float(a["end"]), float(b["start"]), False) for a, b in zip(alt, alt[1:])]
+    out = []
+    for a, b, on in sorted(raw):
+        a, b = max(a + TRIM_S, start), min(b, end)
+        if b - a >= MIN_WINDOW_S:
+            out.append((a, b, on))
+    return out
+
+
+def side_by_side(samples: list[cpumod.Sample], rows: list[HistoryRow], calls: list[dict],
+                 alternate_from: float, start: float, end: float) -> tuple[dict[str, float], dict]:
+    """Each tier's (and 'unattributed') CPU seconds per build from the windows with builds and
+    those without (the module docstring), and the two points it rests on; ({}, why) when there
+    are fewer than MIN_WINDOWS of either kind with CPU samples and requests."""
+    sums = {True: {"s": 0.0, "req": 0.0, "built": 0.0, "cpu": {}, "n": 0},
+            False: {"s": 0.0, "req": 0.0, "built": 0.0, "cpu": {}, "n": 0}}
+    for a, b, on in windows(calls, alternate_from, start, end):
+        w = cpumod.window(samples, a + 1.0, b)          # samples whose whole second lies inside
+        ca, cb = _requests_at(rows, a), _requests_at(rows, b)
+        if not w.samples or ca is None or cb is None:
+            continue
+        tiers = {t for t, _ in w.replicas if t not in (cpumod.NODE, cpumod.KERNEL)}
+        cores = {t: (w.tier_total(t) or 0.0) / 100 for t in tiers if t != cpumod.HOST}
+        if cpumod.HOST in tiers:
+            cores["unattributed"] = max((w.tier_total(cpumod.HOST) or 0.0) / 100 - sum(cores.values()), 0.0)
+        acc, d = sums[on], b - a
+        acc["s"] += d
+        acc["req"] += cb - ca
+        acc["built"] += _builds_in(calls, a, b)
+        acc["n"] += 1
+        for t, u in cores.items():
+            acc["cpu"][t] = acc["cpu"].get(t, 0.0) + u * d
+    if min(sums[True]["n"], sums[False]["n"]) < MIN_WINDOWS:
+        return {}, {"why": f"{sums[True]['n']} window(s) with builds and {sums[False]['n']} without "
+                           f"(need {MIN_WINDOWS} of each)"}
+    pts = {on: {"s": v["s"], "windows": v["n"], "x": v["req"] / v["s"], "b": v["built"] / v["s"],
+                "cores": {t: c / v["s"] for t, c in v["cpu"].items()}} for on, v in sums.items()}
+    on, off = pts[True], pts[False]
+    det = on["b"] * off["x"] - off["b"] * on["x"]
+    if det <= 0 or not off["x"]:
+        return {}, {"why": "no more builds a second in the windows with builds than in those without"}
+    per = {t: max((on["cores"][t] * off["x"] - off["cores"][t] * on["x"]) / det, 0.0)
+           for t in on["cores"] if t in off["cores"]}
+    return per, {"with": on, "without": off}
+
+
+def _side_by_side_of(root: Path, probe: dict, calls: list[dict], loaded: list[StepSample]):
+    """side_by_side over the run under load from its first valid step's measurement on."""
+    run = load_run(root / LOADED_PROBE_RUN)
+    start, end = _window(loaded[0])[0], _window(loaded[-1])[1]
+    per, points = side_by_side(run.cpu, run.history.rows, calls, float(probe["alternate_from"]), start, end)
+    if not per:
+        return None, f"no client build under load (side by side: {points['why']})"
+    on, off = points["with"], points["without"]
+    return per, (f"side by side: {on['b'] * on['s']:.0f} builds in {on['windows']} windows of the calibration's "
+                 f"load at {on['x']:.0f}/s, against {off['windows']} windows of the same run without builds "
+                 f"at {off['x']:.0f}/s")
+
+
 def under_load(folder: Path, settings: Settings) -> tuple[dict[str, float] | None, str]:
     """(CPU seconds per build of each tier measured under load, what it rests on) or (None, why
-    not): the calibration's warm step against the last LOADED_STEPS valid steps of the run under
-    load (the module docstring)."""
+    not): side by side where the builds alternated with pauses, else the calibration's warm step
+    against the last LOADED_STEPS valid steps of the run under load (the module docstring)."""
     root = Path(folder) / CALIBRATION_DIR
     try:
         probe = json.loads((root / LOADED_PROBE_RUN / PROBE_CALLS).read_text(encoding="utf-8"))
         calls = [c for c in probe.get("calls") or [] if c.get("built")]
-        base = warm_step(of_run(load_run(root / CALIBRATION_RUN), settings))
         loaded = [s for s in of_run(load_run(root / LOADED_PROBE_RUN), settings) if s.valid and s.throughput]
+        if calls and loaded and probe.get("alternate_from") is not None:
+            return _side_by_side_of(root, probe, calls, loaded)
+        base = warm_step(of_run(load_run(root / CALIBRATION_RUN), settings))
     except (OSError, ValueError, KeyError) as e:
         return None, f"no client build under load ({type(e).__name__}: {e})"
     if not calls or not base or not loaded:

@@ -43,14 +43,14 @@ def _calibration_run(folder, scratch, run_id: str, start: int, steps: list[dict]
     return end
 
 
-def _folder(data, tmp_path, calls_per_s: int = 100, probe_calls: bool = True):
+def _folder(data, tmp_path, calls_per_s: int = 100, probe_calls: bool = True, calib: dict = CALIB):
     folder = tmp_path / "clones-loaded"
     shutil.copytree(data / "predict-handmade", folder)
     (folder / "prediction.json").unlink(missing_ok=True)
     (folder / buildcost.FILE).write_text(json.dumps(IDLE_PROBE))
     t = 1_800_000_000
     t = _calibration_run(folder, tmp_path / "scratch", "calibration", t,
-                         [{"users": 16, "x": 1000, "cpu": CALIB, "host": 160.0}] * 3)
+                         [{"users": 16, "x": 1000, "cpu": calib, "host": 160.0}] * 3)
     jit = {**LOADED, "clone/1": 150.0, "front/1": 70.0}           # the build path's JIT: not used
     steps = ([{"users": 16, "x": 800, "cpu": jit, "host": 290.0}] * 3
              + [{"users": 16, "x": 800, "cpu": LOADED, "host": 211.0}] * 2)
@@ -95,6 +95,85 @@ def test_without_the_run_under_load_the_idle_probe_is_used(data, tmp_path):
     assert loaded is None and why.startswith("no client build under load (")
 
 
+# side by side: the calls from T0 on alternate 6 s with builds (100/s, 800 requests/s) and 6 s
+# without (1000/s); each boundary at x.4, where a history row counts (buildcost.REPORT_AT)
+T0 = 1_800_000_060.4      # inside the run under load of _folder (its steps from 1_800_000_047)
+ALT_CALLS = [{"start": T0 + 12 * k, "end": T0 + 12 * k + 6, "built": 600, "failed": 0} for k in range(5)]
+PER_REQUEST = {"front": 0.0005, "clone": 0.0003, "axis": 0.0002, "haproxy": 0.0002, "loadgen": 0.0003,
+               "unattributed": 0.0001}
+
+
+def _building(t: float) -> bool:
+    return any(c["start"] <= t < c["end"] for c in ALT_CALLS)
+
+
+def _alternating(t_from: int, t_to: int):
+    """Per-second cpu.csv samples and history rows of [t_from, t_to]: each tier's CPU
+    PER_REQUEST x requests + PER_BUILD x builds (host: their sum), the rates of the phase."""
+    from analysis.cpu import Sample
+    from analysis.locust_csv import HistoryRow
+    samples, rows, total = [], [], 0.0
+    for k in range(t_from, t_to):
+        on = _building(k + 0.5)
+        x, b = (800.0, 100.0) if on else (1000.0, 0.0)
+        cores = {t: x * PER_REQUEST[t] + b * PER_BUILD[t] for t in PER_REQUEST}
+        for t, u in cores.items():
+            if t != "unattributed":
+                samples.append(Sample(k + 1.0, t, "1", "42", 100 * u))
+        samples.append(Sample(k + 1.0, "host", "all", "", 100 * sum(cores.values())))
+        # requests up to k + 0.4: the rate changes at x.4, so whole seconds [k-0.6, k+0.4)
+        total += 1000.0 if not _building(k - 0.1) else 800.0
+        rows.append(HistoryRow(float(k), 16, round(total), 0, None, None, None))
+    return samples, rows
+
+
+def test_side_by_side_the_builds_cost_is_what_each_tier_grows_by_between_windows_with_and_without():
+    samples, rows = _alternating(int(T0) - 20, int(T0) + 70)
+    per, points = buildcost.side_by_side(samples, rows, ALT_CALLS, T0, T0 - 20, T0 + 70)
+    assert per == pytest.approx(PER_BUILD, abs=1e-7)
+    assert points["with"]["windows"] == 5 and points["without"]["windows"] == 4
+    assert points["with"]["x"] == pytest.approx(800) and points["without"]["x"] == pytest.approx(1000)
+    assert points["with"]["b"] == pytest.approx(100) and points["without"]["b"] == 0
+    # each window leaves out its first TRIM_S: a call [T0, T0+6] counts from T0+1
+    assert buildcost.windows(ALT_CALLS[:2], T0, 0, 2e9) == [
+        (T0 + 1, T0 + 6, True), (T0 + 7, T0 + 12, False), (T0 + 13, T0 + 18, True)]
+    # calls before alternate_from (the warm-up) and windows outside [start, end] are not used
+    assert buildcost.windows([{"start": T0 - 8, "end": T0 - 4, "built": 1}] + ALT_CALLS[:1], T0, 0, 2e9) == [
+        (T0 + 1, T0 + 6, True)]
+    per, points = buildcost.side_by_side(samples, rows, ALT_CALLS, T0, T0, T0 + 20)
+    assert per == {} and "need 2 of each" in points["why"]
+
+
+def test_side_by_side_the_calibrations_older_reference_is_not_used(data, tmp_path):
+    """A folder whose run under load alternated: the calibration step read each tier 30 % dearer a
+    request than the run under load's windows without builds (its JVMs still warming); the
+    builds' cost comes out exact all the same."""
+    import csv
+    dearer = {k: v * 1.3 for k, v in CALIB.items()}
+    folder = _folder(data, tmp_path, calib=dearer)
+    d = folder / "calibration" / LOADED_PROBE_RUN
+    meta = json.loads((d / "run.json").read_text())
+    first, last = meta["steps"][0]["start"], meta["steps"][-1]["end"]
+    samples, rows = _alternating(int(first) - 2, int(last) + 2)
+    with open(d / "cpu.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["timestamp", "tier", "replica", "pid", "cpu_percent"])
+        w.writerows([c.timestamp, c.tier, c.replica, c.pid, c.cpu_percent] for c in samples)
+    from make_handmade import HISTORY_HEADER
+    with open(d / "locust_stats_history.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(HISTORY_HEADER)
+        w.writerows([int(r.timestamp), 16, "", "Aggregated", 0, 0] + [10] * 11 + [r.total_requests, 0, 10, 10, 1, 30, 120]
+                    for r in rows)
+    calls = [{"start": T0 - 18 + 4 * i, "end": T0 - 14 + 4 * i, "built": 400, "failed": 0} for i in range(4)] + ALT_CALLS
+    (d / buildcost.PROBE_CALLS).write_text(json.dumps({"format": 2, "backend": "axis", "calls": calls,
+                                                        "alternate_from": T0}))
+    cost, why = buildcost.read(folder, load(folder).settings)
+    assert why is None and cost.under_load.startswith("side by side: 2500 builds in 5 windows ")
+    assert cost.cpu == pytest.approx(PER_BUILD, abs=1e-7)
+    assert "against 4 windows of the same run without builds at 1000/s" in cost.under_load
+
+
 def test_builds_are_counted_in_a_steps_window_by_their_calls_overlap():
     calls = [{"start": 0.0, "end": 4.0, "built": 400}, {"start": 4.0, "end": 8.0, "built": 200}]
     assert buildcost._builds_in(calls, 2.0, 6.0) == pytest.approx(200 + 100)
@@ -109,13 +188,16 @@ def test_builds_are_counted_in_a_steps_window_by_their_calls_overlap():
     assert buildcost.per_build_under_load(base, [step], []) == {}
 
 
-def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path):
+def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path, monkeypatch):
     """buildprobe.under_load against a stand-in clone (answering /probe/build as
-    BuildProbeServlet does) and a stand-in Locust run of 1.5 s."""
+    BuildProbeServlet does) and a stand-in Locust run of 1.5 s: builds without pause for WARM_S
+    (here 0.5 s), then calls of ON_S alternating with pauses of OFF_S (here 0.3 s)."""
     import time
     from dataclasses import dataclass
     from standin import serve
     from testbed.run import buildprobe
+    monkeypatch.setattr(buildprobe, "WARM_S", 0.5)
+    monkeypatch.setattr(buildprobe, "OFF_S", 0.3)
 
     asked = []
 
@@ -152,12 +234,18 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
         server.shutdown()
     assert ran == [(LOADED_PROBE_RUN, "calibration", buildprobe.LOADED_PLAN.users)]
     out = json.loads((tmp_path / "calibration" / LOADED_PROBE_RUN / buildcost.PROBE_CALLS).read_text())
-    assert out.get("error") is None and len(out["calls"]) >= 3
+    assert out.get("error") is None and len(out["calls"]) >= 4
     assert all(c["built"] == 7 and c["end"] > c["start"] for c in out["calls"])
     assert asked[0].startswith(f"/probe/build?backend=axis&n=5000&threads=2&seconds={buildprobe.CALL_S}")
+    alt = out["alternate_from"]
+    warm = [c for c in out["calls"] if c["start"] < alt]
+    turns = [c for c in out["calls"] if c["start"] >= alt]
+    assert len(warm) >= 2 and all(b["start"] - a["end"] < 0.1 for a, b in zip(warm, warm[1:]))   # no pause
+    assert len(turns) >= 2 and all(b["start"] - a["end"] >= 0.29 for a, b in zip(turns, turns[1:]))
+    assert asked[-1].endswith(f"&seconds={buildprobe.ON_S}")
     assert any("under load" in s for s in said)
     # the experiment's estimate counts it, never with --quick (no run under load there)
-    assert buildprobe.seconds(False, under_load=True) == buildprobe.seconds(False) + 5 * 9 + 5
+    assert buildprobe.seconds(False, under_load=True) == buildprobe.seconds(False) + 8 * 10 + 5
     assert buildprobe.seconds(True, under_load=True) == buildprobe.seconds(True)
 
 

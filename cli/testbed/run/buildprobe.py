@@ -23,10 +23,14 @@ it — results/regime2-20261129-034822). So where the runner ran a calibration s
 without the service wait, warm), it measures the build alone first (its rounds compile the build
 path on an idle host: under load a cold one took 40 s and more, 3-4 ms of clone CPU a build
 against 1.7 warm, results/perreq-20261201-221445), then runs the same load once more while the
-clone builds clients without pause — LOADED_PLAN, the calibration's own stack, no
-reconfiguration — and keeps every probe call's start, end and count in that run's PROBE_CALLS;
-the analysis (analysis/predict/buildcost.py) charges each tier's CPU above the calibration's per
-request to the builds made in each step.
+clone builds clients — LOADED_PLAN, the calibration's own stack, no reconfiguration — and keeps
+every probe call's start, end and count in that run's PROBE_CALLS. The clone builds without pause
+for WARM_S (the build path's JIT under load), then in calls of ON_S with pauses of OFF_S
+(`alternate_from` in PROBE_CALLS): the analysis (analysis/predict/buildcost.py, side_by_side)
+charges to the builds what each tier's CPU grows by between the windows without builds and those
+with them, both measured in the same run on the same warm JVMs. (Before stop 39 the clone built
+without pause and the reference was the calibration step measured a minute earlier, whose JVMs
+were still getting cheaper: 1.09-4.09 ms a build over seven folders.)
 """
 from __future__ import annotations
 
@@ -44,16 +48,19 @@ from testbed.cpu_clock import CpuClock, host_cpu_seconds
 from testbed.run.plan import LoadPlan
 
 FORMAT = 1
+CALLS_FORMAT = 2             # PROBE_CALLS; 2: calls alternate with pauses (alternate_from)
 THREADS = 2
 IDLE_S, ROUND_S, MAX_ROUNDS = 3, 5, 8
 QUICK_IDLE_S, QUICK_ROUND_S, QUICK_MAX_ROUNDS = 1, 2, 3
 SETTLED = 0.10               # two rounds' CPU per build (all tiers) within 10 %: warm
 MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
-# under load: five steps of the calibration's length on its warm JVMs (no prime: the runner primes
-# only cold ones), the first ones the build path's JIT (a fresh clone compiles it for 15-20 s),
-# the analysis takes the last two (buildcost.LOADED_STEPS); each probe call builds for CALL_S
-LOADED_PLAN = LoadPlan(users=(16,) * 5, step_seconds=9.0, warmup_seconds=3.0)
+# under load: eight steps of the calibration's load on its warm JVMs (no prime: the runner primes
+# only cold ones); the clone builds in calls of CALL_S for WARM_S (the build path's JIT under
+# load), then alternates calls of ON_S with pauses of OFF_S, about five of each, to the run's end
+LOADED_PLAN = LoadPlan(users=(16,) * 8, step_seconds=10.0, warmup_seconds=3.0)
 CALL_S = 4
+WARM_S = 18.0
+ON_S, OFF_S = 6, 6
 
 
 def due(configs: list[dict]) -> bool:
@@ -197,28 +204,35 @@ def under_load(stack, calibration, run_one, folder: Path, say) -> None:
         return
     spec, backend = loaded_spec(calibration), calibration.backend
     calls: list[dict] = []
-    out: dict = {"format": FORMAT, "backend": backend, "threads": THREADS, "calls": calls}
+    out: dict = {"format": CALLS_FORMAT, "backend": backend, "threads": THREADS, "calls": calls,
+                 "warm_s": WARM_S, "on_s": ON_S, "off_s": OFF_S, "alternate_from": None}
     stop = threading.Event()
 
     def build() -> None:
         try:
             url, _ = _clone_url(stack)
+            began = time.monotonic()
             while not stop.is_set():
+                warm = time.monotonic() - began < WARM_S
+                if not warm and out["alternate_from"] is None:
+                    out["alternate_from"] = time.time()
                 t0 = time.time()
-                body = _post(url, backend, CALL_S)
+                body = _post(url, backend, CALL_S if warm else ON_S)
                 calls.append({"start": t0, "end": time.time(), "built": int(body.get("built") or 0),
                               "failed": int(body.get("failed") or 0)})
+                if not warm:
+                    stop.wait(OFF_S)
         except (ProbeError, OSError, ValueError) as e:
             out["error"] = f"{type(e).__name__}: {e}"[:300]
     say("  client-build probe under load: the calibration's load again while clone-1 builds clients "
-        f"({LOADED_PLAN.seconds():.0f} s)")
+        f"({LOADED_PLAN.seconds():.0f} s; after {WARM_S:.0f} s in turns of {ON_S} s with and {OFF_S} s without)")
     worker = threading.Thread(target=build, name="build-probe-under-load", daemon=True)
     worker.start()
     try:
         run_one(spec, root)
     finally:
         stop.set()
-        worker.join(CALL_S + 35)
+        worker.join(max(CALL_S, ON_S) + 35)
         (root / spec.id).mkdir(parents=True, exist_ok=True)
         (root / spec.id / PROBE_CALLS).write_text(json.dumps(out, indent=1), encoding="utf-8")
     if out.get("error"):
