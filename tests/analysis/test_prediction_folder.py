@@ -62,6 +62,21 @@ def test_the_cpu_is_split_around_the_lock_and_the_residual_is_fitted_to_the_hold
     assert 0 < cal.residual_outside < 0.010
 
 
+def test_the_latency_outside_the_lock_rests_on_the_short_cycles(loaded):
+    """A step's time outside the lock is its cycle N/X less two measured times of nearly that
+    size: at 64 users a 1 % error of the throughput is 6 ms here (2.5 s on this host's
+    singleton). Three many-user steps whose figures are 20 ms off move the fit by less than a
+    millisecond, where the median of the six would follow them."""
+    from dataclasses import replace
+    result, steps = loaded
+    d = dmod.measure(result, steps)
+    low = calibrate(d).residual_outside                  # 4, 8, 16 users: cycles of 40, 80, 160 ms
+    noisy = [replace(d.steps[0], users=n, lock_wait=n / 100 - 0.010 - 0.030) for n in (48, 64, 96)]  # outside: 30 ms
+    fitted = calibrate(replace(d, steps=d.steps + noisy)).residual_outside
+    assert low > 0 and abs(fitted - low) < 0.001
+    assert calibrate(replace(d, steps=noisy)).residual_outside > low + 0.010       # they alone: theirs
+
+
 def test_a_folder_without_a_baseline_is_refused_naming_the_fix(data):
     result = load(data / "segments-handmade")
     with pytest.raises(dmod.NoBaseline, match="no baseline run .*./testbed run clones"):
