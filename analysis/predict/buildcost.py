@@ -92,15 +92,21 @@ def _window(s: StepSample) -> tuple[float, float]:
     return start, s.end if s.end is not None else start
 
 
+def _cores(tiers: dict[str, float | None], host: float | None) -> dict[str, float]:
+    """Cores of each tier from % of one core, and 'unattributed': the host's busy CPU that no
+    tier used (where the host was sampled)."""
+    out = {t: v / 100 for t, v in tiers.items() if v is not None}
+    if host is not None:
+        out["unattributed"] = max(host / 100 - sum(out.values()), 0.0)
+    return out
+
+
 def per_build_under_load(base: StepSample, loaded: list[StepSample], calls: list[dict]) -> dict[str, float]:
     """Each tier's (and 'unattributed') CPU seconds per build: in each loaded step, its CPU above
     the step's throughput × its CPU per request in base, over the builds in the step's window;
     the median over the steps (never below zero). Empty when no step had builds."""
     def cores(s: StepSample) -> dict[str, float]:
-        out = {t: v / 100 for t, v in s.cpu.items() if v is not None}
-        if s.host_cpu is not None:
-            out["unattributed"] = max(s.host_cpu / 100 - sum(out.values()), 0.0)
-        return out
+        return _cores(s.cpu, s.host_cpu)
     ref = cores(base)
     per: dict[str, list[float]] = {}
     for s in loaded:
@@ -144,17 +150,14 @@ def side_by_side(samples: list[cpumod.Sample], rows: list[HistoryRow], calls: li
     """Each tier's (and 'unattributed') CPU seconds per build from the windows with builds and
     those without (the module docstring), and the two points it rests on; ({}, why) when there
     are fewer than MIN_WINDOWS of either kind with CPU samples and requests."""
-    sums = {True: {"s": 0.0, "req": 0.0, "built": 0.0, "cpu": {}, "n": 0},
-            False: {"s": 0.0, "req": 0.0, "built": 0.0, "cpu": {}, "n": 0}}
+    sums = {on: {"s": 0.0, "req": 0.0, "built": 0.0, "cpu": {}, "n": 0} for on in (True, False)}
     for a, b, on in windows(calls, alternate_from, start, end):
         w = cpumod.window(samples, a + 1.0, b)          # samples whose whole second lies inside
         ca, cb = _requests_at(rows, a), _requests_at(rows, b)
         if not w.samples or ca is None or cb is None:
             continue
-        tiers = {t for t, _ in w.replicas if t not in (cpumod.NODE, cpumod.KERNEL)}
-        cores = {t: (w.tier_total(t) or 0.0) / 100 for t in tiers if t != cpumod.HOST}
-        if cpumod.HOST in tiers:
-            cores["unattributed"] = max((w.tier_total(cpumod.HOST) or 0.0) / 100 - sum(cores.values()), 0.0)
+        tiers = {t for t, _ in w.replicas if t not in (cpumod.NODE, cpumod.KERNEL, cpumod.HOST)}
+        cores = _cores({t: w.tier_total(t) for t in tiers}, w.tier_total(cpumod.HOST))
         acc, d = sums[on], b - a
         acc["s"] += d
         acc["req"] += cb - ca
@@ -176,9 +179,9 @@ def side_by_side(samples: list[cpumod.Sample], rows: list[HistoryRow], calls: li
     return per, {"with": on, "without": off}
 
 
-def _side_by_side_of(root: Path, probe: dict, calls: list[dict], loaded: list[StepSample]):
-    """side_by_side over the run under load from its first valid step's measurement on."""
-    run = load_run(root / LOADED_PROBE_RUN)
+def _side_by_side_of(run, probe: dict, calls: list[dict], loaded: list[StepSample]):
+    """side_by_side over the run under load (loaded: its valid steps) from its first valid
+    step's measurement on."""
     start, end = _window(loaded[0])[0], _window(loaded[-1])[1]
     per, points = side_by_side(run.cpu, run.history.rows, calls, float(probe["alternate_from"]), start, end)
     if not per:
@@ -197,9 +200,10 @@ def under_load(folder: Path, settings: Settings) -> tuple[dict[str, float] | Non
     try:
         probe = json.loads((root / LOADED_PROBE_RUN / PROBE_CALLS).read_text(encoding="utf-8"))
         calls = [c for c in probe.get("calls") or [] if c.get("built")]
-        loaded = [s for s in of_run(load_run(root / LOADED_PROBE_RUN), settings) if s.valid and s.throughput]
+        run = load_run(root / LOADED_PROBE_RUN)
+        loaded = [s for s in of_run(run, settings) if s.valid and s.throughput]
         if calls and loaded and probe.get("alternate_from") is not None:
-            return _side_by_side_of(root, probe, calls, loaded)
+            return _side_by_side_of(run, probe, calls, loaded)
         base = warm_step(of_run(load_run(root / CALIBRATION_RUN), settings))
     except (OSError, ValueError, KeyError) as e:
         return None, f"no client build under load ({type(e).__name__}: {e})"
