@@ -200,6 +200,9 @@ def demand_table(d: dmod.Demands) -> str:
               + ", ".join(f"{k} {v:g} cores" for k, v in d.pools.items())
               + f"; front threads {d.threads.get('front')}"]
     lines += [f"  note: {m}" for m in d.missing]
+    shared = dmod.beside_other_load_text(d.beside_other_load)
+    if shared:
+        lines.append(f"  warning: {shared}")
     return "\n".join(lines)
 
 

@@ -12,6 +12,12 @@ valid step of those runs:
   itself — and, on a shared machine, other people's work).
 - the client tier's own timers (client_time.csv): per call, the wait for the singleton's
   lock, the time it held it, and the calling thread's CPU while holding it.
+- other programs' share of the host (host CPU less this experiment's: analysis.regime's rule):
+  a step where it reached regime.OTHERS_MAX (15 %) — of the baseline or of the calibration
+  step's the CPU fit uses — is named in `beside_other_load`. Its holding time and cycle ran on
+  CPUs someone else shared, so every configuration is predicted low (results/clones-20261202-
+  020332: other programs at 25 % of the host in the baseline's first two steps, every prediction
+  9-11 % low); the prediction says so and the validation counts it apart.
 Each figure is the mean over the valid steps with its 95 % interval (t over the steps: how
 much it moved from step to step, not the error of one step). Think time, the service's own
 wait (demands.SERVICE.wait_us), thread pools and CPU capacity come from experiment.json and
@@ -26,7 +32,7 @@ from pathlib import Path
 
 from scipy import stats as sps
 
-from analysis import bottleneck as bmod
+from analysis import bottleneck as bmod, regime
 from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN, RUN_FILE, ResultFolder, load_run
 from analysis.predict import cpufit
 from analysis.steps import StepSample, warm_step
@@ -79,6 +85,7 @@ class StepDemand:
     lock_wait: float | None = None        # s per call
     lock_hold: float | None = None
     lock_cpu: float | None = None         # the clone thread's CPU while holding the lock
+    others: float | None = None           # other programs' share of the host (None: no host samples)
 
 
 @dataclass
@@ -103,6 +110,7 @@ class Demands:
     background: dict[str, float] = field(default_factory=dict)   # tier -> U0, cores per replica (fits resolved)
     cpu_fits: dict[str, cpufit.CpuFit] = field(default_factory=dict)
     fit_runs: list[str] = field(default_factory=list)  # runs whose steps the CPU fit used besides the baseline
+    beside_other_load: list[dict] = field(default_factory=list)   # [{run_id, users, others}] (module doc)
 
     def to_json(self) -> dict:
         est = lambda e: e.to_json() if e else None     # noqa: E731
@@ -114,9 +122,10 @@ class Demands:
                 "tier_pool": self.tier_pool, "quotas": self.quotas, "mode": self.mode,
                 "missing": self.missing, "background_cores": self.background, "fit_runs": self.fit_runs,
                 "cpu_fits": {t: f.to_json() for t, f in self.cpu_fits.items()},
+                "beside_other_load": self.beside_other_load,
                 "steps": [{"run_id": s.run_id, "users": s.users, "throughput": s.throughput, "cpu_s": s.cpu,
-                           "lock_wait_s": s.lock_wait, "lock_hold_s": s.lock_hold, "lock_cpu_s": s.lock_cpu}
-                          for s in self.steps]}
+                           "lock_wait_s": s.lock_wait, "lock_hold_s": s.lock_hold, "lock_cpu_s": s.lock_cpu,
+                           "others": s.others} for s in self.steps]}
 
 
 def is_baseline(meta: dict) -> bool:
@@ -192,6 +201,39 @@ def _step_cpu(s: StepSample, backend: str) -> dict[str, float]:
         known = sum(v for t, v in s.cpu.items() if t in (*TIERS, *SERVICES))
         cpu[UNATTRIBUTED] = max(s.host_cpu - known, 0.0) / 100 / x
     return cpu
+
+
+def others_share(s: StepSample, host_cores: float) -> float | None:
+    """Other programs' share of the host over a step: host CPU less this experiment's
+    (analysis.regime's reading), as a fraction of the host's cores; None without host samples."""
+    if s.host_cpu is None or not host_cores:
+        return None
+    return max(s.host_cpu - s.own_cpu, 0.0) / 100.0 / host_cores
+
+
+def shared_steps(points: list[tuple[str, int, float | None]]) -> list[dict]:
+    """[{run_id, users, others}] of the (run, users, share) points at or above regime.OTHERS_MAX."""
+    return [{"run_id": r, "users": u, "others": round(o, 4)} for r, u, o in points
+            if o is not None and o >= regime.OTHERS_MAX]
+
+
+def _and(xs: list[str]) -> str:
+    return xs[0] if len(xs) == 1 else f"{', '.join(xs[:-1])} and {xs[-1]}"
+
+
+def beside_other_load_text(entries: list[dict]) -> str | None:
+    """"other programs used 25 % of the host at 4 and 12 users (singleton-c1-a1-r0) ..." or None."""
+    if not entries:
+        return None
+    by: dict[str, list[dict]] = {}
+    for e in entries:
+        by.setdefault(e["run_id"], []).append(e)
+    parts = [f"{max(e['others'] for e in es):.0%} of the host at {_and([str(e['users']) for e in es])} users ({'the calibration step' if r == 'calibration' else r})"
+             for r, es in by.items()]
+    return ("calibrated beside other load: other programs used " + "; ".join(parts)
+            + f" (at least {regime.OTHERS_MAX:.0%} is a shared host: analysis/regime.py). The lock's holding "
+            "time and the cycles were measured on CPUs someone else used, so every configuration is likely "
+            "predicted low: this run tests the host, not the model — " + regime.SHARED_FIX)
 
 
 def replicas(meta: dict, tier: str) -> int:
@@ -280,6 +322,7 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
     backend = str(meta.get("backend") or "axis")
     rows: list[StepDemand] = []
     missing: list[str] = []
+    cores = float((result.experiment.get("host") or {}).get("cores") or 1)
     for run in base:
         timers = read_client_time(run.dir / CLIENT_TIME_FILE)
         if not timers:
@@ -290,7 +333,7 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
             x = s.throughput
             cpu = _step_cpu(s, backend)
             t = window_times(timers, backend, s.measure_from, s.end) if timers else None
-            rows.append(StepDemand(run.id, s.users, x, cpu, *(t or (None, None, None))))
+            rows.append(StepDemand(run.id, s.users, x, cpu, *(t or (None, None, None)), others_share(s, cores)))
     if not rows:
         raise NoBaseline(f"{result.path}: the baseline run(s) {', '.join(r.id for r in base)} have no valid "
                          "step with throughput and CPU samples; run the experiment again")
@@ -300,7 +343,10 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
     cpu = {t: Estimate.of([r.cpu.get(t) for r in rows]) for t in tiers}
     steps = fit_steps(result, steps, fit_runs or [])
     metas = {r.id: r.meta for r in (*base, *(fit_runs or []))}
-    extra = [(s.throughput, _step_cpu(s, backend), run.meta) for run in (fit_runs or []) for s in _fit_steps(run, steps)]
+    fit_points = [(run, s) for run in (fit_runs or []) for s in _fit_steps(run, steps)]
+    extra = [(s.throughput, _step_cpu(s, backend), run.meta) for run, s in fit_points]
+    shared = shared_steps([(r.run_id, r.users, r.others) for r in rows]
+                          + [(run.id, s.users, others_share(s, cores)) for run, s in fit_points])
     fits = _fits([(r.throughput, r.cpu, metas[r.run_id]) for r in rows] + extra)
     background, why = {}, {}
     for t, f in fits.items():
@@ -319,6 +365,6 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
     return Demands(str(result.path), [r.id for r in base], backend, rows, {t: e for t, e in cpu.items() if e},
                    Estimate.of([r.lock_wait for r in rows]), Estimate.of([r.lock_hold for r in rows]),
                    Estimate.of([r.lock_cpu for r in rows]), float(wait_us) / 1e6, think, threads,
-                   float((result.experiment.get("host") or {}).get("cores") or 1), pools, where, quotas,
+                   cores, pools, where, quotas,
                    str(result.experiment.get("mode") or "local"), missing, background, fits,
-                   [r.id for r in fit_runs or []])
+                   [r.id for r in fit_runs or []], shared)

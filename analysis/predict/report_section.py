@@ -71,6 +71,7 @@ def view(p: dict | None) -> dict | None:
                      "knee_text": f"{c['knee_predicted']} / {'—' if c['knee_measured'] is None else c['knee_measured']}",
                      "before": before, "bottlenecks": ", ".join(dict.fromkeys(c["bottleneck"]))})
     return {"error": None, "rows": rows, "demands": demands, "target": p.get("target"),
+            "beside_other_load": p.get("beside_other_load"),
             "written": p.get("written"), "file": p.get("file"),
             "calibrated_on": ", ".join(p["calibrated_on"]), "fit_runs": _runs_text(d.get("fit_runs")),
             "median_abs_error": p.get("median_abs_error"),

@@ -154,6 +154,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
     return {"target": _target(result.settings.extra, rows),
             "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
             "demands": now["demands"], "calibration": pred["calibration"], "usl": pred.get("usl"),
+            "beside_other_load": dmod.beside_other_load_text(now["demands"].get("beside_other_load")),
             "build_probe": pred.get("build_probe") or now.get("build_probe"),
             "not_predicted": [n for n in pred.get("not_predicted", []) if tuple(n["runs"]) not in
                               {tuple(c["runs"]) for c in extra}],

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from analysis.folder import load
-from analysis.predict import demands as dmod, forecast, section
+from analysis.predict import command, demands as dmod, forecast, section
 from analysis.predict.runsteps import run_steps
 from analysis.predict.calibrate import Config, calibrate, model
 from analysis.predict.model import solve_model
@@ -306,3 +306,67 @@ def test_the_build_probe_takes_each_tiers_idle_rate_off_its_cpu_per_build():
     assert per_build(idle, start, end, 100, start=later)["clone"] == pytest.approx((1.1 - 0.3) / 100)
     assert due([{"kind": "clones", "client_mode": "singleton"}, {"kind": "clones", "client_mode": "request"}])
     assert not due([{"kind": "clones", "client_mode": "pool"}, {"kind": "segments", "client_mode": "request"}])
+
+
+def _shared_copy(folder, tmp_path, host_pct: float):
+    """The handmade folder with the baseline's host CPU raised to host_pct (% of one core) in
+    every sample: its processes' CPU unchanged, so other programs used the difference."""
+    import shutil
+    copy = tmp_path / f"host-{host_pct:g}"
+    shutil.copytree(folder, copy)
+    (copy / "prediction.json").unlink(missing_ok=True)
+    cpu = copy / "runs" / "singleton-c1-a1" / "cpu.csv"
+    cpu.write_text("".join(f"{line.rsplit(',', 1)[0]},{host_pct:g}\n" if ",host," in line else line
+                           for line in cpu.read_text().splitlines(keepends=True)))
+    result = load(copy)
+    return result, run_steps(result)
+
+
+def test_a_baseline_beside_other_load_is_named_in_the_demands_the_cli_and_the_report(folder, loaded, tmp_path):
+    """Other programs' share of the host (host less this experiment's processes, 2 cores): the
+    handmade baseline's 10 % of a core is 5 % of the host, not shared; at 200 % host CPU the
+    others took 80 % of a core, 40 % of the host, at every step — named, with the fix."""
+    from analysis import pages
+    from analysis.predict import report_section
+    plain = dmod.measure(*loaded)
+    assert [s.others for s in plain.steps] == [pytest.approx(0.05)] * 3 and plain.beside_other_load == []
+    assert dmod.beside_other_load_text(plain.beside_other_load) is None
+    result, steps = _shared_copy(folder, tmp_path, 200)
+    d = dmod.measure(result, steps)
+    assert [(e["run_id"], e["users"], e["others"]) for e in d.beside_other_load] == [
+        ("singleton-c1-a1", u, pytest.approx(0.40)) for u in (4, 8, 16)]
+    text = dmod.beside_other_load_text(d.beside_other_load)
+    assert text.startswith("calibrated beside other load: other programs used 40% of the host at 4, 8 and 16 users")
+    assert "STACK_CPUS" in text and d.to_json()["beside_other_load"] == d.beside_other_load
+    assert "warning: calibrated beside other load" in command.demand_table(d)
+    p = section.build(result, steps, simulate=False)
+    assert p["beside_other_load"] == text
+    html = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction(
+        report_section.view(p), {})
+    assert 'id="prediction-shared"' in html and "Not a test of the model: calibrated beside other load" in html
+    # just under the line (15 % of the host = 30 % of a core above the processes' 120 %): not shared
+    assert dmod.measure(*_shared_copy(folder, tmp_path, 149)).beside_other_load == []
+
+
+def test_validation_leaves_a_folder_calibrated_beside_other_load_out_of_its_verdicts(tmp_path, monkeypatch):
+    """Its rows are listed and marked; the verdicts are over the other folders, then once more
+    with it included."""
+    from analysis.predict import validate
+
+    def row(err):
+        return {"text": "singleton · clone 2 · service 1", "predicted_max_throughput": 100 * (1 + err),
+                "measured_max_throughput": 100.0, "error": err, "sweep_mae": abs(err), "knee_predicted": 4,
+                "knee_measured": 4, "knee_steps_apart": 0, "linear_error": 0.5, "usl_error": 0.5,
+                "beats_naive": True, "agreement_max_deviation": 0.01, "agree": True, "written_before_runs": True}
+
+    folders = {"quiet": (None, [row(0.02)]), "busy": ("calibrated beside other load: other programs used 26%", [row(-0.40)])}
+    monkeypatch.setattr(validate, "rows_of", lambda f, fit_runs=None: (
+        {"folder": f, "mode": "local", "written": 1.0, "beside_other_load": folders[f][0]}, folders[f][1]))
+    out = tmp_path / "v.md"
+    assert validate.main(["quiet", "busy", "-o", str(out)]) == 0
+    v = json.loads(out.with_suffix(".json").read_text())["verdicts"]
+    assert v["every_within_10pct"] is True and v["configurations"] == 1 and v["max_abs_error"] == pytest.approx(0.02)
+    assert v["left_out"] == ["busy: calibrated beside other load: other programs used 26%"]
+    assert v["with_left_out"]["every_within_10pct"] is False and v["with_left_out"]["configurations"] == 2
+    md = out.read_text()
+    assert "| busy (shared host) | local |" in md and "Left out of the verdicts above (1 of 2 folders" in md

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from analysis.predict.demands import is_baseline
+from analysis.predict.demands import beside_other_load_text, is_baseline
 from analysis.predict.forecast import FILE
 
 
@@ -38,3 +38,6 @@ def write(folder, say) -> None:
     shown = "; ".join(f"{c['text']} {c['predicted_max_throughput']:.0f}/s" for c in pred["configurations"]
                       if not c["baseline"])
     say(f"  prediction (from {', '.join(pred['calibrated_on'])}, before the next run): {shown}")
+    shared = beside_other_load_text(pred["demands"].get("beside_other_load"))
+    if shared:
+        say(f"  warning: {shared}")
