@@ -14,10 +14,11 @@ valid step of those runs:
   lock, the time it held it, and the calling thread's CPU while holding it.
 - other programs' share of the host (host CPU less this experiment's: analysis.regime's rule):
   a step where it reached regime.OTHERS_MAX (15 %) — of the baseline or of the calibration
-  step's the CPU fit uses — is named in `beside_other_load`. Its holding time and cycle ran on
-  CPUs someone else shared, so every configuration is predicted low (results/clones-20261202-
-  020332: other programs at 25 % of the host in the baseline's first two steps, every prediction
-  9-11 % low); the prediction says so and the validation counts it apart.
+  step's the CPU fit uses — is named in `beside_other_load`. Their CPU lands in the unattributed
+  demand and the holding time ran on CPUs they shared, so the prediction reads low, most where
+  the CPU limits a configuration (results/clones-20261202-020332: other programs at 26 % of the
+  host in the baseline's first steps, the lock-bound configurations 9-11 % low, the client per
+  request 40 %); the prediction says so and the validation counts it apart.
 Each figure is the mean over the valid steps with its 95 % interval (t over the steps: how
 much it moved from step to step, not the error of one step). Think time, the service's own
 wait (demands.SERVICE.wait_us), thread pools and CPU capacity come from experiment.json and
@@ -231,9 +232,10 @@ def beside_other_load_text(entries: list[dict]) -> str | None:
     parts = [f"{max(e['others'] for e in es):.0%} of the host at {_and([str(e['users']) for e in es])} users ({'the calibration step' if r == 'calibration' else r})"
              for r, es in by.items()]
     return ("calibrated beside other load: other programs used " + "; ".join(parts)
-            + f" (at least {regime.OTHERS_MAX:.0%} is a shared host: analysis/regime.py). The lock's holding "
-            "time and the cycles were measured on CPUs someone else used, so every configuration is likely "
-            "predicted low: this run tests the host, not the model — " + regime.SHARED_FIX)
+            + f" (at least {regime.OTHERS_MAX:.0%} is a shared host: analysis/regime.py). Their CPU lands in the "
+            "model's unattributed demand and the lock's holding time was measured on CPUs they shared, so the "
+            "prediction reads low, most where the CPU limits a configuration (a client per request): this run "
+            "tests the host, not the model — " + regime.SHARED_FIX)
 
 
 def replicas(meta: dict, tier: str) -> int:

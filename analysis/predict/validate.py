@@ -25,6 +25,8 @@ from analysis.predict import section
 from analysis.predict.command import fit_run_ids
 from analysis.predict.runsteps import run_steps
 
+CRITERIA = ("every_within_10pct", "median_within_5pct", "sweep_mae_within_10pct", "knee_within_one_step",
+            "beats_both_naive", "simulation_agrees")
 LIMITS = {"every": 0.10, "median": 0.05, "sweep": 0.10, "knee_steps": 1, "agreement": 0.02}
 
 
@@ -40,7 +42,10 @@ def rows_of(folder: str, fit_runs: tuple[str, ...] | None = None) -> tuple[dict,
 
 
 def verdicts(rows: list[dict]) -> dict:
+    """Each criterion over the rows; None for each when there is no row to judge."""
     errs = [abs(r["error"]) for r in rows if r["error"] is not None]
+    if not rows:
+        return {k: None for k in (*CRITERIA, "median_abs_error", "max_abs_error")} | {"configurations": 0}
     return {
         "every_within_10pct": bool(errs) and max(errs) <= LIMITS["every"],
         "median_within_5pct": bool(errs) and statistics.median(errs) <= LIMITS["median"],

@@ -370,3 +370,7 @@ def test_validation_leaves_a_folder_calibrated_beside_other_load_out_of_its_verd
     assert v["with_left_out"]["every_within_10pct"] is False and v["with_left_out"]["configurations"] == 2
     md = out.read_text()
     assert "| busy (shared host) | local |" in md and "Left out of the verdicts above (1 of 2 folders" in md
+    # every folder shared: nothing to judge, no verdict (not a "met" over no configuration)
+    assert validate.main(["busy", "-o", str(out)]) == 0
+    v = json.loads(out.with_suffix(".json").read_text())["verdicts"]
+    assert v["configurations"] == 0 and v["every_within_10pct"] is None and v["sweep_mae_within_10pct"] is None
