@@ -70,7 +70,8 @@ def view(p: dict | None) -> dict | None:
                      "calibrated_text": "the baseline" if c["calibrated_on"] == "baseline" else c["calibrated_on"],
                      "knee_text": f"{c['knee_predicted']} / {'—' if c['knee_measured'] is None else c['knee_measured']}",
                      "before": before, "bottlenecks": ", ".join(dict.fromkeys(c["bottleneck"]))})
-    return {"error": None, "rows": rows, "demands": demands, "target": p.get("target"),
+    speed_rows = [r for r in rows if not r["baseline"] and r.get("host_speed") is not None]
+    return {"error": None, "rows": rows, "speed_rows": speed_rows, "demands": demands, "target": p.get("target"),
             "beside_other_load": p.get("beside_other_load"),
             "written": p.get("written"), "file": p.get("file"),
             "calibrated_on": ", ".join(p["calibrated_on"]), "fit_runs": _runs_text(d.get("fit_runs")),

@@ -12,7 +12,9 @@ Per configuration:
   the knee (first step within the tolerance of the maximum), predicted and measured, and how
   many user steps apart; the naive predictions (linear: baseline × multiple; usl: p copies of
   the USL fitted to the baseline's sweep) with their errors; and the simulation's check
-  (the largest deviation between the analytic solution and the simulation, over the points).
+  (the largest deviation between the analytic solution and the simulation, over the points);
+  host_speed, predicted_at_host_speed and error_at_host_speed (analysis/predict/atspeed.py:
+  the host's speed in the measured run against the baseline's, and the model at that speed).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import statistics
 from pathlib import Path
 
 from analysis.predict import check, demands as dmod, forecast
+from analysis.predict.atspeed import reading as at_host_speed
 from analysis.predict.model import Model
 
 CHECK_FILE = "prediction-check.json"
@@ -149,7 +152,8 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
                             else abs(err) < abs(lin_err) and abs(err) < abs(usl_err)),
             "simulation": [s and {k: s[k] for k in ("throughput", "throughput_ci", "deviation", "agree")} for s in sims],
             "agreement_max_deviation": max(devs) if devs else None,
-            "agree": all(s["agree"] for s in sims if s) if devs else None})
+            "agree": all(s["agree"] for s in sims if s) if devs else None,
+            **at_host_speed(result, steps, pred["calibrated_on"], c, ran, meas_max)})
     held = [r for r in rows if not r["baseline"] and r["error"] is not None]
     return {"target": _target(result.settings.extra, rows),
             "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],

@@ -32,6 +32,7 @@ from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
 from testbed.run.progress import Progress, latest_history, line
+from testbed.run import speedprobe
 from testbed.run.sampler import CpuSampler
 from testbed.stack import CpuTarget, Stack
 
@@ -386,7 +387,8 @@ class Runner:
         def targets():
             return stack_targets + [CpuTarget("loadgen", name, p.pid) for name, p in loc.processes()]
 
-        sampler = CpuSampler(run_dir / "cpu.csv", targets, kernel=self.stack.mode != "local").start()
+        sampler = CpuSampler(run_dir / "cpu.csv", targets, kernel=self.stack.mode != "local",
+                             speed=run_dir / speedprobe.FILE).start()
         self._timers = ClientTimeSampler(run_dir / clienttime.FILE, lambda: replicas).start()
         faults = [f for f in self.exp.faults if f.run in ("*", spec.entry)] if root is None else []
         inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None

@@ -18,9 +18,12 @@ A container (docker mode) is sampled from its cgroup's CPU accounting, which cou
 process in it (cgroup v1 cpuacct.usage in ns, v2 cpu.stat usage_usec); `pid` is then the
 container's main process as the host sees it (reading the accounting: testbed/cgroup.py). Where
 the cgroup cannot be read from this host, the main process and its children are sampled instead.
+
+With speed=PATH each sample also times the host speed probe (speedprobe.py) into PATH.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -28,6 +31,7 @@ from pathlib import Path
 import psutil
 
 from testbed.cpu_clock import CpuClock
+from testbed.run import speedprobe
 from testbed.stack import CpuTarget as Target  # noqa: F401  (what a sampler is given)
 
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
@@ -37,8 +41,10 @@ INTERVAL_S = 1.0
 class CpuSampler:
     """Samples `targets()` (re-asked every second, so new processes are picked up) into path."""
 
-    def __init__(self, path: Path, targets, interval: float = INTERVAL_S, kernel: bool = False):
+    def __init__(self, path: Path, targets, interval: float = INTERVAL_S, kernel: bool = False,
+                 speed: Path | None = None):
         self.path = path
+        self.speed = speed
         self.kernel = kernel
         self._softirq: tuple[float, float] | None = None     # (monotonic, softirq seconds)
         self.targets = targets
@@ -54,6 +60,8 @@ class CpuSampler:
     def start(self) -> "CpuSampler":
         self._clock = CpuClock()
         self.path.write_text(HEADER)
+        if self.speed is not None:
+            self.speed.write_text(speedprobe.HEADER)
         psutil.cpu_percent(None)
         self._thread.start()
         return self
@@ -64,12 +72,15 @@ class CpuSampler:
 
     def _loop(self) -> None:
         cores = psutil.cpu_count() or 1
-        with open(self.path, "a", buffering=1) as out:
+        with open(self.path, "a", buffering=1) as out, \
+                (open(self.speed, "a", buffering=1) if self.speed is not None else contextlib.nullcontext()) as speed:
             due = time.monotonic()
             while not self._stop.is_set():
                 try:
                     rows = self._sample(cores)
                     out.write("".join(rows))
+                    if self.speed is not None:
+                        speed.write(f"{time.time():.3f},{speedprobe.probe_us():.1f}\n")
                 except Exception as e:          # never let sampling kill the run; note it
                     if len(self.errors) < 20:
                         self.errors.append(f"{type(e).__name__}: {e}")
