@@ -42,7 +42,7 @@ def at_max_us(result, steps: dict, run_ids) -> float | None:
     for rid in run_ids:
         pairs = _run_steps_us(result, steps, rid)
         if pairs:
-            s, u = max(pairs, key=lambda p: p[0].throughput)
+            _, u = max(pairs, key=lambda p: p[0].throughput)
             if u is not None:
                 out.append(u)
     return statistics.median(out) if out else None
