@@ -56,10 +56,11 @@ def model_at(model_json: dict, speed: float) -> Model:
     return Model(**m)
 
 
-def reading(result, steps: dict, base_runs, config: dict, measured_runs, measured_max: float | None) -> dict:
-    """host_speed, predicted_at_host_speed, error_at_host_speed of one configuration (module doc)."""
+def reading(result, steps: dict, ref: float | None, config: dict, measured_runs, measured_max: float | None) -> dict:
+    """host_speed, predicted_at_host_speed, error_at_host_speed of one configuration (module doc);
+    `ref` is the baseline's reference_us, read once for all configurations."""
     none = {"host_speed": None, "predicted_at_host_speed": None, "error_at_host_speed": None}
-    ref, meas = reference_us(result, steps, base_runs), at_max_us(result, steps, measured_runs)
+    meas = at_max_us(result, steps, measured_runs)
     if not ref or not meas or not config.get("model") or not config.get("users"):
         return none
     speed = ref / meas

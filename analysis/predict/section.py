@@ -24,7 +24,7 @@ import statistics
 from pathlib import Path
 
 from analysis.predict import check, demands as dmod, forecast
-from analysis.predict.atspeed import reading as at_host_speed
+from analysis.predict.atspeed import reading as at_host_speed, reference_us as speed_reference_us
 from analysis.predict.model import Model
 
 CHECK_FILE = "prediction-check.json"
@@ -121,6 +121,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
     after = {tuple(c["runs"]) for c in extra}            # predicted now, not before the runs
     started = {r.id: r.meta.get("started") for r in result.runs}
     checks = _checks(Path(result.path), configs) if simulate else {}
+    speed_ref = speed_reference_us(result, steps, pred["calibrated_on"])
     rows = []
     for c in configs:
         ran = [rid for rid in c["runs"] if rid in started]
@@ -153,7 +154,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "simulation": [s and {k: s[k] for k in ("throughput", "throughput_ci", "deviation", "agree")} for s in sims],
             "agreement_max_deviation": max(devs) if devs else None,
             "agree": all(s["agree"] for s in sims if s) if devs else None,
-            **at_host_speed(result, steps, pred["calibrated_on"], c, ran, meas_max)})
+            **at_host_speed(result, steps, speed_ref, c, ran, meas_max)})
     held = [r for r in rows if not r["baseline"] and r["error"] is not None]
     return {"target": _target(result.settings.extra, rows),
             "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
