@@ -156,3 +156,47 @@ def test_the_shapes_t_table_gives_scipys_t_quantiles():
     dfs = [1, 2, 4, 5, 10, 26, 29, 30, 35, 50, 100, 500, 10_000, 10**9]
     calls = drive(calls=[["t975", [d]] for d in dfs])["calls"]
     assert calls == pytest.approx([t.ppf(0.975, d) for d in dfs], abs=5e-4)
+
+
+def test_a_prime_with_settle_ends_at_the_first_minute_within_its_tolerance_of_the_one_before(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    # a JIT still compiling: 200, 400, 460, then 470/s (+2 %): settled after the fourth minute
+    per_second = [[0, 60, [200]], [60, 120, [400]], [120, 180, [460]], [180, 240, [470]], [240, 900, [480]]]
+    ticks = drive(options={"step_users": "4,8", "step_prime_seconds": 600.0, "step_prime_settle": 0.05,
+                           "step_log": str(log)},
+                  per_second=per_second, ticks=[0, 100, 181.5, 241.5, 242, 252.5])["ticks"]
+    assert [t[0] for t in ticks] == [8, 8, 8, 4, 4, 8]   # prime at the most users, then the steps
+    steps, phases = read_step_log(log)
+    prime = next(p for p in phases if p["phase"] == "prime")
+    assert prime["ended_by"] == "settled" and prime["prime_windows"] == [200, 400, 460, 470]
+    assert prime["end"] == pytest.approx(prime["start"] + 241.5) == pytest.approx(steps[0]["start"])
+    assert steps[0]["end"] - steps[0]["start"] == pytest.approx(10.0, abs=1.0)   # the steps keep their length
+
+
+def test_a_prime_that_never_settles_runs_its_seconds_and_says_so(tmp_path):
+    log = tmp_path / "steps.jsonl"
+    per_second = [[0, 60, [100]], [60, 120, [200]], [120, 180, [300]], [180, 400, [400]]]
+    ticks = drive(options={"step_users": "4,8", "step_prime_seconds": 180.0, "step_prime_settle": 0.05,
+                           "step_log": str(log)},
+                  per_second=per_second, ticks=[0, 61.5, 121.5, 179, 180.5])["ticks"]
+    assert [t[0] for t in ticks] == [8, 8, 8, 8, 4]
+    prime = next(p for p in read_step_log(log)[1] if p["phase"] == "prime")
+    assert prime["ended_by"] == "max" and prime["prime_windows"][:2] == [100, 200]
+
+
+def test_prime_settled_compares_whole_windows_only():
+    calls = drive(calls=[["prime_settled", [[100] * 60 + [104] * 59, 60, 0.05]],      # one whole window
+                         ["prime_settled", [[100] * 60 + [104] * 60, 60, 0.05]],
+                         ["prime_settled", [[100] * 60 + [106] * 60, 60, 0.05]],
+                         ["prime_settled", [[100] * 60 + [94] * 60, 60, 0.05]]])["calls"]
+    assert calls == [[False, [100]], [True, [100, 104]], [False, [100, 106]], [False, [100, 94]]]
+
+
+def test_the_shape_and_the_plan_check_compare_windows_of_the_same_length():
+    from testbed.run import plan
+    assert plan.PRIME_WINDOW_S == _shapes_window()     # shapes.py runs without the testbed package
+
+
+def _shapes_window() -> int:
+    text = (Path(__file__).resolve().parents[2] / "loadgen" / "shapes.py").read_text()
+    return int(text.split("PRIME_WINDOW_S = ", 1)[1].split()[0])
