@@ -32,11 +32,6 @@ def _options(parser):
                         type=float, default=0.0,
                         help="StepLoadShape: before the first step, the most users this long to warm "
                              "JIT and pools up; not a step")
-    parser.add_argument("--step-prime-settle", type=float, default=0.0,
-                        help="StepLoadShape: end the prime early once its throughput stopped changing: a "
-                             "window of PRIME_WINDOW_S within ± this fraction of the window before it, "
-                             "e.g. 0.05 (a JIT still compiling raises it window by window); "
-                             "--step-prime-seconds is then the longest the prime lasts (0 = fixed prime)")
     parser.add_argument("--step-hold-seconds", "--hold-seconds", dest="step_hold_seconds",
                         type=float, default=0.0,
                         help="StepLoadShape: after the last step, its users this long, e.g. for thread "
@@ -144,22 +139,6 @@ def per_second(counts: dict[int, int], measure_from: float, now: float, lag: flo
     return [int(counts.get(t, 0)) for t in range(first, last + 1)]
 
 
-PRIME_WINDOW_S = 60       # --step-prime-settle: the prime's throughput compared minute by minute
-
-
-def prime_settled(samples: list[int], window: int, tolerance: float) -> tuple[bool, list[float]]:
-    """(the prime's throughput settled, the mean of each whole window of `window` seconds):
-    settled once the last whole window's mean is within ± tolerance of the one before it. A JVM
-    whose compiler is still at work serves more each minute (a client per request: ~220, 420,
-    470, 490/s in its first four minutes at 64 users, results in docs/predict.md); the windows
-    are whole minutes from the prime's start, so a quiet stretch inside a climb is not read as
-    the end of it."""
-    means = [statistics.fmean(samples[k:k + window]) for k in range(0, len(samples) - window + 1, window)]
-    if len(means) < 2 or means[-2] <= 0:
-        return False, means
-    return abs(means[-1] - means[-2]) <= tolerance * means[-2], means
-
-
 def step_done(samples: list[int], target: float, min_samples: int) -> tuple[bool, float | None]:
     """(the interval is narrow enough, its relative half-width or None)."""
     ci = mean_ci(samples)
@@ -190,9 +169,6 @@ class StepLoadShape(LoadTestShape):
     step_seconds -- length of each step including its warm-up (--step-seconds)
     step_warmup_seconds -- start of each step left out of its sample (--step-warmup-seconds)
     step_prime_seconds -- before step 0, the most users for this long; not a step (--step-prime-seconds)
-    step_prime_settle -- end the prime once its throughput settled (prime_settled), at the end of a
-        whole window; the prime is logged with "ended_by": "settled" | "max" and "prime_windows"
-        (each window's requests/s) (--step-prime-settle; 0 = the prime lasts its seconds)
     step_hold_seconds -- after the last step, its users for this long; not a step (--step-hold-seconds)
     step_hold_release -- a file whose existence ends the hold early (--step-hold-release)
     target_ci -- adaptive steps: a step ends once the 95 % confidence interval (t-distribution)
@@ -230,8 +206,6 @@ class StepLoadShape(LoadTestShape):
         self._table: list[dict] | None = None  # built from the options when a run starts
         self._shift = 0.0                      # seconds later phases moved earlier (adaptive)
         self._measure_from: float | None = None
-        self._phase_from: float | None = None  # wall-clock start of the phase running
-        self._settled_windows = 0              # the prime: whole windows already judged
         self._measured: list[tuple[float, float]] = []   # each ended step: (mean, 95 % half-width)
 
     def reset_time(self):
@@ -311,30 +285,6 @@ class StepLoadShape(LoadTestShape):
             self._shift += table[nxt]["from"] - run_time
         return nxt, extra
 
-    def _prime_end(self, table: list[dict], n: int, now: float, ending: bool) -> tuple[int | None, dict]:
-        """With --step-prime-settle, whether the prime (row n) ends now: (row to go to or None to
-        stay, what to add to its end record); `ending`: the prime's time is up anyway."""
-        tolerance = float(getattr(self._options(), "step_prime_settle", 0.0) or 0.0)
-        if tolerance <= 0:
-            return None, {}
-        counts = self.runner.stats.total.num_reqs_per_sec
-        samples = per_second(counts, self._phase_from, now, self.REPORT_LAG_S)
-        whole = len(samples) // PRIME_WINDOW_S
-        if not ending and whole <= self._settled_windows:
-            return None, {}                    # judged only when a new whole window is complete
-        self._settled_windows = whole
-        settled, means = prime_settled(samples, PRIME_WINDOW_S, tolerance)
-        if not (settled or ending):
-            return None, {}
-        extra = {"ended_by": "settled" if settled else "max", "prime_windows": [round(m, 2) for m in means]}
-        nxt = n + 1 if n + 1 < len(table) else None
-        if not ending:                         # every later phase moves earlier by the time saved
-            if nxt is None:
-                self._shift = float("inf")
-            else:
-                self._shift += table[nxt]["from"] - (self.get_run_time() + self._shift)
-        return nxt, extra
-
     def tick(self):
         table, warm_s, log = self._plan()
         now = self._now()
@@ -344,21 +294,15 @@ class StepLoadShape(LoadTestShape):
             moved, extra = self._step_end(table, self._current, now)
             if extra:                          # adaptive: the step ended now (interval or time)
                 n = moved
-        elif self._current is not None and table[self._current]["phase"] == "prime":
-            ending = n != self._current        # its time is up: the table's next phase follows
-            moved, extra = self._prime_end(table, self._current, now, ending)
-            if extra and not ending:           # settled: the next phase starts now
-                n = moved
         if n is not None and table[n]["phase"] == "hold" and self._released():
             n = None
         if n != self._current:
             if self._current is not None:
                 was = table[self._current]
                 self._log(log, {"index": was["index"], "end": now, **extra} if was["phase"] == "step"
-                          else {"phase": was["phase"], "end": now, **extra})
+                          else {"phase": was["phase"], "end": now})
             if n is not None:
                 row = table[n]
-                self._phase_from = now
                 if row["phase"] == "step":
                     self._measure_from = now + warm_s
                 self._log(log, {"index": row["index"], "users": row["users"], "start": now,

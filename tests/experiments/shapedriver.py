@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from loadgen import shapes  # noqa: E402
 
 DEFAULTS = dict(step_users="1,4", step_seconds=10.0, step_warmup_seconds=3.0, step_prime_seconds=0.0,
-                step_prime_settle=0.0, step_hold_seconds=0.0, step_hold_release="", step_log="", step_target_ci=0.0,
+                step_hold_seconds=0.0, step_hold_release="", step_log="", step_target_ci=0.0,
                 step_min_seconds=5.0, step_plateau_tolerance=0.0, step_plateau_steps=2)
 T0 = 1_700_000_000          # wall-clock time of run time 0
 

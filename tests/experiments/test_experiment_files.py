@@ -107,16 +107,6 @@ def test_quick_replaces_the_plan_and_keeps_only_the_runs_it_names():
     assert [(r.entry, r.load.users, r.load.step_seconds) for r in quick.runs] == [("b", (1,), 5.0)]
 
 
-def test_prime_settle_reaches_locust_only_for_a_primed_run(tmp_path):
-    from testbed.run.locustrun import master_argv
-    exp = parse(MINIMAL + "[load]\nprime_seconds = 300\nprime_settle = 0.05\n")
-    spec = exp.runs[0]
-    assert (spec.load.prime_seconds, spec.load.prime_settle) == (300.0, 0.05)
-    primed = master_argv(spec, tmp_path, "http://127.0.0.1:1", 0, None, primed=True)
-    assert primed[primed.index("--step-prime-settle") + 1] == "0.05"
-    assert "--step-prime-settle" not in master_argv(spec, tmp_path, "http://127.0.0.1:1", 0, None, primed=False)
-
-
 def test_run_tiers_are_merged_over_the_default_tiers():
     exp = parse(MINIMAL.replace('path = 1', 'path = 5\ntiers = {clone = 4}')
                 + '[defaults]\ntiers = {axis = 2}\n')
@@ -135,8 +125,6 @@ def test_run_tiers_are_merged_over_the_default_tiers():
     (MINIMAL + "[load]\nstep_seconds = 5\nwarmup_seconds = 5\n", "warmup_seconds"),
     (MINIMAL + '[[runs]]\nid = "a"\npath = 2\n', "a"),
     (MINIMAL + '[quick]\nruns = ["zz"]\n', "zz"),
-    (MINIMAL + "[load]\nprime_seconds = 60\nprime_settle = 0.05\n", "prime_seconds >= 120"),
-    (MINIMAL + "[load]\nprime_seconds = 300\nprime_settle = 5\n", "prime_settle"),
 ])
 def test_a_mistake_in_an_experiment_file_is_an_error_naming_it(text, named):
     with pytest.raises(DefinitionError, match=named):

@@ -43,8 +43,6 @@ def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, maste
             "--max-outstanding", str(load.max_outstanding), "--trace-sample", _fmt(load.trace_sample),
             "--exit-code-on-error", "0",
             "--stop-timeout", "5"]
-    if primed and load.prime_settle > 0:   # the prime ends once its throughput settled
-        argv += ["--step-prime-settle", _fmt(load.prime_settle)]
     if load.target_ci > 0:          # adaptive steps: --step-seconds is the longest a step lasts
         argv += ["--step-target-ci", _fmt(load.target_ci), "--step-min-seconds", _fmt(load.min_step_seconds)]
     if load.plateau_tolerance > 0:  # the ramp stops at the plateau

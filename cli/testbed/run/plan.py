@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-PRIME_WINDOW_S = 60      # loadgen/shapes.py PRIME_WINDOW_S: prime_settle compares whole minutes
-
 LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_rate",
-             "max_outstanding", "workers", "prime_seconds", "prime_settle", "hold_seconds", "target_ci",
+             "max_outstanding", "workers", "prime_seconds", "hold_seconds", "target_ci",
              "min_step_seconds", "plateau_tolerance", "plateau_steps", "trace_sample")
 
 
@@ -27,9 +25,6 @@ class LoadPlan:
         load generator (LOADGEN_CPUS, else every core)
     prime_seconds -- after the stack was (re)configured for the run: load at the most users
         this long before the first step (JIT, pools); not measured
-    prime_settle -- end the prime early (0 = off) once a minute's throughput is within ± this
-        fraction of the minute before it (a JIT still compiling raises it minute by minute);
-        prime_seconds is then the longest the prime lasts (loadgen/shapes.py, prime_settled)
     hold_seconds -- after the last step, its load this long while thread dumps are taken
     target_ci -- adaptive steps (0 = off): a step ends once the 95 % confidence interval of its
         per-second throughput after the warm-up is within ± this fraction of the mean and it
@@ -50,7 +45,6 @@ class LoadPlan:
     max_outstanding: int = 100
     workers: int | str = "auto"
     prime_seconds: float = 0.0
-    prime_settle: float = 0.0
     hold_seconds: float = 0.0
     target_ci: float = 0.0
     min_step_seconds: float = 5.0
@@ -105,11 +99,6 @@ def load_plan(layers: list[tuple[dict, str]], where: str) -> LoadPlan:
                               f"(got {plan.step_seconds:g} and {plan.warmup_seconds:g})")
     if plan.trace_sample > 1:
         raise DefinitionError(f"{where}: trace_sample is a share of requests from 0 to 1 (got {plan.trace_sample:g})")
-    if plan.prime_settle >= 1 or (plan.prime_settle > 0 and 0 < plan.prime_seconds < 2 * PRIME_WINDOW_S):
-        raise DefinitionError(f"{where}: prime_settle is a fraction like 0.05 and compares the prime's "
-                              f"minutes ({PRIME_WINDOW_S} s each): it needs prime_seconds >= "
-                              f"{2 * PRIME_WINDOW_S} or 0 (no prime; --quick) (got prime_settle {plan.prime_settle:g}, "
-                              f"prime_seconds {plan.prime_seconds:g})")
     if plan.target_ci >= 1 or plan.plateau_tolerance >= 1:
         raise DefinitionError(f"{where}: target_ci and plateau_tolerance are fractions like 0.03 "
                               f"(got {plan.target_ci:g} and {plan.plateau_tolerance:g})")

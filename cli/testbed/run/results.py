@@ -20,7 +20,6 @@ FORMAT = 1
 STEP_LOG = "steps.jsonl"
 # what an adaptive step's end record adds (loadgen/shapes.py): kept in run.json's steps
 STEP_EXTRA_KEYS = ("ended_by", "shape_samples", "shape_throughput", "shape_ci", "ramp_stopped")
-PHASE_EXTRA_KEYS = ("ended_by", "prime_windows")     # a prime with prime_settle
 LOCUST_PREFIX = "locust"          # --csv <run_dir>/locust -> locust_stats.csv, ...
 
 
@@ -170,7 +169,7 @@ def read_step_log(path: Path) -> tuple[list[dict], list[dict]]:
         elif isinstance(rec.get("phase"), str):
             ph = phases.setdefault(rec["phase"], {"phase": rec["phase"], "users": None,
                                                    "start": None, "end": None})
-            ph.update({k: v for k, v in rec.items() if (k in ph or k in PHASE_EXTRA_KEYS) and k != "phase"})
+            ph.update({k: v for k, v in rec.items() if k in ph and k != "phase"})
     return [steps[i] for i in sorted(steps) if steps[i]["users"] is not None], list(phases.values())
 
 
