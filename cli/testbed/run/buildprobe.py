@@ -54,12 +54,15 @@ IDLE_S, ROUND_S, MAX_ROUNDS = 3, 5, 8
 QUICK_IDLE_S, QUICK_ROUND_S, QUICK_MAX_ROUNDS = 1, 2, 3
 SETTLED = 0.10               # two rounds' CPU per build (all tiers) within 10 %: warm
 MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
-# under load: eight steps of the calibration's load on its warm JVMs (no prime: the runner primes
-# only cold ones); the clone builds in calls of CALL_S for WARM_S (the build path's JIT under
-# load), then alternates calls of ON_S with pauses of OFF_S, about five of each, to the run's end
-LOADED_PLAN = LoadPlan(users=(16,) * 8, step_seconds=10.0, warmup_seconds=3.0)
+# under load: steps of the calibration's load on its warm JVMs (no prime: the runner primes only
+# cold ones); the clone builds in calls of CALL_S for WARM_S — the build path's C2 compiler under
+# load, which worked for ~3 minutes here (docs/predict.md, "The per-request clone's compiler,
+# timed"; 18 s until stop 43 measured the build mid-climb, 2.46 ms of clone CPU a build against
+# ~1.4 at the per-request run's plateau) — then alternates calls of ON_S with pauses of OFF_S,
+# about five of each, to the run's end
+WARM_S = 180.0
+LOADED_PLAN = LoadPlan(users=(16,) * 25, step_seconds=10.0, warmup_seconds=3.0)
 CALL_S = 4
-WARM_S = 18.0
 ON_S, OFF_S = 6, 6
 
 
