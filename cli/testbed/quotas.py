@@ -315,11 +315,14 @@ class Quotas:
         return out if any(out.values()) else None
 
     # ------------------------------------------------------------------ removing
-    def remove(self, name: str) -> None:
-        """Remove a replica's group (its process has ended). A group that still holds a process
-        stays; clear() reports it."""
+    def remove(self, name: str, timeout: float = 5.0) -> None:
+        """Remove a replica's group (its process has ended). A multi-threaded process is a zombie
+        before its last thread has left the group, so the group may stay busy a moment: waited
+        for up to timeout. A group that still holds a process then stays; clear() reports it."""
+        deadline = time.monotonic() + timeout
         for d in self.group_dirs(name):
-            _rmdir(d)
+            while not _rmdir(d) and time.monotonic() < deadline:
+                time.sleep(0.05)
 
     def clear(self, stop_leftovers: bool = False, timeout: float = 10.0) -> list[int]:
         """Remove every group of this stack (stale ones of a killed CLI too); with
@@ -381,8 +384,9 @@ def _read(f: Path) -> str:
         return ""
 
 
-def _rmdir(d: Path) -> None:
-    """rmdir, as cgroupfs wants (a group's control files go with it); absent or busy: left."""
+def _rmdir(d: Path) -> bool:
+    """rmdir, as cgroupfs wants (a group's control files go with it); absent or busy: left.
+    True when the group is gone."""
     try:
         d.rmdir()
     except FileNotFoundError:
@@ -390,3 +394,5 @@ def _rmdir(d: Path) -> None:
     except OSError as e:
         if e.errno not in (errno.EBUSY, errno.ENOTEMPTY, errno.EEXIST):
             raise QuotaError(f"cannot remove the CPU quota group {d}: {e.strerror}") from None
+        return False
+    return True
