@@ -2,6 +2,7 @@
 numbers, data/make_predict.py), the forecast of an experiment's configurations, summary.json's
 "prediction", the report's section, ./testbed predict and the runner's hook."""
 import json
+import shutil
 import subprocess
 import sys
 
@@ -17,8 +18,13 @@ ROOT_PY = [sys.executable, "-m", "analysis", "predict"]
 
 
 @pytest.fixture(scope="module")
-def folder(data):
-    return data / "predict-handmade"
+def folder(data, tmp_path_factory):
+    """A copy of the hand-made folder: the tests that simulate write the simulation's cache
+    (prediction-check.json, committed so that its points need not be simulated again) into
+    the folder they check, never into the tracked one."""
+    dest = tmp_path_factory.mktemp("predict") / "predict-handmade"
+    shutil.copytree(data / "predict-handmade", dest)
+    return dest
 
 
 @pytest.fixture(scope="module")
