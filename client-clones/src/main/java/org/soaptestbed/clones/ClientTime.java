@@ -58,8 +58,10 @@ final class ClientTime {
             stats.notObtained(backend);
             return;
         }
-        long now = System.nanoTime();
+        // the CPU clock read inside the wall-clock interval at both ends (obtained() reads the
+        // wall clock first): the hold's CPU time never exceeds its wall time by a clock read
         long cpu = CPU ? THREADS.getCurrentThreadCpuTime() - c.cpu : 0;
+        long now = System.nanoTime();
         stats.clientTime(backend, c.obtained - c.asked, now - c.obtained, cpu);
         c.obtained = 0;
     }
