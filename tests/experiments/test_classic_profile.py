@@ -103,6 +103,10 @@ def test_apply_sets_quotas_demands_wait_and_pool_in_every_run_and_scales_nothing
     assert all(r.knobs["CPUS_FRONT"] == f"{p.quotas['front']:g}" and r.knobs["CPUS_CLONE"] == f"{p.quotas['clone']:g}"
                for r in runs)
     assert all(not r.auto_wait for r in runs)
+    # the file runs /seg/5 first (to warm the stack); the profile's calibration warmed it, and its
+    # retune needs path ① before the first /seg/5 run: the paths in order, the rest as they were
+    assert [r.path for r in exp.runs[:5]] == [5, 1, 2, 3, 4]
+    assert [r.entry for r in runs] == [f"axis-path{k}" for k in range(1, 6)] + [r.entry for r in exp.runs[5:]]
     assert all(r.demands["SERVICE"] == {"cpu_us": 0, "wait_us": p.wait_us, "locked": False} for r in runs)
     seg3 = next(r for r in runs if r.entry == "axis-path3")
     assert seg3.demands["SEG3"] == {"cpu_us": p.demands_cpu_us["SEG3"], "wait_us": 0, "locked": False}

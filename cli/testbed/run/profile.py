@@ -237,8 +237,14 @@ def _cpu(us: int) -> dict:
 def apply(specs, p: Profile, quick: bool = False) -> list:
     """The runs with the profile: every run gets the quotas, the front's demands and the service
     wait (unlocked, in the scaled wait's place); pool runs the profile's pool size; the segment
-    paths ①-④, held by the front's quota, SEGMENT_USERS."""
+    paths ①-④, held by the front's quota, SEGMENT_USERS, and in path order (path ① first: the
+    runner retunes the wait from T(①) before the first /seg/5 run, tohost.retune_profile; the
+    profile's own calibration runs warmed the stack's JVMs before them)."""
     out = []
+    seg = [k for k, s in enumerate(specs) if s.kind == "segments"]
+    specs = list(specs)
+    for k, s in zip(seg, sorted((specs[k] for k in seg), key=lambda s: s.path)):
+        specs[k] = s
     for s in specs:
         demands = {k: v for k, v in s.demands.items() if k not in ("SEG1", "SEG2", "SEG3", "SEG4", "INVOKER", "SERVICE")}
         for point, cpu in p.demands_cpu_us.items():
