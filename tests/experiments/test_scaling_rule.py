@@ -243,11 +243,12 @@ def test_classic_takes_its_costs_from_path_five_and_no_scale_runs_the_unscaled_w
     first = next(i for i, r in enumerate(exp.runs) if r.auto_wait)
     run_one, calls = _fake_calibration({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
                                         "loadgen/master": 40.0}, host=200.0)
-    run_one(exp.runs[first - 1], tmp_path / "runs")              # path 5 of the segment part, as run
+    path5 = next(r for r in exp.runs[:first] if r.path == 5)     # the segment part's, run first
+    run_one(path5, tmp_path / "runs")                             # as run
     chosen, _ = tohost.scale(exp, first, tmp_path, [], run_one, 2.0)
     assert len(calls) == 1 and calls[0][0] == "axis-path5-r0" and chosen["costs"]["source"] == "run axis-path5-r0 of this experiment"
     assert chosen["wait_us"] == 14_000                             # 8 × 2 ms / (0.6 × 2)
-    assert exp.runs[first - 1].demands == {}                       # the segment part keeps its own costs
+    assert path5.demands == {}                                     # the segment part keeps its own costs
     off = definition.load("classic", scaling=False)
     chosen, lines = tohost.scale(off, first, tmp_path, [], run_one, 2.0)
     assert not chosen["scaled"] and chosen["wait_us"] == 20_000 and "--no-scale" in lines[0]
