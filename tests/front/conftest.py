@@ -4,13 +4,12 @@ end-to-end tests through HAProxy and the real client tier live elsewhere)."""
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))     # frontcheck, beside this file
-from frontcheck import FakeClones, Front, get  # noqa: E402
+from frontcheck import FakeClones, Front  # noqa: E402
 from testbed import procs  # noqa: E402
 
 
@@ -34,15 +33,8 @@ def _first_call_answered(front, fake, within_s: float = 60.0) -> None:
     """The front's first /seg/5 loads and initializes its HTTP client: on a loaded machine that
     took longer than the 1 s INVOKER_TIMEOUT_MS (rehearsal ci51: a 504 where the test expected
     the fake's 502). Made here once, against the fake in "ok" mode, until it answers 200."""
-    deadline, status = time.monotonic() + within_s, None
-    while time.monotonic() < deadline:
-        fake.mode = "ok"
-        status, _, _ = get(f"{front.base}/seg/5", timeout=15)
-        if status == 200:
-            return
-        time.sleep(0.5)
-    pytest.fail(f"the front's /seg/5 never answered 200 through the fake client tier in {within_s:g} s "
-                f"(last status {status})")
+    fake.mode = "ok"
+    procs.wait_healthy(front.proc, f"{front.base}/seg/5", within_s)
 
 
 @pytest.fixture(scope="session")
