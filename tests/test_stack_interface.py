@@ -87,6 +87,43 @@ def test_compose_current_counts_running_replicas_and_keeps_overrides(tmp_path, m
     assert s.describe()["cpu_quotas"] == {"front": None, "clone": 0.5, "axis": None, "gsoap": None}
 
 
+def test_a_restarted_tier_is_ready_once_its_replicas_answer_and_haproxy_has_them_up_at_their_addresses(
+        tmp_path, monkeypatch):
+    s = docker.ComposeStack(_cfg(tmp_path))
+    monkeypatch.setattr(s, "_running_inspected", lambda services=None: [
+        {"name": "testbed-clone-1", "ips": {"172.18.0.5"}}, {"name": "testbed-clone-2", "ips": {"172.18.0.6"}}])
+    monkeypatch.setattr(docker, "health_test", lambda name: ["bash", "-c", "probe"])
+    answers = {"testbed-clone-1": [True], "testbed-clone-2": [False, False, True]}
+    asked: list[str] = []
+    monkeypatch.setattr(docker, "passes", lambda name, test: asked.append(name) or answers[name].pop(0))
+    # HAProxy first still shows the slot of the stopped container (an old address) UP
+    views = [[("clone1", "172.18.0.5", "UP"), ("clone2", "172.18.0.9", "UP")],
+             [("clone1", "172.18.0.5", "UP"), ("clone2", "172.18.0.6", "DOWN")],
+             [("clone1", "172.18.0.5", "UP"), ("clone2", "172.18.0.6", "UP")]]
+    seen: list[int] = []
+    monkeypatch.setattr(s, "haproxy_servers", lambda timeout=3.0: seen.append(1) or [
+        {"pxname": "clone", "svname": n, "addr": f"{a}:8080", "status": st} for n, a, st in views[len(seen) - 1]])
+    monkeypatch.setattr(docker.time, "sleep", lambda s: None)
+    s._wait_ready("clone", 2)
+    assert asked == ["testbed-clone-1", "testbed-clone-2", "testbed-clone-2", "testbed-clone-2"]
+    assert len(seen) == 3, "the stale UP slot and the DOWN one were not counted"
+
+
+def test_a_replica_that_stops_while_it_starts_is_a_clear_error(tmp_path, monkeypatch):
+    s = docker.ComposeStack(_cfg(tmp_path))
+    monkeypatch.setattr(s, "_running_inspected", lambda services=None: [{"name": "testbed-front-1", "ips": set()}])
+    monkeypatch.setattr(docker, "health_test", lambda name: ["true"])
+    monkeypatch.setattr(docker, "passes", lambda name, test: None)
+    with pytest.raises(docker.DockerError, match=r"testbed-front-1 stopped while it started; ./testbed logs front"):
+        s._wait_ready("front", 1)
+
+
+def test_a_healthcheck_runs_in_the_container_as_docker_runs_it():
+    assert dockercli.exec_form(["CMD", "bash", "-c", "exit 0"]) == ["bash", "-c", "exit 0"]
+    assert dockercli.exec_form(["CMD-SHELL", "curl -f x"]) == ["/bin/sh", "-c", "curl -f x"]
+    assert dockercli.exec_form(["NONE"]) is None and dockercli.exec_form([]) is None
+
+
 def test_a_cpu_quota_restarts_the_tier_in_every_mode(tmp_path):
     """A JVM sizes its GC and compiler threads by its quota at start: local mode restarts too."""
     now = {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}

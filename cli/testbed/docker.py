@@ -22,8 +22,8 @@ import time
 
 from testbed import cgroup, haproxy, tiers
 from testbed.config import StackConfig
-from testbed.dockercli import (DockerError, compose, containers, engine_version, extract_dump, inspect,
-                               number_of, slots_of, to_remove)
+from testbed.dockercli import (DockerError, compose, containers, engine_version, extract_dump, health_test,
+                               inspect, number_of, passes, slots_of, to_remove)
 from testbed.stack import CpuTarget, Stack, StackError
 
 __all__ = ["ComposeStack", "DockerError", "compose", "containers", "extract_dump", "inspect", "slots_of",
@@ -35,6 +35,7 @@ HEALTHY_TIMEOUT = 600      # `up --wait`: a first run builds every image (docs/d
 SCALE_TIMEOUT = 180        # a JVM replica on a busy 2-core machine, then HAProxy's checks
 DRAIN_TIMEOUT = 30         # longest a removed replica is given to finish its requests
 DUMP_TIMEOUT = 20          # a thread dump to appear in the container's log
+READY_POLL_S = 0.5         # a starting replica's healthcheck, run by _wait_ready
 
 
 # The runtime API is a unix socket inside the haproxy container (admin level, never
@@ -128,14 +129,17 @@ class ComposeStack(Stack):
                                  timeout)
         return [row for row in rows if row.get("svname") not in ("FRONTEND", "BACKEND", None)]
 
-    def wait_servers(self, backend: str, n: int, timeout: float = SCALE_TIMEOUT) -> None:
-        """Until HAProxy has exactly n servers of the backend (slots holding an address), all UP."""
+    def wait_servers(self, backend: str, n: int, timeout: float = SCALE_TIMEOUT,
+                     ips: set[str] | None = None) -> None:
+        """Until HAProxy has exactly n servers of the backend (slots holding an address), all UP
+        (and, given ips, each at one of these addresses)."""
         deadline = time.monotonic() + timeout
         seen = "nothing"
         while time.monotonic() < deadline:
             try:
                 rows = [s for s in self.haproxy_servers() if s["pxname"] == backend]
-                up = sum(1 for s in rows if s["status"] == "UP")
+                up = sum(1 for s in rows if s["status"] == "UP"
+                         and (ips is None or s.get("addr", "").rpartition(":")[0] in ips))
                 present = sum(1 for s in rows if not s["status"].startswith("MAINT"))
                 seen = f"{up} UP of {present}"
                 if up == n and present == n:
@@ -174,6 +178,32 @@ class ComposeStack(Stack):
             self.runtime(f"set server {backend}/{slot} state ready")
 
     # ------------------------------------------------------------------ changes
+    def _wait_ready(self, tier: str, n: int, timeout: float = SCALE_TIMEOUT) -> None:
+        """Until the tier's n running containers each pass their own healthcheck, run at once with
+        `docker exec` every READY_POLL_S, then HAProxy has n servers UP at their addresses. `up
+        --wait` waited for Docker's next check instead (HEALTHCHECK_INTERVAL, 5 s): a clone restart
+        took 7.2 s, its JVM answering 2.9 s after `up` began. The addresses keep a slot that HAProxy
+        still shows UP for a stopped container from counting, unless its successor holds the same
+        address and already answers."""
+        deadline = time.monotonic() + timeout
+        pending = {c["name"]: c for c in self._running_inspected((tier,))}
+        test = health_test(next(iter(pending))) if pending else None
+        ready: dict[str, dict] = {}
+        while pending and test and time.monotonic() < deadline:
+            for name in list(pending):
+                ok = passes(name, test)
+                if ok is None:
+                    raise DockerError(f"{name} stopped while it started; ./testbed logs {tier}")
+                if ok:
+                    ready[name] = pending.pop(name)
+            if pending:
+                time.sleep(READY_POLL_S)
+        if pending:
+            raise DockerError(f"{', '.join(sorted(pending))} did not pass its healthcheck within {timeout:.0f}s; "
+                              f"./testbed logs {tier}")
+        ips = set().union(*(c["ips"] for c in ready.values())) if test else None
+        self.wait_servers(tier, n, max(deadline - time.monotonic(), 10.0), ips=ips)
+
     def _running_inspected(self, services: tuple[str, ...] | None = None) -> list[dict]:
         names = [c["Name"] for c in self._containers() if c.get("State") == "running"
                  and (services is None or c["Service"] in services)]
@@ -192,11 +222,12 @@ class ComposeStack(Stack):
                 drained = slots_of(self.haproxy_servers(), tier, gone)
                 self.drain(tier, drained)
             # --no-recreate: the replicas already serving stay as they are; --no-deps: the
-            # other tiers keep their replica counts
-            self._compose(["up", "--detach", "--wait", "--wait-timeout", str(SCALE_TIMEOUT), "--no-recreate",
-                     "--no-deps", "--scale", f"{tier}={n}", tier], self.overrides(), capture=True)
+            # other tiers keep their replica counts; a tier is waited for by _wait_ready
+            wait = [] if tier in tiers.TIERS else ["--wait", "--wait-timeout", str(SCALE_TIMEOUT)]
+            self._compose(["up", "--detach", *wait, "--no-recreate", "--no-deps", "--scale", f"{tier}={n}", tier],
+                          self.overrides(), capture=True)
             if tier in tiers.TIERS:
-                self.wait_servers(tier, n)     # exactly n: the removed ones left the slots
+                self._wait_ready(tier, n)      # exactly n: the removed ones left the slots
         finally:
             if drained:
                 try:
@@ -215,9 +246,8 @@ class ComposeStack(Stack):
         n = sum(1 for c in self._containers() if c["Service"] == tier and c.get("State") == "running")
         if n == 0:
             return               # the knobs apply when the tier is scaled up
-        self._compose(["up", "--detach", "--wait", "--wait-timeout", str(SCALE_TIMEOUT), "--no-deps",
-                 "--scale", f"{tier}={n}", tier], merged, capture=True)
-        self.wait_servers(tier, n)
+        self._compose(["up", "--detach", "--no-deps", "--scale", f"{tier}={n}", tier], merged, capture=True)
+        self._wait_ready(tier, n)
 
     # ------------------------------------------------------------------ inspection
     def urls(self) -> dict[str, str]:

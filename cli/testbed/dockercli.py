@@ -79,6 +79,37 @@ def parse_inspect(line: str) -> dict:
             "image": image, "ips": set(ips.split())}
 
 
+def health_test(name: str) -> list[str] | None:
+    """The container's healthcheck as a command for `docker exec` (its CMD or CMD-SHELL test),
+    None when it has none."""
+    r = subprocess.run(["docker", "inspect", "--format", "{{json .Config.Healthcheck}}", name], text=True,
+                       capture_output=True, timeout=60)
+    if r.returncode != 0:
+        raise DockerError(f"docker inspect {name} failed: {r.stderr.strip()[-500:]}")
+    return exec_form((json.loads(r.stdout or "null") or {}).get("Test") or [])
+
+
+def exec_form(test: list[str]) -> list[str] | None:
+    """A healthcheck's Test (["CMD", ...], ["CMD-SHELL", "..."], ["NONE"]) as an argv for `docker exec`."""
+    if test[:1] == ["CMD"] and len(test) > 1:
+        return test[1:]
+    if test[:1] == ["CMD-SHELL"] and len(test) == 2:
+        return ["/bin/sh", "-c", test[1]]
+    return None
+
+
+def passes(name: str, test: list[str], timeout: float = 10.0) -> bool | None:
+    """Whether the container passes its healthcheck now (run with `docker exec`); None when the
+    container is not running."""
+    try:
+        r = subprocess.run(["docker", "exec", name, *test], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    if r.returncode != 0 and "is not running" in r.stderr:
+        return None
+    return r.returncode == 0
+
+
 def to_remove(numbers: list[int], n: int) -> list[int]:
     """The replicas `docker compose up --scale SERVICE=n` stops: compose keeps the lowest
     container numbers and removes the highest ones."""
