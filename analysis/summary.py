@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, maxima, regime, segments, sidebyside, steps, traces
+from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, demand, maxima, regime, segments, sidebyside, steps, traces
 from analysis import nodes as nodemod
 from analysis import faults as faultmod
 from analysis.capacity import capacity
@@ -92,8 +92,9 @@ def accounting(run) -> dict | None:
 
 
 def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=None,
-                      s: Settings | None = None) -> dict:
-    """paths, segments, composition, capacity (and calibration) of the runs given (default: all)."""
+                      s: Settings | None = None, all_steps: dict | None = None) -> dict:
+    """paths, segments, composition, capacity (and calibration) of the runs given (default: all);
+    with all_steps (run id -> steps), each path's and segment's front demand (analysis/demand.py)."""
     s = s or result.settings
     kind = "segments" if result.kind == "classic" else result.kind
     by_series: dict[str, dict[int, dict[str, maxima.RunMaximum]]] = {}
@@ -111,19 +112,24 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=N
         meta = demands[key]
         label = _series(meta, kind)
         reps = {k: maxima.repeated(runs) for k, runs in sorted(paths.items())}
+        readings = {k: demand.path_reading([x for rid in r.run_ids for x in (all_steps or {}).get(rid, [])])
+                    for k, r in reps.items() if k in demand.FRONT_PATHS}
         for k, r in reps.items():
             out["paths"].append({"series": label, "path": k, "name": f"1..{k}",
                                  "max_throughput": r.max_throughput,
                                  "critical_users": r.critical_users, "runs": r.runs,
                                  "runs_with_maximum": r.runs_with_maximum, "run_ids": r.run_ids,
                                  "min": r.minimum, "max": r.maximum, "spread": r.spread,
-                                 "interval": list(r.interval) if r.interval else None})
+                                 "interval": list(r.interval) if r.interval else None,
+                                 "front_demand": readings.get(k)})
         t = {k: r.max_throughput for k, r in reps.items()}
         repeated = any(r.runs_with_maximum >= 2 for r in reps.values())
         tol = segments.tolerances({k: r.spread for k, r in reps.items()}, s.tolerance) \
             if repeated else s.tolerance
         segs = segments.decompose(t, tol, {k: r.interval for k, r in reps.items()})
-        out["segments"].extend({"series": label, **g.to_json()} for g in segs)
+        out["segments"].extend({"series": label, **g.to_json(),
+                                "front_demand": demand.segment_reading(readings.get(g.segment - 1),
+                                                                       readings.get(g.segment))} for g in segs)
         seg = {g.segment: g for g in segs}
         if t.get(4) and (s.target_t5 or (seg.get(5) and seg[5].throughput)):
             targets = [(s.target_t5, "target T5 (settings.target_t5)")] if s.target_t5 else [
@@ -231,14 +237,14 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         "runs": entries, "excluded_steps": excluded, "step_notes": notes, "lost": lost,
     }
     if result.kind in ("segments", "calibration"):
-        summary.update(_segments_section(result, entries, run_max))
+        summary.update(_segments_section(result, entries, run_max, all_steps=all_steps))
     if result.kind == "clones":
         summary.update(_clones_section(entries))
     if result.kind == "classic":
         part = {r.id: r.meta.get("kind") for r in result.runs}
         summary.update(_segments_section(result, entries, run_max,
                                          [r for r in result.runs if part[r.id] == "segments"],
-                                         part_settings(result, "segments")))
+                                         part_settings(result, "segments"), all_steps))
         summary.update(_clones_section([e for e in entries if part[e["id"]] == "clones"],
                                        clones.PROFILE_LIFECYCLE_POINTS if isinstance(result.experiment.get("profile"), dict) else ()))
         summary["side_by_side"] = sidebyside.rows(summary)

@@ -27,6 +27,7 @@ from make_handmade import HERE, T0, experiment, run
 NOISE = (0.02, -0.02, 0.01, -0.01, 0.0)
 TIERS = {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}
 SINGLETON = "org.soaptestbed.clones.SingletonSoapClient"
+HAPROXY_US = 25.0
 
 
 def ramp(x_max: float, users: list[int], knee: int, stop: bool, cpu: dict, host: float) -> list[dict]:
@@ -54,10 +55,14 @@ def main() -> None:
             "pool_size": None}
     loadgen = {"loadgen/master": 5.0, "loadgen/worker-1": 40.0}
     for path, x in ((1, 8120), (2, 7950), (3, 5200), (4, 4300), (5, 74)):
-        cpu = {"front/1": 150.0, "haproxy/1": 20.0, **loadgen}
+        # the front saturated (150 % of a core) at the path's maximum, HAProxy 25 µs a request
+        # on every path: their CPU follows each step's throughput (analysis/demand.py reads it)
+        steps = ramp(x, [2, 4, 8, 16], 4, stop=True, cpu={}, host=0.0)
+        for st in steps:
+            st["cpu"] = {"front/1": 150.0 * st["x"] / x, "haproxy/1": HAPROXY_US * st["x"] / 1e4, **loadgen}
+            st["host"] = min(sum(st["cpu"].values()) + 5.0, 195.0)
         rid = f"axis-path{path}-r0"
-        t = run(f, rid, t, dict(base, kind="segments", path=path, label=f"Axis2 ping /seg/{path}"),
-                ramp(x, [2, 4, 8, 16], 4, stop=True, cpu=cpu, host=190.0))
+        t = run(f, rid, t, dict(base, kind="segments", path=path, label=f"Axis2 ping /seg/{path}"), steps)
         ids.append(rid)
     plan = [  # id, clone, axis, mode, X, users, knee
         ("singleton-c1-a1", 1, 1, "singleton", 740, [4, 12, 32], 4),

@@ -1,0 +1,57 @@
+"""The front's CPU per request on each segment path, in units of HAProxy's: the segment law's
+second reading, for a host whose speed drifts (docs/experiments.md, "Segments by demand").
+
+With think time 0 the host is the bottleneck of paths ① … ④ on a small machine, and a shared
+host's speed drifts: in six classic runs (2026-12-03, 2 cores) the path maxima moved by −51 % to
++43 % between paths whose code differs by microseconds, and every process's CPU per request moved
+with them (the front's, HAProxy's and Locust's, by up to 2× between the steps of one run). HAProxy
+does the same work for a request of every path (one request in, one response out), so the front's
+CPU per request divided by HAProxy's, step by step, cancels the host's speed: what is left is the
+front's own demand of the path, in "HAProxy requests".
+
+Paths ① … ④ pass HAProxy once a request (⑤ three times: to the front, the client tier and the
+service), so only they are read, and with them segments ② … ④.
+A path's reading: the median of that ratio over its valid steps at LOADED of the path's best
+throughput or more (all runs of the path), with the lowest and highest step. A segment k of the front (③, ④) costs measurably where every step of
+path k reads above every step of path k − 1 (`separated`); its cost is the difference of the
+medians at HAProxy's CPU per request (the mean of both paths' medians), in µs, and 1 / cost is its
+throughput by demand, T(k) in the segment law's units. `resolution_us` is the widest path's range
+in µs: a cost of about that size or more would have separated the paths.
+"""
+from __future__ import annotations
+
+import statistics
+
+from analysis.steps import StepSample
+
+FRONT, REFERENCE = "front", "haproxy"
+FRONT_PATHS = (1, 2, 3, 4)      # one pass through HAProxy a request
+MIN_STEPS = 2           # a range needs two steps
+LOADED = 0.5            # steps at half the path's best throughput or more: a lightly loaded step's
+                        # CPU per request carries the processes' idle work (GC, JIT, health checks)
+
+
+def path_reading(steps: list[StepSample]) -> dict | None:
+    """{ratio, low, high, steps, haproxy_us} over the valid steps that sampled both processes,
+    None with fewer than MIN_STEPS of them."""
+    valid = [s for s in steps if s.valid and s.throughput and s.cpu.get(FRONT) and s.cpu.get(REFERENCE)]
+    best = max((s.throughput for s in valid), default=0.0)
+    pairs = [(s.cpu[FRONT] / s.cpu[REFERENCE], s.cpu[REFERENCE] / 100 / s.throughput * 1e6) for s in valid
+             if s.throughput >= LOADED * best]
+    if len(pairs) < MIN_STEPS:
+        return None
+    ratios = [r for r, _ in pairs]
+    return {"ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios), "steps": len(pairs),
+            "haproxy_us": statistics.median(h for _, h in pairs)}
+
+
+def segment_reading(previous: dict | None, current: dict | None) -> dict | None:
+    """Segment k from the readings of paths k − 1 and k (module docstring), None without both."""
+    if not previous or not current:
+        return None
+    unit = (previous["haproxy_us"] + current["haproxy_us"]) / 2
+    cost = (current["ratio"] - previous["ratio"]) * unit
+    return {"front_us": cost, "unit_us": unit, "path_front_us": previous["ratio"] * unit,
+            "separated": current["low"] > previous["high"], "reversed": current["high"] < previous["low"],
+            "resolution_us": max(current["high"] - current["low"], previous["high"] - previous["low"]) * unit,
+            "throughput": 1e6 / cost if cost > 0 else None}

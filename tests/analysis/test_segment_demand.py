@@ -1,0 +1,95 @@
+"""Segments ③/④ read by the front's demand (analysis/demand.py): the front's CPU per request in
+units of HAProxy's, which cancels a host whose speed drifts, and the classic verdicts on it."""
+from __future__ import annotations
+
+import pytest
+
+from analysis import classic, demand
+from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
+from analysis.steps import StepSample
+
+
+def _step(i: int, throughput: float, front_us: float, haproxy_us: float) -> StepSample:
+    """A step whose processes cost front_us and haproxy_us of CPU a request."""
+    return StepSample("r", i, 16 * 2 ** i, 0.0, 1.0, 9.0, 8.0, throughput=throughput,
+                      cpu={"front": front_us * 1e-6 * throughput * 100, "haproxy": haproxy_us * 1e-6 * throughput * 100})
+
+
+def test_a_host_that_slows_down_moves_every_process_alike_and_the_reading_stays():
+    # the host at full speed, then at half: each process's CPU per request doubles, the ratio does not
+    r = demand.path_reading([_step(0, 8000, 80, 50), _step(1, 4000, 160, 100), _step(2, 6000, 120, 75)])
+    assert r["ratio"] == pytest.approx(1.6) and r["low"] == pytest.approx(1.6) == r["high"]
+    assert r["steps"] == 3 and r["haproxy_us"] == pytest.approx(75)
+
+
+def test_a_lightly_loaded_step_is_left_out_and_one_step_is_no_reading():
+    idle_heavy = _step(0, 1000, 300, 60)           # under half the best: the JVM's idle work per request
+    r = demand.path_reading([idle_heavy, _step(1, 8000, 80, 50), _step(2, 7000, 84, 50)])
+    assert r["steps"] == 2 and r["high"] == pytest.approx(1.68)
+    assert demand.path_reading([_step(0, 8000, 80, 50)]) is None
+    assert demand.path_reading([_step(0, 8000, 80, 0), _step(1, 8000, 80, 0)]) is None   # HAProxy not sampled
+
+
+def test_a_segment_is_the_difference_of_its_paths_at_haproxys_cost():
+    before = {"ratio": 1.5, "low": 1.45, "high": 1.55, "steps": 3, "haproxy_us": 60.0}
+    after = {"ratio": 1.9, "low": 1.85, "high": 2.0, "steps": 3, "haproxy_us": 60.0}
+    d = demand.segment_reading(before, after)
+    assert d["front_us"] == pytest.approx(24.0) and d["throughput"] == pytest.approx(1e6 / 24)
+    assert d["separated"] and not d["reversed"] and d["resolution_us"] == pytest.approx(9.0)
+    assert d["path_front_us"] == pytest.approx(90.0)
+    back = demand.segment_reading(after, before)
+    assert back["reversed"] and not back["separated"] and back["throughput"] is None
+    assert demand.segment_reading(None, after) is None
+
+
+def _summary(readings: dict[int, dict], t: dict[int, float]) -> dict:
+    segs = [{"series": "axis", "segment": k, "path_throughput": t[k], "previous_path_throughput": t.get(k - 1),
+             "throughput": None, "tolerance": 0.03, "derived": None, "interval": None,
+             "front_demand": demand.segment_reading(readings.get(k - 1), readings.get(k)) if k > 1 else None}
+            for k in t]
+    paths = [{"series": "axis", "path": k, "max_throughput": v, "interval": [v * 0.9, v * 1.1], "run_ids": []}
+             for k, v in t.items()]
+    return {"segments": segs, "paths": paths, "runs": []}
+
+
+def _reading(ratio: float, half: float) -> dict:
+    return {"ratio": ratio, "low": ratio - half, "high": ratio + half, "steps": 3, "haproxy_us": 60.0}
+
+
+def test_a_segment_that_separates_the_paths_holds_whatever_the_throughputs_did():
+    # T(1..4) 50 % below T(1..3): the host's drift; the demand reads ④ at 27 µs
+    s = _summary({2: _reading(1.45, 0.05), 3: _reading(1.45, 0.05), 4: _reading(1.9, 0.08)},
+                 {1: 8000, 2: 8000, 3: 10500, 4: 5200, 5: 800})
+    f = {x.key: x for x in classic.segment_findings(s)}
+    assert f["segment4_measurable"].verdict == HOLDS
+    assert "T(4) 37,037/s by demand" in f["segment4_measurable"].measured
+    assert "+27.0 µs" in f["segment4_measurable"].measured
+
+
+def test_a_free_segment_read_finely_does_not_hold_and_a_coarse_reading_cannot_tell():
+    t = {1: 8000, 2: 8000, 3: 6500, 4: 6400, 5: 800}
+    fine = {x.key: x for x in classic.segment_findings(
+        _summary({2: _reading(1.45, 0.05), 3: _reading(1.44, 0.06), 4: _reading(1.45, 0.05)}, t))}
+    # ③'s range is 7.2 µs wide, the classic access bean was 53 % of path ②: it would have shown
+    assert fine["segment3_measurable"].verdict == DOES_NOT_HOLD
+    assert "this stack's own cost" in fine["segment3_measurable"].why
+    # ④'s share in the classic system is 21 % of path ③ (18 µs here): a 30 µs wide range cannot tell
+    coarse = {x.key: x for x in classic.segment_findings(
+        _summary({2: _reading(1.45, 0.05), 3: _reading(1.44, 0.25), 4: _reading(1.45, 0.05)}, t))}
+    assert coarse["segment4_measurable"].verdict == NOT_MEASURABLE
+    assert "spread wider" in coarse["segment4_measurable"].why
+
+
+def test_a_path_that_reads_below_the_one_before_it_is_a_drift_not_a_verdict():
+    s = _summary({2: _reading(1.45, 0.02), 3: _reading(1.30, 0.02), 4: _reading(1.6, 0.02)},
+                 {1: 8000, 2: 8000, 3: 7900, 4: 7000, 5: 800})
+    f = {x.key: x for x in classic.segment_findings(s)}
+    assert f["segment3_measurable"].verdict == NOT_MEASURABLE and "drift" in f["segment3_measurable"].why
+    assert f["segment4_measurable"].verdict == HOLDS
+
+
+def test_without_a_reading_the_throughputs_decide_as_before():
+    s = _summary({}, {1: 8000, 2: 8000, 3: 7000, 4: 6000, 5: 800})
+    f = {x.key: x for x in classic.segment_findings(s)}
+    assert "by demand" not in f["segment3_measurable"].measured
+    assert "noise band" in f["segment3_measurable"].why
