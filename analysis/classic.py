@@ -13,7 +13,8 @@ Rules (a finding whose runs are missing is "not measured"):
   the run sampled the front's and HAProxy's CPU (analysis/demand.py): holds when every step of path
   k reads above every step of path k-1 in the front's CPU per request over HAProxy's; does not hold
   when they overlap although a cost of the classic segment's share of path k-1 (③ 53 %, ④ 21 %)
-  would have separated them; else not measurable. Without that reading: T(1..k) is below T(1..k-1) by
+  would have separated them. Where it cannot tell (wider steps: a front under a quota, HAProxy
+  queueing for it; a drift) and without that reading: T(1..k) is below T(1..k-1) by
   more than the noise band and by more than both paths' 95 % intervals (T(k)'s interval is
   bounded), so T(k) is told from noise (published 1,503 and 2,484/s). The segment law resolves
   no finer than that band: a T(1..k) inside it with both paths' 95 % intervals narrower
@@ -40,6 +41,8 @@ never "does not hold". A host-bound run can only lower a throughput, so a speed-
 reaches its bound despite it still holds (unless the baseline it is divided by was host-bound).
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 from analysis import regime
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
@@ -122,9 +125,13 @@ def _segment_findings(summary: dict, only: str) -> list[Finding]:
                 out.append(missing(f"{what} costs measurably{label}", f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s",
                                    f"paths {k - 1} and {k} both need a maximum", f"segment{k}_measurable"))
                 continue
-            judge = _segment_demand if g.get("front_demand") else _segment_cost
-            out.append(_unshared(judge(k, f"{what} costs measurably{label}", g, intervals.get(k - 1),
-                                       intervals.get(k)), summary, name, (k - 1, k)))
+            claim = f"{what} costs measurably{label}"
+            f = _segment_demand(k, claim, g) if g.get("front_demand") else None
+            if not isinstance(f, Finding):      # no reading, or why it could not tell
+                cost = _segment_cost(k, claim, g, intervals.get(k - 1), intervals.get(k))
+                f = cost if f is None else replace(
+                    cost, why=f"{cost.why}; judged by the path maxima, as the front's demand could not tell: {f}")
+            out.append(_unshared(f, summary, name, (k - 1, k)))
     return out
 
 
@@ -156,9 +163,10 @@ def _jsp_cheap(claim: str, g: dict, prev_iv, cur_iv) -> Finding:
                    "experiment on a quieter host)", key)
 
 
-def _segment_demand(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
+def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
     """③/④ cost measurably, read by the front's demand (analysis/demand.py): the front's CPU per
-    request in HAProxy's units, path k against path k − 1, every step of each."""
+    request in HAProxy's units, path k against path k − 1, every step of each. Where the reading
+    cannot tell, why (the path maxima judge then: a front under a quota, HAProxy queueing for it)."""
     d = g["front_demand"]
     pub, key = f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s", f"segment{k}_measurable"
     share = PUBLISHED["paths"][k - 1] / PUBLISHED["segments"][k]      # the classic segment's share of T(1..k-1)'s demand
@@ -179,11 +187,10 @@ def _segment_demand(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
                        f"{rule}; here segment {k} costs the front less than the resolution, "
                        f"{d['resolution_us'] / d['path_front_us']:.0%} of path {k - 1}'s: this stack's own cost "
                        "(--profile classic-system emulates the classic one)", key)
-    why = ("every step of path {k} reads below every step of path {k1}: a drift (the JIT, the heap) larger than "
-           "the segment" if d["reversed"] else
-           "the paths' steps spread wider than a cost of the classic segment's share").format(k=k, k1=k - 1)
-    return Finding(claim, measured, pub, NOT_MEASURABLE,
-                   f"not measurable at this resolution: {why} ({rule}; repeat the experiment on a quieter host)", key)
+    if d["reversed"]:
+        return (f"every step of path {k} reads below every step of path {k - 1}, a drift (the JIT, the heap) "
+                f"larger than the segment ({cost})")
+    return f"the paths' steps spread wider than a cost of the classic segment's share ({cost})"
 
 
 def _segment_cost(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:

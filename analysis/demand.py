@@ -31,6 +31,20 @@ LOADED = 0.5            # steps at half the path's best throughput or more: a li
                         # CPU per request carries the processes' idle work (GC, JIT, health checks)
 
 
+def front_quota(meta: dict) -> float | None:
+    """The front's CPU quota (cores) a run ran with (run.json: notes.cpu_quotas, else its knobs), None
+    without one. Under a quota the path maxima measure the front's own capacity, not the host's: they
+    decide, and the front's demand is not read (measured: at 256 and 512 users HAProxy, queueing
+    for the quota'd front, cost 2.5-4x more CPU a request, results/classic-20261203-154549)."""
+    q = ((meta.get("notes") or {}).get("cpu_quotas") or {}).get(FRONT)
+    if q is None:
+        try:
+            q = float((meta.get("knobs") or {}).get("CPUS_FRONT") or 0) or None
+        except ValueError:
+            q = None
+    return q
+
+
 def path_reading(steps: list[StepSample]) -> dict | None:
     """{ratio, low, high, steps, haproxy_us} over the valid steps that sampled both processes,
     None with fewer than MIN_STEPS of them."""

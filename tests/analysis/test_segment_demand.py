@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import classic, demand
+from analysis import classic, demand, segments
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
 from analysis.steps import StepSample
 
@@ -43,10 +43,11 @@ def test_a_segment_is_the_difference_of_its_paths_at_haproxys_cost():
 
 
 def _summary(readings: dict[int, dict], t: dict[int, float]) -> dict:
-    segs = [{"series": "axis", "segment": k, "path_throughput": t[k], "previous_path_throughput": t.get(k - 1),
-             "throughput": None, "tolerance": 0.03, "derived": None, "interval": None,
-             "front_demand": demand.segment_reading(readings.get(k - 1), readings.get(k)) if k > 1 else None}
-            for k in t]
+    """Paths with maxima t and ±10 % intervals, decomposed by the segment law, with the readings."""
+    law = segments.decompose(t, 0.03, {k: (v * 0.9, v * 1.1) for k, v in t.items()})
+    segs = [{"series": "axis", **g.to_json(),
+             "front_demand": demand.segment_reading(readings.get(g.segment - 1), readings.get(g.segment))}
+            for g in law]
     paths = [{"series": "axis", "path": k, "max_throughput": v, "interval": [v * 0.9, v * 1.1], "run_ids": []}
              for k, v in t.items()]
     return {"segments": segs, "paths": paths, "runs": []}
@@ -73,19 +74,30 @@ def test_a_free_segment_read_finely_does_not_hold_and_a_coarse_reading_cannot_te
     # ③'s range is 7.2 µs wide, the classic access bean was 53 % of path ②: it would have shown
     assert fine["segment3_measurable"].verdict == DOES_NOT_HOLD
     assert "this stack's own cost" in fine["segment3_measurable"].why
-    # ④'s share in the classic system is 21 % of path ③ (18 µs here): a 30 µs wide range cannot tell
+    # ④'s share in the classic system is 21 % of path ③ (18 µs here): a 30 µs wide range cannot
+    # tell, and the path maxima judge (T(1..4) inside the band, their intervals wider than it)
     coarse = {x.key: x for x in classic.segment_findings(
         _summary({2: _reading(1.45, 0.05), 3: _reading(1.44, 0.25), 4: _reading(1.45, 0.05)}, t))}
     assert coarse["segment4_measurable"].verdict == NOT_MEASURABLE
-    assert "spread wider" in coarse["segment4_measurable"].why
+    assert "judged by the path maxima, as the front's demand could not tell: the paths' steps spread wider" in \
+        coarse["segment4_measurable"].why
+    assert "noise band" in coarse["segment4_measurable"].why
 
 
-def test_a_path_that_reads_below_the_one_before_it_is_a_drift_not_a_verdict():
+def test_a_path_that_reads_below_the_one_before_it_is_a_drift_and_the_maxima_judge():
     s = _summary({2: _reading(1.45, 0.02), 3: _reading(1.30, 0.02), 4: _reading(1.6, 0.02)},
-                 {1: 8000, 2: 8000, 3: 7900, 4: 7000, 5: 800})
+                 {1: 8000, 2: 8000, 3: 4000, 4: 3500, 5: 800})
     f = {x.key: x for x in classic.segment_findings(s)}
-    assert f["segment3_measurable"].verdict == NOT_MEASURABLE and "drift" in f["segment3_measurable"].why
-    assert f["segment4_measurable"].verdict == HOLDS
+    assert f["segment3_measurable"].verdict == HOLDS             # T(1..3) half of T(1..2), intervals ±10 %
+    assert "drift" in f["segment3_measurable"].why and "by demand" not in f["segment3_measurable"].measured
+    assert f["segment4_measurable"].verdict == HOLDS and "by demand" in f["segment4_measurable"].measured
+
+
+def test_a_front_under_a_cpu_quota_is_judged_by_its_path_maxima():
+    assert demand.front_quota({"notes": {"cpu_quotas": {"front": 0.769, "clone": 0.329}}}) == 0.769
+    assert demand.front_quota({"knobs": {"CPUS_FRONT": "0.5"}}) == 0.5
+    assert demand.front_quota({"knobs": {"CPUS_FRONT": "0"}, "notes": {"cpu_quotas": {"front": None}}}) is None
+    assert demand.front_quota({}) is None
 
 
 def test_without_a_reading_the_throughputs_decide_as_before():
