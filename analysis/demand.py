@@ -59,6 +59,15 @@ def path_reading(steps: list[StepSample]) -> dict | None:
             "haproxy_us": statistics.median(h for _, h in pairs)}
 
 
+def path_readings(run_ids: dict[int, list[str]], steps_of: dict[str, list[StepSample]],
+                  metas: dict[str, dict]) -> dict[int, dict | None]:
+    """Each of paths ① … ④ (path -> its runs' ids): its reading over the steps of all its runs, or
+    None where one of them ran with a front quota (front_quota)."""
+    return {k: None if any(front_quota(metas.get(rid) or {}) for rid in ids)
+            else path_reading([x for rid in ids for x in steps_of.get(rid, [])])
+            for k, ids in run_ids.items() if k in FRONT_PATHS}
+
+
 def segment_reading(previous: dict | None, current: dict | None) -> dict | None:
     """Segment k from the readings of paths k − 1 and k (module docstring), None without both."""
     if not previous or not current:

@@ -108,14 +108,12 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=N
         by_series.setdefault(key, {}).setdefault(int(run.meta["path"]), {})[run.id] = run_max[run.id]
         demands.setdefault(key, run.meta)
     out = {"paths": [], "segments": [], "composition": [], "capacity": [], "calibration": []}
+    metas = {run.id: run.meta for run in (result.runs if runs is None else runs)}
     for key, paths in by_series.items():
         meta = demands[key]
         label = _series(meta, kind)
         reps = {k: maxima.repeated(runs) for k, runs in sorted(paths.items())}
-        metas = {run.id: run.meta for run in (result.runs if runs is None else runs)}
-        readings = {k: demand.path_reading([x for rid in r.run_ids for x in (all_steps or {}).get(rid, [])])
-                    for k, r in reps.items() if k in demand.FRONT_PATHS
-                    and not any(demand.front_quota(metas.get(rid) or {}) for rid in r.run_ids)}
+        readings = demand.path_readings({k: r.run_ids for k, r in reps.items()}, all_steps or {}, metas)
         for k, r in reps.items():
             out["paths"].append({"series": label, "path": k, "name": f"1..{k}",
                                  "max_throughput": r.max_throughput,
