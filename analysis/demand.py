@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import statistics
 
+from analysis.bottleneck import Capacities
 from analysis.steps import StepSample
 
 FRONT, REFERENCE = "front", "haproxy"
@@ -31,12 +32,13 @@ LOADED = 0.5            # steps at half the path's best throughput or more: a li
                         # CPU per request carries the processes' idle work (GC, JIT, health checks)
 
 
-def front_quota(meta: dict) -> float | None:
-    """The front's CPU quota (cores) a run ran with (run.json: notes.cpu_quotas, else its knobs), None
-    without one. Under a quota the path maxima measure the front's own capacity, not the host's: they
-    decide, and the front's demand is not read (measured: at 256 and 512 users HAProxy, queueing
-    for the quota'd front, cost 2.5-4x more CPU a request, results/classic-20261203-154549)."""
-    q = ((meta.get("notes") or {}).get("cpu_quotas") or {}).get(FRONT)
+def front_quota(caps: Capacities, meta: dict) -> float | None:
+    """The front's CPU quota (cores) a run ran with (Capacities.for_run: the run's recorded quotas,
+    else the experiment's; else its knobs), None without one. Under a quota the path maxima measure
+    the front's own capacity, not the host's: they decide, and the front's demand is not read
+    (measured: at 256 and 512 users HAProxy, queueing for the quota'd front, cost 2.5-4x more CPU a
+    request, results/classic-20261203-154549)."""
+    q = caps.for_run(meta).quotas.get(FRONT)
     if q is None:
         try:
             q = float((meta.get("knobs") or {}).get("CPUS_FRONT") or 0) or None
@@ -60,10 +62,10 @@ def path_reading(steps: list[StepSample]) -> dict | None:
 
 
 def path_readings(run_ids: dict[int, list[str]], steps_of: dict[str, list[StepSample]],
-                  metas: dict[str, dict]) -> dict[int, dict | None]:
+                  metas: dict[str, dict], caps: Capacities) -> dict[int, dict | None]:
     """Each of paths ① … ④ (path -> its runs' ids): its reading over the steps of all its runs, or
     None where one of them ran with a front quota (front_quota)."""
-    return {k: None if any(front_quota(metas.get(rid) or {}) for rid in ids)
+    return {k: None if any(front_quota(caps, metas.get(rid) or {}) for rid in ids)
             else path_reading([x for rid in ids for x in steps_of.get(rid, [])])
             for k, ids in run_ids.items() if k in FRONT_PATHS}
 

@@ -109,11 +109,12 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=N
         demands.setdefault(key, run.meta)
     out = {"paths": [], "segments": [], "composition": [], "capacity": [], "calibration": []}
     metas = {run.id: run.meta for run in (result.runs if runs is None else runs)}
+    caps = bottleneck.Capacities.from_experiment(result.experiment)
     for key, paths in by_series.items():
         meta = demands[key]
         label = _series(meta, kind)
         reps = {k: maxima.repeated(runs) for k, runs in sorted(paths.items())}
-        readings = demand.path_readings({k: r.run_ids for k, r in reps.items()}, all_steps or {}, metas)
+        readings = demand.path_readings({k: r.run_ids for k, r in reps.items()}, all_steps or {}, metas, caps)
         for k, r in reps.items():
             out["paths"].append({"series": label, "path": k, "name": f"1..{k}",
                                  "max_throughput": r.max_throughput,

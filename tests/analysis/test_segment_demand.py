@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis import classic, demand, segments
+from analysis.bottleneck import Capacities
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
 from analysis.steps import StepSample
 
@@ -94,10 +95,13 @@ def test_a_path_that_reads_below_the_one_before_it_is_a_drift_and_the_maxima_jud
 
 
 def test_a_front_under_a_cpu_quota_is_judged_by_its_path_maxima():
-    assert demand.front_quota({"notes": {"cpu_quotas": {"front": 0.769, "clone": 0.329}}}) == 0.769
-    assert demand.front_quota({"knobs": {"CPUS_FRONT": "0.5"}}) == 0.5
-    assert demand.front_quota({"knobs": {"CPUS_FRONT": "0"}, "notes": {"cpu_quotas": {"front": None}}}) is None
-    assert demand.front_quota({}) is None
+    caps = Capacities(2.0)
+    assert demand.front_quota(caps, {"notes": {"cpu_quotas": {"front": 0.769, "clone": 0.329}}}) == 0.769
+    assert demand.front_quota(caps, {"knobs": {"CPUS_FRONT": "0.5"}}) == 0.5
+    assert demand.front_quota(caps, {"knobs": {"CPUS_FRONT": "0"}, "notes": {"cpu_quotas": {"front": None}}}) is None
+    assert demand.front_quota(caps, {}) is None
+    # the experiment's quotas where the run recorded none
+    assert demand.front_quota(Capacities.from_experiment({"cpu_quotas": {"front": 1.0}}), {}) == 1.0
 
 
 def test_without_a_reading_the_throughputs_decide_as_before():
