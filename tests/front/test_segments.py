@@ -13,6 +13,7 @@ MARKERS = {            # marker line -> first segment that prints it
     "static": 1,
     "jsp": 2,
     "access-bean": 3,
+    "bean-ref": 3,
     "bean-instance": 4,
     "clone": 5,
     "soap-result": 5,
@@ -44,6 +45,12 @@ def test_seg1_is_a_static_file_served_at_exactly_its_path(front):
     assert status == 200
     assert "ETag" in headers and "Last-Modified" in headers     # DefaultServlet's, not a JSP's
     assert field(page, "static") == "seg/1"
+
+
+def test_the_access_bean_acquires_the_session_bean_on_seg3_without_calling_it(front):
+    _, _, page = get(f"{front.base}/seg/3")
+    assert field(page, "bean-ref") == "proxy of bean SegmentService"     # looked up in JNDI
+    assert field(page, "bean-instance") is None                         # and not called
 
 
 def test_the_access_bean_and_a_pooled_bean_instance_serve_seg4(front):

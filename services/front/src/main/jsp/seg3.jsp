@@ -11,4 +11,5 @@
 segments: 1,2,3
 jsp: seg3.jsp
 access-bean: <%= marker %>
+bean-ref: <%= access.getBeanRef() %>
 </pre></body></html>

@@ -12,6 +12,7 @@
 segments: 1,2,3,4
 jsp: seg4.jsp
 access-bean: <%= AccessBean.MARKER %>
+bean-ref: <%= access.getBeanRef() %>
 bean: <%= reply.getBeanName() %>
 bean-instance: <%= reply.getBeanInstance() %>
 </pre></body></html>

@@ -14,6 +14,7 @@
 segments: 1,2,3,4,5
 jsp: seg5.jsp
 access-bean: <%= AccessBean.MARKER %>
+bean-ref: <%= access.getBeanRef() %>
 bean: <%= reply.getBeanName() %>
 bean-instance: <%= reply.getBeanInstance() %>
 call: <%= access.getCall() %>

@@ -15,8 +15,11 @@ import org.soaptestbed.front.ejb.SegmentService;
 /**
  * The access bean of segment ③: a plain JavaBean facade the JSPs create with
  * {@code jsp:useBean} (one per request) and fill from the request with
- * {@code jsp:setProperty property="*"}. It validates its input, takes the SEG3 demand,
- * and for segments ④ and ⑤ looks the session bean up by name in JNDI and calls it.
+ * {@code jsp:setProperty property="*"}. Like the classic access beans it hides the EJB lookup:
+ * on every path it is on (③, ④, ⑤) it takes the SEG3 demand and acquires the session bean's
+ * client view — a JNDI lookup by name, which makes the container's object factory hand out a
+ * fresh proxy (the classic home lookup and {@code create()}) — and for segments ④ and ⑤ it
+ * calls the bean through that view. It validates its input (/seg/5's parameters) first.
  */
 public class AccessBean implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -28,6 +31,7 @@ public class AccessBean implements Serializable {
     private String op;
     private String n;
     private InvokeParams params;
+    private transient SegmentService service;
 
     public AccessBean() {
     }
@@ -45,18 +49,23 @@ public class AccessBean implements Serializable {
         this.n = n;
     }
 
-    /** Segment ③ alone: the facade's own work. */
+    /** Segment ③ alone: the facade's own work, its session bean acquired and not called. */
     public String visit() {
         try (Span span = Tracer.child("AccessBean.visit", null)) {
-            Demands.seg3();
+            acquire();
             return MARKER;
         }
+    }
+
+    /** The session bean's client view this access bean acquired, as the page shows it. */
+    public String getBeanRef() {
+        return service == null ? "" : service.toString();
     }
 
     /** Segments ③ and ④: the facade calls the session bean. */
     public CallReply callBean() {
         try (Span span = Tracer.child("AccessBean.callBean", null)) {
-            Demands.seg3();
+            acquire();
             return call(SegmentService::visit);
         }
     }
@@ -65,9 +74,9 @@ public class AccessBean implements Serializable {
     public CallReply invokeService() {
         try (Span span = Tracer.child("AccessBean.invokeService", null)) {
             params = InvokeParams.parse(backend, op, n);
-            Demands.seg3();
+            acquire();
             CallRequest request = new CallRequest(params.backend(), params.op(), params.n());
-            return call(service -> service.invoke(request));
+            return call(bean -> bean.invoke(request));
         }
     }
 
@@ -76,8 +85,13 @@ public class AccessBean implements Serializable {
         return params == null ? "" : "backend=" + params.backend() + " op=" + params.op() + " n=" + params.n();
     }
 
-    private static CallReply call(Function<SegmentService, CallReply> method) {
-        SegmentService service = lookup();
+    /** The facade's own work on every path: the SEG3 demand, then the session bean's client view. */
+    private void acquire() {
+        Demands.seg3();
+        service = lookup();
+    }
+
+    private CallReply call(Function<SegmentService, CallReply> method) {
         try {
             return method.apply(service);
         } catch (PoolTimeoutException e) {
