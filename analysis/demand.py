@@ -16,7 +16,9 @@ throughput or more (all runs of the path), with the lowest and highest step. A s
 path k reads above every step of path k − 1 (`separated`); its cost is the difference of the
 medians at HAProxy's CPU per request (the mean of both paths' medians), in µs, and 1 / cost is its
 throughput by demand, T(k) in the segment law's units. `resolution_us` is the widest path's range
-in µs: a cost of about that size or more would have separated the paths.
+in µs: a cost of about that size or more would have separated the paths. `path_host_us` is path
+k − 1's CPU per request on the whole host (every process's: the demand its throughput measures
+when the host is the bottleneck), at the same unit: the JSP (②) is "next to nothing" against it.
 """
 from __future__ import annotations
 
@@ -48,17 +50,19 @@ def front_quota(caps: Capacities, meta: dict) -> float | None:
 
 
 def path_reading(steps: list[StepSample]) -> dict | None:
-    """{ratio, low, high, steps, haproxy_us} over the valid steps that sampled both processes,
-    None with fewer than MIN_STEPS of them."""
+    """{ratio, low, high, steps, haproxy_us, host_ratio} over the valid steps that sampled both
+    processes, None with fewer than MIN_STEPS of them; host_ratio is the whole host's CPU per
+    request in HAProxy's units (the median; None where the steps did not sample the host)."""
     valid = [s for s in steps if s.valid and s.throughput and s.cpu.get(FRONT) and s.cpu.get(REFERENCE)]
     best = max((s.throughput for s in valid), default=0.0)
-    pairs = [(s.cpu[FRONT] / s.cpu[REFERENCE], s.cpu[REFERENCE] / 100 / s.throughput * 1e6) for s in valid
-             if s.throughput >= LOADED * best]
-    if len(pairs) < MIN_STEPS:
+    loaded = [s for s in valid if s.throughput >= LOADED * best]
+    if len(loaded) < MIN_STEPS:
         return None
-    ratios = [r for r, _ in pairs]
-    return {"ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios), "steps": len(pairs),
-            "haproxy_us": statistics.median(h for _, h in pairs)}
+    ratios = [s.cpu[FRONT] / s.cpu[REFERENCE] for s in loaded]
+    hosts = [s.host_cpu / s.cpu[REFERENCE] for s in loaded if s.host_cpu]
+    return {"ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios), "steps": len(loaded),
+            "haproxy_us": statistics.median(s.cpu[REFERENCE] / 100 / s.throughput * 1e6 for s in loaded),
+            "host_ratio": statistics.median(hosts) if hosts else None}
 
 
 def path_readings(run_ids: dict[int, list[str]], steps_of: dict[str, list[StepSample]],
@@ -76,7 +80,9 @@ def segment_reading(previous: dict | None, current: dict | None) -> dict | None:
         return None
     unit = (previous["haproxy_us"] + current["haproxy_us"]) / 2
     cost = (current["ratio"] - previous["ratio"]) * unit
+    host = previous.get("host_ratio")
     return {"front_us": cost, "unit_us": unit, "path_front_us": previous["ratio"] * unit,
+            "path_host_us": host * unit if host else None,
             "separated": current["low"] > previous["high"], "reversed": current["high"] < previous["low"],
             "resolution_us": max(current["high"] - current["low"], previous["high"] - previous["low"]) * unit,
             "throughput": 1e6 / cost if cost > 0 else None}

@@ -1,4 +1,4 @@
-"""Segments ③/④ read by the front's demand (analysis/demand.py): the front's CPU per request in
+"""Segments ②/③/④ read by the front's demand (analysis/demand.py): the front's CPU per request in
 units of HAProxy's, which cancels a host whose speed drifts, and the classic verdicts on it."""
 from __future__ import annotations
 
@@ -10,17 +10,20 @@ from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
 from analysis.steps import StepSample
 
 
-def _step(i: int, throughput: float, front_us: float, haproxy_us: float) -> StepSample:
-    """A step whose processes cost front_us and haproxy_us of CPU a request."""
+def _step(i: int, throughput: float, front_us: float, haproxy_us: float, host_us: float | None = None) -> StepSample:
+    """A step whose processes cost front_us and haproxy_us of CPU a request (the host host_us)."""
     return StepSample("r", i, 16 * 2 ** i, 0.0, 1.0, 9.0, 8.0, throughput=throughput,
-                      cpu={"front": front_us * 1e-6 * throughput * 100, "haproxy": haproxy_us * 1e-6 * throughput * 100})
+                      cpu={"front": front_us * 1e-6 * throughput * 100, "haproxy": haproxy_us * 1e-6 * throughput * 100},
+                      host_cpu=host_us * 1e-6 * throughput * 100 if host_us else None)
 
 
 def test_a_host_that_slows_down_moves_every_process_alike_and_the_reading_stays():
     # the host at full speed, then at half: each process's CPU per request doubles, the ratio does not
     r = demand.path_reading([_step(0, 8000, 80, 50), _step(1, 4000, 160, 100), _step(2, 6000, 120, 75)])
     assert r["ratio"] == pytest.approx(1.6) and r["low"] == pytest.approx(1.6) == r["high"]
-    assert r["steps"] == 3 and r["haproxy_us"] == pytest.approx(75)
+    assert r["steps"] == 3 and r["haproxy_us"] == pytest.approx(75) and r["host_ratio"] is None
+    hosted = demand.path_reading([_step(0, 8000, 80, 50, 300), _step(1, 4000, 160, 100, 600)])
+    assert hosted["host_ratio"] == pytest.approx(6.0)      # the whole host's CPU a request, in HAProxy's units
 
 
 def test_a_lightly_loaded_step_is_left_out_and_one_step_is_no_reading():
@@ -54,8 +57,38 @@ def _summary(readings: dict[int, dict], t: dict[int, float]) -> dict:
     return {"segments": segs, "paths": paths, "runs": []}
 
 
-def _reading(ratio: float, half: float) -> dict:
-    return {"ratio": ratio, "low": ratio - half, "high": ratio + half, "steps": 3, "haproxy_us": 60.0}
+def _reading(ratio: float, half: float, host_ratio: float | None = 6.0) -> dict:
+    return {"ratio": ratio, "low": ratio - half, "high": ratio + half, "steps": 3, "haproxy_us": 60.0,
+            "host_ratio": host_ratio}
+
+
+def test_a_jsp_read_within_the_noise_band_of_the_hosts_demand_is_cheap_whatever_the_throughputs_did():
+    # T(1..2) 20 % below T(1) with ±10 % intervals: the maxima could not tell (a drifting host);
+    # the demand reads the JSP at 0 ± 6 µs of path ①'s 360 µs on the host, inside the 3 % band (10.8 µs)
+    t = {1: 8000, 2: 6400, 3: 6300, 4: 6000, 5: 800}
+    f = {x.key: x for x in classic.segment_findings(
+        _summary({1: _reading(1.45, 0.05), 2: _reading(1.45, 0.05)}, t))}
+    assert f["jsp_cheap"].verdict == HOLDS
+    assert "+0.0 µs" in f["jsp_cheap"].measured and "360 µs on the host" in f["jsp_cheap"].measured
+    assert "11 µs" in f["jsp_cheap"].why
+
+
+def test_a_jsp_whose_steps_all_read_above_the_static_page_by_more_than_the_band_is_not_cheap():
+    # 21 µs of the front's CPU a request, every step apart: the throughputs (within noise here) missed it
+    t = {1: 8000, 2: 7900, 3: 6300, 4: 6000, 5: 800}
+    f = {x.key: x for x in classic.segment_findings(
+        _summary({1: _reading(1.45, 0.05), 2: _reading(1.8, 0.05)}, t))}
+    assert f["jsp_cheap"].verdict == DOES_NOT_HOLD and "+21.0 µs" in f["jsp_cheap"].measured
+
+
+def test_a_coarse_jsp_reading_or_none_of_the_host_leaves_the_jsp_to_the_path_maxima():
+    t = {1: 8000, 2: 7900, 3: 6300, 4: 6000, 5: 800}
+    coarse = {x.key: x for x in classic.segment_findings(
+        _summary({1: _reading(1.45, 0.05), 2: _reading(1.5, 0.2)}, t))}["jsp_cheap"]
+    assert coarse.verdict == HOLDS and "by the path maxima" in coarse.why and "reach past the band" in coarse.why
+    unhosted = {x.key: x for x in classic.segment_findings(
+        _summary({1: _reading(1.45, 0.05, None), 2: _reading(1.45, 0.05)}, t))}["jsp_cheap"]
+    assert "did not sample the host's CPU" in unhosted.why and "µs" not in unhosted.measured
 
 
 def test_a_segment_that_separates_the_paths_holds_whatever_the_throughputs_did():
