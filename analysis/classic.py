@@ -16,9 +16,10 @@ Rules (a finding whose runs are missing is "not measured"):
 - the access bean (③) and the EJB-like bean (④) cost measurably, read by the front's demand where
   the run sampled the front's and HAProxy's CPU (analysis/demand.py): holds when every step of path
   k reads above every step of path k-1 in the front's CPU per request over HAProxy's; does not hold
-  when they overlap although a cost of the classic segment's share of path k-1 (③ 53 %, ④ 21 %)
-  would have separated them. Where it cannot tell (wider steps: a front under a quota, HAProxy
-  queueing for it; a drift) and without that reading: T(1..k) is below T(1..k-1) by
+  when they overlap with a cost below the reading's resolution although a cost of the classic
+  segment's share of path k-1 (③ 53 %, ④ 21 %) would have separated them. Where it cannot tell
+  (wider steps: a front under a quota, HAProxy queueing for it; a drift; a cost above the
+  resolution with overlapping steps) and without that reading: T(1..k) is below T(1..k-1) by
   more than the noise band and by more than both paths' 95 % intervals (T(k)'s interval is
   bounded), so T(k) is told from noise (published 1,503 and 2,484/s). The segment law resolves
   no finer than that band: a T(1..k) inside it with both paths' 95 % intervals narrower
@@ -217,11 +218,12 @@ def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
         measured = f"T({k}) {d['throughput']:,.0f}/s by demand: " + measured
     rule = (f"holds when every step of path {k} reads above every step of path {k - 1} in the front's CPU per "
             "request over HAProxy's (the same work on every path: the host's speed cancels); does not hold when "
-            f"they overlap though a cost of the classic segment's share ({share:.0%} of path {k - 1}'s demand) "
-            "would have separated them")
+            "they overlap with a cost below the resolution, though a cost of the classic segment's share "
+            f"({share:.0%} of path {k - 1}'s demand) would have separated them")
     if d["separated"]:
         return Finding(claim, measured, pub, HOLDS, rule, key)
-    if not d["reversed"] and d["resolution_us"] <= share * d["path_front_us"]:
+    within = d["front_us"] < d["resolution_us"]     # a reading that cannot tell the cost from none
+    if not d["reversed"] and within and d["resolution_us"] <= share * d["path_front_us"]:
         return Finding(claim, measured, pub, DOES_NOT_HOLD,
                        f"{rule}; here segment {k} costs the front less than the resolution, "
                        f"{d['resolution_us'] / d['path_front_us']:.0%} of path {k - 1}'s: this stack's own cost "
@@ -229,6 +231,8 @@ def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
     if d["reversed"]:
         return (f"every step of path {k} reads below every step of path {k - 1}, a drift (the JIT, the heap) "
                 f"larger than the segment ({cost})")
+    if not within:
+        return f"segment {k} costs the front more than the resolution, but the paths' steps overlap ({cost})"
     return f"the paths' steps spread wider than a cost of the classic segment's share ({cost})"
 
 

@@ -118,6 +118,17 @@ def test_a_free_segment_read_finely_does_not_hold_and_a_coarse_reading_cannot_te
     assert "noise band" in coarse["segment4_measurable"].why
 
 
+def test_a_cost_above_the_resolution_with_overlapping_steps_is_left_to_the_maxima():
+    # ④ +12 µs (the medians 0.2 apart at 60 µs) at a 9.6 µs resolution, but path ④'s lowest step
+    # (1.50) is below path ③'s highest (1.53): no refutation, the maxima judge
+    lopsided = {**_reading(1.65, 0.0), "low": 1.50, "high": 1.66}
+    s = _summary({2: _reading(1.45, 0.05), 3: _reading(1.45, 0.08), 4: lopsided},
+                 {1: 8000, 2: 8000, 3: 6500, 4: 6400, 5: 800})
+    f = {x.key: x for x in classic.segment_findings(s)}["segment4_measurable"]
+    assert f.verdict == NOT_MEASURABLE and "+12.0 µs" in f.why
+    assert "more than the resolution, but the paths' steps overlap" in f.why
+
+
 def test_a_path_that_reads_below_the_one_before_it_is_a_drift_and_the_maxima_judge():
     s = _summary({2: _reading(1.45, 0.02), 3: _reading(1.30, 0.02), 4: _reading(1.6, 0.02)},
                  {1: 8000, 2: 8000, 3: 4000, 4: 3500, 5: 800})
