@@ -154,6 +154,7 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     retuned = profile.retune_request(retuned, 3.5e-3, 150.0, (first["probe_rate"], first["own_s"]))
     retuned["request_retuned"]["first"] = first
     retuned, _ = profile.retune_pool(profile.retune_paths(retuned, 400e-6), 900e-6, 500)
+    retuned = profile.retune_segment(retuned, 3, 390e-6, 395e-6, 700e-6)
     meta["profile"] = json.loads(json.dumps(retuned))              # as experiment.json holds it
     meta["scaling"] = {"wait_us": p.wait_us, "scaled": True, "sentence": "scaled to this host: service wait "
                        f"{p.wait_us / 1000:g} ms because the classic-system profile ..."}
@@ -169,6 +170,8 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
             f"a call; probe with {retuned['request_retuned']['probe_build_us']} µs: 150/s at "
             f"3.50 ms") in page
     assert "segment ① 400 µs a request measured" in page
+    assert (f"{retuned['demands_cpu_us']['SEG3']} µs (probe with {retuned['segments_retuned']['3']['probe_cpu_us']} µs: "
+            f"700 µs of front CPU a request; path ③ asks") in page
     assert f"{retuned['demands_cpu_us']['SEG3']} µs" in page and "90 µs" not in page.split('id="emulation"')[0][-200:]
     summary = json.loads((folder / "summary.json").read_text())
     text = "\n".join(lines(summary))
@@ -444,7 +447,7 @@ def test_a_calibration_reading_a_segment_cheaper_than_the_one_before_reads_noise
 
 def test_the_probes_run_each_configuration_at_its_largest_users_after_a_prime_as_long_as_its_jvm_needs():
     runs = profile.apply(definition.load("classic").runs, design(M))
-    probes = {s.id: s for s in profile.probe_specs(runs)}
+    probes = {s.id: s for s in profile.probe_specs(runs) if s.path == 5}      # paths ③ ④: test_profile_segments.py
     assert list(probes) == ["calibration-singleton-probe", "calibration-request-probe", "calibration-request-probe-2",
                             "calibration-pool-probe"]
     for s in probes.values():

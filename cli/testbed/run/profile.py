@@ -29,10 +29,10 @@ runs' scaling comes from the clones' own monitors. T(1) itself — the scale of 
 chosen like the scaled wait of run/scaling.py: the heaviest configuration (path ① at T(1), or
 the pool at 13.5 singletons, or the client per request) needs at most `share` of the host.
 
-A tier under a CPU quota does not cost what the calibration measured without one, so four
+A tier under a CPU quota does not cost what the calibration measured without one, so five
 settings are chosen again during the run, each from a measurement under the quotas:
-retune_paths (the segments, from path ①'s front CPU), retune (the wait, from T(①) and a
-singleton probe), retune_request (the build, from a probe of that run) and retune_pool (the pool
+retune_paths (the segments, from path ①'s front CPU), retune_segment (③ and ④ each, from a
+probe of its path), retune (the wait, from T(①) and a singleton probe), retune_request (the build, from a probe of that run) and retune_pool (the pool
 run's Invoker CPU, from a probe of it); run/tohost.py runs them.
 
 design() is the rule (data in, profile out: unit-tested); apply() puts a profile into the runs.
@@ -48,6 +48,8 @@ POOL_SIZE = 32                 # pre-built clients: more than the front lets thr
 # quota is only reached with some hundreds of requests in flight (Little's law: N = X·R)
 SEGMENT_USERS = (16, 32, 64, 128, 256, 512)
 SEGMENT_USERS_QUICK = (64, 512)
+SEGMENT_PROBED = (3, 4)        # the segments whose emulated CPU a probe of their path chooses again (retune_segment)
+SEGMENT_PLATEAU = 0.9          # a path's steps at this share of its best or above: its plateau, the front at its quota
 NAME = "classic-system"
 MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
 # the pool may use this share of the clone's quota, as the calibration measured its clone CPU
@@ -206,6 +208,31 @@ def retune_paths(prof: dict, f1_measured: float) -> dict:
                               "f1_measured_s": f1_measured, "planned": prof["demands_cpu_us"]}}
 
 
+def retune_segment(prof: dict, k: int, f1_s: float, previous_s: float, probe_s: float) -> dict:
+    """Segment k's emulated CPU (③ the access bean, ④ the session bean) again, once a probe of
+    path k measured the front's CPU per request under its quota with the demand in force
+    (probe_s): this stack's own part of a segment under the quota is not what the calibration
+    read without one (the access bean's lookup and the container's dispatch cost the front
+    about 60 µs a request more each at the plateau of classic-20261204-045804 than the
+    calibration's 6 and 17 µs). Path k must cost the front what path k-1 did as it ran
+    (previous_s, at its plateau) plus the segment's share of the shape, f1_s·(T(1)/T(1..k) −
+    T(1)/T(1..k-1)) with f1_s path ①'s cost at its plateau; the demand moves by the difference.
+    Returns the profile with it, the figures kept under "segments_retuned"[k]."""
+    r = {1: 1.0, **_ratios()}
+    point, planned = f"SEG{k}", prof["demands_cpu_us"].get(f"SEG{k}", 0)
+    target = previous_s + f1_s * (r[k] - r[k - 1])
+    cpu = planned + (target - probe_s) * 1e6
+    notes = list(prof.get("notes") or [])
+    if cpu < 0:
+        notes.append(f"path {k} costs the front {(probe_s - planned / 1e6) * 1e6:.0f} µs a request under its quota "
+                     f"without emulated CPU in segment {k}, more than the {target * 1e6:.0f} µs the shape asks; nothing added")
+    cpu = max(int(round(cpu)), 0)
+    retuned = {"probe_cpu_us": planned, "probe_front_s": probe_s, "previous_s": previous_s, "f1_s": f1_s,
+               "target_s": target, "cpu_us": cpu}
+    return {**prof, "demands_cpu_us": {**prof["demands_cpu_us"], point: cpu}, "notes": notes,
+            "segments_retuned": {**(prof.get("segments_retuned") or {}), str(k): retuned}}
+
+
 def with_demands(specs, demands: dict[str, int]) -> list:
     """The runs with the front's emulated CPU changed (retune_paths)."""
     for point in ("SEG2", "SEG3", "SEG4", "INVOKER"):
@@ -223,10 +250,14 @@ def with_demand(specs, point: str, demand: dict | None, which=lambda s: True, pr
             d = {k: v for k, v in s.demands.items() if k != point}
             if demand is not None:
                 d[point] = demand
-            load = replace(s.load, prime_seconds=max(s.load.prime_seconds, PROBE_PRIME_S)) if primed else s.load
-            s = replace(s, demands=d, load=load)
+            s = with_prime(replace(s, demands=d)) if primed else replace(s, demands=d)
         out.append(s)
     return out
+
+
+def with_prime(spec):
+    """The run primed at least as long as a probe: its tier restarts for a new demand."""
+    return replace(spec, load=replace(spec.load, prime_seconds=max(spec.load.prime_seconds, PROBE_PRIME_S)))
 
 
 def _cpu(us: int) -> dict:
@@ -297,19 +328,23 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
     prime (longer still for a client per request: see REQUEST_PROBE_PRIME_S)."""
     from testbed.run.costs import CALIBRATION_LOAD_QUICK, CALIBRATION_STEP
     what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
-    name = f"calibration-{run.client_mode}-probe{suffix}"
+    name, seg = f"calibration-{run.client_mode}-probe{suffix}", f"/seg/5, {what}"
+    if run.kind == "segments" and run.path in SEGMENT_PROBED:        # a segment path (retune_segment)
+        name, seg = f"calibration-path{run.path}-probe{suffix}", f"/seg/{run.path}"
     prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
     return replace(run, id=name, entry=name,
-                   label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
+                   label=f"calibration: {seg} under the profile's quotas, demands and wait",
                    load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_STEP, prime_seconds=prime),
                                 users=(max(run.load.users),)))
 
 
 def probe_specs(runs, quick: bool = False) -> list:
-    """The probes the retunes will run for these runs (tohost.retune_before): the singleton's
-    before the first /seg/5 run, the client per request's two (one with --quick), the pool's."""
+    """The probes the retunes will run for these runs (tohost.retune_before): paths ③ and ④'s
+    (not with --quick), the singleton's before the first /seg/5 run, the client per request's
+    two (one with --quick), the pool's."""
     first = lambda pick: next((r for r in runs if pick(r)), None)      # noqa: E731
-    out = []
+    out = [] if quick else [probe_spec(run) for k in SEGMENT_PROBED
+                            if (run := first(lambda r, k=k: r.kind == "segments" and r.path == k))]
     for run, n in ((first(lambda r: r.path == 5), 1), (first(lambda r: r.client_mode == "request"), 1 if quick else 2),
                    (first(lambda r: r.client_mode == "pool"), 1)):
         out += [probe_spec(run, quick, f"-{k}" if k > 1 else "") for k in range(1, n + 1)] if run else []

@@ -64,7 +64,8 @@ def fit_profile(exp, folder: Path, failed: list[str], run_one, host_cores: float
 def retune_before(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict, chosen: dict, say
                   ) -> tuple[dict, dict, list[str]] | None:
     """classic-system, before exp.runs[i]: the setting the profile chooses again there, each once
-    whatever it found — before path ② the segments (from path ①'s front CPU), before the first
+    whatever it found — before path ② the segments (from path ①'s front CPU), before paths ③
+    and ④ (not with --quick) that segment's (from a probe of its path), before the first
     /seg/5 run the service wait (from T(①) and a singleton probe), before the first client-per-
     request run its build, before the first pool run the Invoker's CPU (each from probes of
     that run). ("profile", "scaling", lines), or None where nothing is chosen before this run."""
@@ -72,6 +73,11 @@ def retune_before(exp, i: int, folder: Path, failed: list[str], run_one, prof: d
     if run.kind == "segments" and run.path == 2 and "paths_retuned" not in prof:
         prof, lines = retune_paths(exp, i, folder, prof)
         prof.setdefault("paths_retuned", None)
+    elif (run.kind == "segments" and run.path in profile.SEGMENT_PROBED and not exp.quick
+          and str(run.path) not in (prof.get("segments_retuned") or {})):
+        say(f"profile: segment {run.path}'s emulated CPU again, from a probe of path {run.path} under the front's quota ...")
+        prof, lines = retune_segment(exp, i, folder, failed, run_one, prof)
+        prof = {**prof, "segments_retuned": {str(run.path): None, **(prof.get("segments_retuned") or {})}}
     elif run.path == 5 and "retuned" not in prof:
         say("profile: the service wait again, from T(①) and a singleton probe under the quotas ...")
         prof, chosen, lines = retune_profile(exp, i, folder, failed, run_one, prof, chosen)
@@ -134,6 +140,36 @@ def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]
                  f"{d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs"]
 
 
+def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
+    """classic-system, before path ③ or ④ (exp.runs[i], path k): a probe of it measures the
+    front's CPU per request under its quota with the segment's planned demand, and the demand is
+    chosen again so that path k costs path k-1 as it ran plus the segment's share of the shape
+    (profile.retune_segment; paths ① and k-1 read at their plateau). The runs from i on get it;
+    path k, on a front restarted for it, primed as long as a probe. ("profile", lines)."""
+    k = exp.runs[i].path
+    f1, previous = (_plateau_front(*_path(exp, i, folder, n)) for n in (1, k - 1))
+    if not f1 or not previous:
+        return prof, [f"profile: path ① or path {k - 1} measured no front CPU: segment {k}'s demand stays"]
+    probe = _probe(exp, i, folder, failed, run_one)
+    front = None if probe is None else probe.per_request_s.get("front")
+    if not front:
+        return prof, [f"profile: the probe of path {k} measured no front CPU: segment {k}'s demand stays"]
+    new = profile.retune_segment(prof, k, f1, previous, front)
+    exp.runs[i:] = profile.with_demands(exp.runs[i:], new["demands_cpu_us"])
+    exp.runs[i] = profile.with_prime(exp.runs[i])        # the front restarts for it, its compiler under the quota
+    r = new["segments_retuned"][str(k)]
+    return new, [f"profile: segment {k} {r['cpu_us']} µs of emulated CPU (was {r['probe_cpu_us']}), because a probe of "
+                 f"path {k} under the front's quota cost it {front * 1e6:.0f} µs a request at {probe.throughput:.0f}/s, "
+                 f"and the shape asks {r['target_s'] * 1e6:.0f}: path {k - 1} as it ran ({previous * 1e6:.0f} µs) and the "
+                 f"segment's share of path ①'s {f1 * 1e6:.0f} µs"]
+
+
+def _plateau_front(run, steps) -> float | None:
+    """The front's CPU per request over a path run's plateau (steps near its best), or None."""
+    c = None if run is None else scaling.costs_from_steps(steps, f"run {run.id}", profile.SEGMENT_PLATEAU)
+    return None if c is None else c.per_request_s.get("front")
+
+
 def retune_request(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
     """classic-system, before the client-per-request run exp.runs[i]: a probe of it measures the
     clone's CPU per call under its quota, and the emulated build is chosen again from it
@@ -182,10 +218,14 @@ def retune_pool(exp, i: int, folder: Path, failed: list[str], run_one, prof: dic
 
 
 def _path_one(exp, i: int, folder: Path) -> tuple:
-    """The segment run of path ① before exp.runs[i] and its steps as the analysis reads them
-    (none if it left nothing readable); (None, []) if there is no such run."""
-    path1 = next((r for r in exp.runs[:i] if r.kind == "segments" and r.path == 1), None)
-    return (None, []) if path1 is None else (path1, costs.readable_steps(folder / "runs" / path1.id, exp.settings))
+    return _path(exp, i, folder, 1)
+
+
+def _path(exp, i: int, folder: Path, k: int) -> tuple:
+    """The segment run of path k before exp.runs[i] (its last) and its steps as the analysis
+    reads them (none if it left nothing readable); (None, []) if there is no such run."""
+    run = next((r for r in reversed(exp.runs[:i]) if r.kind == "segments" and r.path == k), None)
+    return (None, []) if run is None else (run, costs.readable_steps(folder / "runs" / run.id, exp.settings))
 
 
 def _probe(exp, i: int, folder: Path, failed: list[str], run_one, suffix: str = ""):

@@ -1,0 +1,121 @@
+"""The classic-system profile's segments ③ and ④ chosen again from probes of their paths under
+the front's quota (profile.retune_segment, tohost.retune_segment): no stack, handmade runs."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from analysis.classic import PUBLISHED
+from testbed.run import definition, profile, tohost
+from testbed.run.profile import Measured, design
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
+from make_handmade import T0, run  # noqa: E402
+
+M = Measured(front_s={1: 90e-6, 2: 92e-6, 3: 95e-6, 4: 100e-6, 5: 600e-6},
+             total_s={1: 340e-6, 5: 2.0e-3}, clone_request_s=3.0e-3, total_request_s=5.0e-3,
+             clone_pool_s=1.0e-3, total_pool_s=2.5e-3, round_trip_s=1.0e-3, host_cores=2.0)
+PATHS = PUBLISHED["paths"]
+
+
+def test_a_segment_dearer_under_the_quota_than_planned_loses_the_difference():
+    prof = profile.retune_paths(design(M).to_json(), 400e-6)
+    planned = prof["demands_cpu_us"]["SEG3"]
+    f1, f2 = 390e-6, 395e-6                        # paths ① and ② as they ran, at their plateau
+    probe = f2 + planned / 1e6 + 60e-6             # the probe: the bean's own cost 60 µs, not the calibration's 3
+    new = profile.retune_segment(prof, 3, f1, f2, probe)
+    cpu = new["demands_cpu_us"]["SEG3"]
+    assert cpu == pytest.approx(planned - 60 + (f1 * (PATHS[1] / PATHS[3] - PATHS[1] / PATHS[2])
+                                                - planned / 1e6) * 1e6, abs=1)
+    f3 = probe + (cpu - planned) / 1e6             # path ③ with the new demand
+    # the normalized segment throughput T(③)/T(①) = f1 / (f3 - f2) is the published one
+    assert f1 / (f3 - f2) == pytest.approx(PUBLISHED["segments"][3] / PATHS[1], rel=0.01)
+    assert new["segments_retuned"]["3"] == {"probe_cpu_us": planned, "probe_front_s": probe, "previous_s": f2,
+                                            "f1_s": f1, "target_s": pytest.approx(f3, abs=1e-6), "cpu_us": cpu}
+    assert new["demands_cpu_us"]["SEG4"] == prof["demands_cpu_us"]["SEG4"] and not new["notes"]
+    # ④ after it: the shape's share of ④ on top of path ③ as it ran
+    new4 = profile.retune_segment(new, 4, f1, 700e-6, 700e-6 + 100e-6)
+    f4 = 800e-6 + (new4["demands_cpu_us"]["SEG4"] - new["demands_cpu_us"]["SEG4"]) / 1e6
+    assert f1 / (f4 - 700e-6) == pytest.approx(PUBLISHED["segments"][4] / PATHS[1], rel=0.02)
+    assert set(new4["segments_retuned"]) == {"3", "4"}
+
+
+def test_a_segment_dearer_than_the_shape_without_any_demand_gets_none_and_says_so():
+    prof = design(M).to_json()
+    new = profile.retune_segment(prof, 3, 300e-6, 300e-6, 300e-6 + prof["demands_cpu_us"]["SEG3"] / 1e6 + 400e-6)
+    assert new["demands_cpu_us"]["SEG3"] == 0 and any("the shape asks; nothing added" in n for n in new["notes"])
+
+
+def _made(root: Path, spec, x: float, front_pct: float) -> None:
+    """A finished run of spec into root/<id>/: three plateau steps, the front at front_pct % of a core."""
+    run(root / "_made", spec.id, T0, {"kind": "segments", "path": spec.path, "label": spec.label},
+        [{"users": u, "x": x, "cpu": {"front/1": front_pct}, "host": front_pct + 20} for u in (64, 128, 256)])
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.move(root / "_made" / "runs" / spec.id, root / spec.id)
+    shutil.rmtree(root / "_made")
+
+
+def test_the_runner_probes_path_three_then_sets_its_segment_for_the_runs_from_it_once(tmp_path):
+    p = design(M)
+    exp = definition.load("classic", profile="classic-system")
+    exp.runs[:] = profile.apply(exp.runs, p)
+    prof = profile.retune_paths(p.to_json(), 400e-6)
+    exp.runs[:] = profile.with_demands(exp.runs, prof["demands_cpu_us"])
+    # segment runs primed briefly, so that the probe's prime shows where it is given
+    exp.runs[:] = [replace(r, load=replace(r.load, prime_seconds=5.0)) if r.kind == "segments" else r for r in exp.runs]
+    by_path = {r.path: r for r in exp.runs if r.kind == "segments"}
+    _made(tmp_path / "runs", by_path[1], 2000, 80.0)               # 400 µs a request
+    _made(tmp_path / "runs", by_path[2], 1950, 80.0)               # 410 µs
+    i = exp.runs.index(by_path[3])
+    probes = []
+
+    def run_one(spec, root):
+        probes.append((spec.id, spec.demands["SEG3"]["cpu_us"], max(spec.load.users)))
+        _made(root, spec, 1000, 80.0)                              # 800 µs a request: dearer than planned
+
+    said = []
+    prof_json = json.loads(json.dumps(prof))
+    new, _, lines = tohost.retune_before(exp, i, tmp_path, [], run_one, prof_json, {}, said.append)
+    planned = prof["demands_cpu_us"]["SEG3"]
+    assert probes == [("calibration-path3-probe", planned, max(by_path[3].load.users))]
+    r = new["segments_retuned"]["3"]
+    assert r["previous_s"] == pytest.approx(410e-6, rel=0.01) and r["f1_s"] == pytest.approx(400e-6, rel=0.01)
+    assert r["probe_front_s"] == pytest.approx(800e-6, rel=0.01)
+    assert new["demands_cpu_us"]["SEG3"] == r["cpu_us"] < planned
+    assert all(s.demands["SEG3"]["cpu_us"] == r["cpu_us"] for s in exp.runs[i:] if "SEG3" in s.demands)
+    assert all(s.demands["SEG3"]["cpu_us"] == planned for s in exp.runs[:i])
+    # path ③ runs on a front restarted for it: primed as long as a probe; the runs after it are not
+    assert exp.runs[i].load.prime_seconds == profile.PROBE_PRIME_S
+    assert exp.runs[i + 1].load.prime_seconds == 5.0 < profile.PROBE_PRIME_S
+    assert said and "segment 3" in lines[0] and f"(was {planned})" in lines[0]
+    # once only: a second path ③ (a repeat) is not probed again
+    assert tohost.retune_before(exp, i, tmp_path, [], run_one, new, {}, said.append) is None and len(probes) == 1
+
+
+def test_without_path_one_or_its_front_cpu_the_planned_segment_stays_and_nothing_is_probed(tmp_path):
+    p = design(M)
+    exp = definition.load("classic", profile="classic-system")
+    exp.runs[:] = profile.apply(exp.runs, p)
+    i = next(k for k, r in enumerate(exp.runs) if r.kind == "segments" and r.path == 4)
+    probes = []
+    new, _, lines = tohost.retune_before(exp, i, tmp_path, [], lambda spec, root: probes.append(spec.id),
+                                         p.to_json(), {}, lambda s: None)
+    assert not probes and "segment 4's demand stays" in lines[0]
+    assert new["segments_retuned"] == {"4": None} and new["demands_cpu_us"] == p.to_json()["demands_cpu_us"]
+
+
+def test_the_probes_include_paths_three_and_four_but_not_with_quick():
+    runs = profile.apply(definition.load("classic").runs, design(M))
+    probes = profile.probe_specs(runs)
+    assert [s.id for s in probes[:2]] == ["calibration-path3-probe", "calibration-path4-probe"]
+    for s, k in zip(probes, (3, 4)):
+        path = next(r for r in runs if r.kind == "segments" and r.path == k)
+        assert s.path == k and s.demands == path.demands and s.load.users == (max(path.load.users),)
+        assert s.load.prime_seconds == profile.PROBE_PRIME_S and f"/seg/{k} under" in s.label
+    quick = profile.probe_specs(profile.apply(definition.load("classic", quick=True).runs, design(M), True), True)
+    assert not any("path" in s.id for s in quick)
