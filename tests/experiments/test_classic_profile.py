@@ -170,8 +170,8 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
             f"a call; probe with {retuned['request_retuned']['probe_build_us']} µs: 150/s at "
             f"3.50 ms") in page
     assert "segment ① 400 µs a request measured" in page
-    assert (f"{retuned['demands_cpu_us']['SEG3']} µs (probe with {retuned['segments_retuned']['3']['probe_cpu_us']} µs: "
-            f"700 µs of front CPU a request; path ③ asks") in page
+    assert (f"{retuned['demands_cpu_us']['SEG3']} µs (first pass with {retuned['segments_retuned']['3']['probe_cpu_us']} µs: "
+            f"700 µs of front CPU a request at its plateau; path ③ asks") in page
     assert f"{retuned['demands_cpu_us']['SEG3']} µs" in page and "90 µs" not in page.split('id="emulation"')[0][-200:]
     summary = json.loads((folder / "summary.json").read_text())
     text = "\n".join(lines(summary))

@@ -1,5 +1,5 @@
-"""The classic-system profile's segments ③ and ④ chosen again from probes of their paths under
-the front's quota (profile.retune_segment, tohost.retune_segment): no stack, handmade runs."""
+"""The classic-system profile's segments ③ and ④ chosen again from a first pass of their paths
+under the front's quota (profile.retune_segment, tohost.retune_segment): no stack, handmade runs."""
 from __future__ import annotations
 
 import json
@@ -51,10 +51,13 @@ def test_a_segment_dearer_than_the_shape_without_any_demand_gets_none_and_says_s
     assert new["demands_cpu_us"]["SEG3"] == 0 and any("the shape asks; nothing added" in n for n in new["notes"])
 
 
-def _made(root: Path, spec, x: float, front_pct: float) -> None:
-    """A finished run of spec into root/<id>/: three plateau steps, the front at front_pct % of a core."""
-    run(root / "_made", spec.id, T0, {"kind": "segments", "path": spec.path, "label": spec.label},
-        [{"users": u, "x": x, "cpu": {"front/1": front_pct}, "host": front_pct + 20} for u in (64, 128, 256)])
+def _made(root: Path, spec, x: float, front_pct: float, first: tuple | None = None) -> None:
+    """A finished run of spec into root/<id>/: three plateau steps, the front at front_pct % of a
+    core; first: (x, front_pct) of a step at 16 users before them."""
+    steps = [{"users": u, "x": x, "cpu": {"front/1": front_pct}, "host": front_pct + 20} for u in (64, 128, 256)]
+    if first:
+        steps.insert(0, {"users": 16, "x": first[0], "cpu": {"front/1": first[1]}, "host": first[1] + 20})
+    run(root / "_made", spec.id, T0, {"kind": "segments", "path": spec.path, "label": spec.label}, steps)
     root.mkdir(parents=True, exist_ok=True)
     shutil.move(root / "_made" / "runs" / spec.id, root / spec.id)
     shutil.rmtree(root / "_made")
@@ -75,14 +78,16 @@ def test_the_runner_probes_path_three_then_sets_its_segment_for_the_runs_from_it
     probes = []
 
     def run_one(spec, root):
-        probes.append((spec.id, spec.demands["SEG3"]["cpu_us"], max(spec.load.users)))
-        _made(root, spec, 1000, 80.0)                              # 800 µs a request: dearer than planned
+        probes.append((spec.id, spec.demands["SEG3"]["cpu_us"], spec.load.users))
+        # 800 µs a request at its plateau: dearer than planned; its first step (1,600 µs at half
+        # the best) is below the plateau, as it is in the paths' reading
+        _made(root, spec, 1000, 80.0, first=(500, 80.0))
 
     said = []
     prof_json = json.loads(json.dumps(prof))
     new, _, lines = tohost.retune_before(exp, i, tmp_path, [], run_one, prof_json, {}, said.append)
     planned = prof["demands_cpu_us"]["SEG3"]
-    assert probes == [("calibration-path3-probe", planned, max(by_path[3].load.users))]
+    assert probes == [("calibration-path3-probe", planned, by_path[3].load.users)]     # a first pass: every step
     r = new["segments_retuned"]["3"]
     assert r["previous_s"] == pytest.approx(410e-6, rel=0.01) and r["f1_s"] == pytest.approx(400e-6, rel=0.01)
     assert r["probe_front_s"] == pytest.approx(800e-6, rel=0.01)
@@ -115,7 +120,9 @@ def test_the_probes_include_paths_three_and_four_but_not_with_quick():
     assert [s.id for s in probes[:2]] == ["calibration-path3-probe", "calibration-path4-probe"]
     for s, k in zip(probes, (3, 4)):
         path = next(r for r in runs if r.kind == "segments" and r.path == k)
-        assert s.path == k and s.demands == path.demands and s.load.users == (max(path.load.users),)
-        assert s.load.prime_seconds == profile.PROBE_PRIME_S and f"/seg/{k} under" in s.label
+        assert s.path == k and s.demands == path.demands and s.load.users == path.load.users
+        assert s.load.step_seconds == path.load.step_seconds and s.load.plateau_tolerance == path.load.plateau_tolerance
+        assert s.load.prime_seconds == max(path.load.prime_seconds, profile.PROBE_PRIME_S)
+        assert f"a first pass of /seg/{k} under" in s.label
     quick = profile.probe_specs(profile.apply(definition.load("classic", quick=True).runs, design(M), True), True)
     assert not any("path" in s.id for s in quick)

@@ -325,12 +325,17 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
     """A probe before `run` (path ⑤'s singleton, the client per request, the pool): that run's
     configuration (quotas, demands, wait) and its largest user count (a tier's CPU per request
     under a quota moves with the requests in flight), a calibration's short load after a longer
-    prime (longer still for a client per request: see REQUEST_PROBE_PRIME_S)."""
+    prime (longer still for a client per request: see REQUEST_PROBE_PRIME_S). Before paths ③
+    and ④ it is a first pass of the path itself: its user steps after a probe's prime, read at
+    its plateau like the path it stands for (a one-step probe at the largest load read the front
+    cold and at another point: 770/s against the path's 1,120/s in classic-20261204-100321)."""
     from testbed.run.costs import CALIBRATION_LOAD_QUICK, CALIBRATION_STEP
     what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
     name, seg = f"calibration-{run.client_mode}-probe{suffix}", f"/seg/5, {what}"
-    if run.kind == "segments" and run.path in SEGMENT_PROBED:        # a segment path (retune_segment)
-        name, seg = f"calibration-path{run.path}-probe{suffix}", f"/seg/{run.path}"
+    if run.kind == "segments" and run.path in SEGMENT_PROBED:        # a first pass of a segment path (retune_segment)
+        return replace(with_prime(run), id=f"calibration-path{run.path}-probe{suffix}",
+                       entry=f"calibration-path{run.path}-probe{suffix}",
+                       label=f"calibration: a first pass of /seg/{run.path} under the profile's quotas and demands")
     prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
     return replace(run, id=name, entry=name,
                    label=f"calibration: {seg} under the profile's quotas, demands and wait",

@@ -141,8 +141,9 @@ def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]
 
 
 def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
-    """classic-system, before path ③ or ④ (exp.runs[i], path k): a probe of it measures the
-    front's CPU per request under its quota with the segment's planned demand, and the demand is
+    """classic-system, before path ③ or ④ (exp.runs[i], path k): a first pass of it (its steps,
+    read at its plateau like the paths) measures the front's CPU per request under its quota with
+    the segment's planned demand, and the demand is
     chosen again so that path k costs path k-1 as it ran plus the segment's share of the shape
     (profile.retune_segment; paths ① and k-1 read at their plateau). The runs from i on get it;
     path k, on a front restarted for it, primed as long as a probe. ("profile", lines)."""
@@ -150,16 +151,18 @@ def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     f1, previous = (_plateau_front(*_path(exp, i, folder, n)) for n in (1, k - 1))
     if not f1 or not previous:
         return prof, [f"profile: path ① or path {k - 1} measured no front CPU: segment {k}'s demand stays"]
-    probe = _probe(exp, i, folder, failed, run_one)
+    spec = _run_probe(exp, i, folder, failed, run_one)
+    steps = costs.readable_steps(folder / costs.CALIBRATION_DIR / spec.id, exp.settings)
+    probe = scaling.costs_from_steps(steps, f"calibration run {spec.id}", profile.SEGMENT_PLATEAU)
     front = None if probe is None else probe.per_request_s.get("front")
     if not front:
-        return prof, [f"profile: the probe of path {k} measured no front CPU: segment {k}'s demand stays"]
+        return prof, [f"profile: the first pass of path {k} measured no front CPU: segment {k}'s demand stays"]
     new = profile.retune_segment(prof, k, f1, previous, front)
     exp.runs[i:] = profile.with_demands(exp.runs[i:], new["demands_cpu_us"])
     exp.runs[i] = profile.with_prime(exp.runs[i])        # the front restarts for it, its compiler under the quota
     r = new["segments_retuned"][str(k)]
-    return new, [f"profile: segment {k} {r['cpu_us']} µs of emulated CPU (was {r['probe_cpu_us']}), because a probe of "
-                 f"path {k} under the front's quota cost it {front * 1e6:.0f} µs a request at {probe.throughput:.0f}/s, "
+    return new, [f"profile: segment {k} {r['cpu_us']} µs of emulated CPU (was {r['probe_cpu_us']}), because a first pass of "
+                 f"path {k} under the front's quota cost it {front * 1e6:.0f} µs a request at its plateau ({probe.throughput:.0f}/s), "
                  f"and the shape asks {r['target_s'] * 1e6:.0f}: path {k - 1} as it ran ({previous * 1e6:.0f} µs) and the "
                  f"segment's share of path ①'s {f1 * 1e6:.0f} µs"]
 
@@ -230,8 +233,14 @@ def _path(exp, i: int, folder: Path, k: int) -> tuple:
 
 def _probe(exp, i: int, folder: Path, failed: list[str], run_one, suffix: str = ""):
     """A short probe of exp.runs[i] into the calibration folder; its costs, or None."""
+    spec = _run_probe(exp, i, folder, failed, run_one, suffix)
+    return costs.of_run(folder / costs.CALIBRATION_DIR / spec.id, exp.settings, f"calibration run {spec.id}")
+
+
+def _run_probe(exp, i: int, folder: Path, failed: list[str], run_one, suffix: str = ""):
+    """Runs exp.runs[i]'s probe (profile.probe_spec) into the calibration folder; its spec."""
     spec = profile.probe_spec(exp.runs[i], exp.quick, suffix)
     before = len(failed)
     run_one(spec, folder / costs.CALIBRATION_DIR)
     del failed[before:]
-    return costs.of_run(folder / costs.CALIBRATION_DIR / spec.id, exp.settings, f"calibration run {spec.id}")
+    return spec
