@@ -32,7 +32,7 @@ the pool at 13.5 singletons, or the client per request) needs at most `share` of
 A tier under a CPU quota does not cost what the calibration measured without one, so five
 settings are chosen again during the run, each from a measurement under the quotas:
 retune_paths (the segments, from path ①'s front CPU), retune_segment (③ and ④ each, from a
-probe of its path), retune (the wait, from T(①) and a singleton probe), retune_request (the build, from a probe of that run) and retune_pool (the pool
+first pass of its path), retune (the wait, from T(①) and a singleton probe), retune_request (the build, from a probe of that run) and retune_pool (the pool
 run's Invoker CPU, from a probe of it); run/tohost.py runs them.
 
 design() is the rule (data in, profile out: unit-tested); apply() puts a profile into the runs.
@@ -48,7 +48,7 @@ POOL_SIZE = 32                 # pre-built clients: more than the front lets thr
 # quota is only reached with some hundreds of requests in flight (Little's law: N = X·R)
 SEGMENT_USERS = (16, 32, 64, 128, 256, 512)
 SEGMENT_USERS_QUICK = (64, 512)
-SEGMENT_PROBED = (3, 4)        # the segments whose emulated CPU a probe of their path chooses again (retune_segment)
+SEGMENT_PROBED = (3, 4)        # the segments whose emulated CPU a first pass of their path chooses again (retune_segment)
 SEGMENT_PLATEAU = 0.9          # a path's steps at this share of its best or above: its plateau, the front at its quota
 NAME = "classic-system"
 MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
@@ -209,8 +209,8 @@ def retune_paths(prof: dict, f1_measured: float) -> dict:
 
 
 def retune_segment(prof: dict, k: int, f1_s: float, previous_s: float, probe_s: float) -> dict:
-    """Segment k's emulated CPU (③ the access bean, ④ the session bean) again, once a probe of
-    path k measured the front's CPU per request under its quota with the demand in force
+    """Segment k's emulated CPU (③ the access bean, ④ the session bean) again, once a first pass
+    of path k measured the front's CPU per request under its quota with the demand in force
     (probe_s): this stack's own part of a segment under the quota is not what the calibration
     read without one (the access bean's lookup and the container's dispatch cost the front
     about 60 µs a request more each at the plateau of classic-20261204-045804 than the

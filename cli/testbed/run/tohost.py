@@ -65,7 +65,7 @@ def retune_before(exp, i: int, folder: Path, failed: list[str], run_one, prof: d
                   ) -> tuple[dict, dict, list[str]] | None:
     """classic-system, before exp.runs[i]: the setting the profile chooses again there, each once
     whatever it found — before path ② the segments (from path ①'s front CPU), before paths ③
-    and ④ (not with --quick) that segment's (from a probe of its path), before the first
+    and ④ (not with --quick) that segment's (from a first pass of its path), before the first
     /seg/5 run the service wait (from T(①) and a singleton probe), before the first client-per-
     request run its build, before the first pool run the Invoker's CPU (each from probes of
     that run). ("profile", "scaling", lines), or None where nothing is chosen before this run."""
@@ -75,7 +75,7 @@ def retune_before(exp, i: int, folder: Path, failed: list[str], run_one, prof: d
         prof.setdefault("paths_retuned", None)
     elif (run.kind == "segments" and run.path in profile.SEGMENT_PROBED and not exp.quick
           and str(run.path) not in (prof.get("segments_retuned") or {})):
-        say(f"profile: segment {run.path}'s emulated CPU again, from a probe of path {run.path} under the front's quota ...")
+        say(f"profile: segment {run.path}'s emulated CPU again, from a first pass of path {run.path} under the front's quota ...")
         prof, lines = retune_segment(exp, i, folder, failed, run_one, prof)
         prof = {**prof, "segments_retuned": {str(run.path): None, **(prof.get("segments_retuned") or {})}}
     elif run.path == 5 and "retuned" not in prof:
