@@ -330,15 +330,15 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
     its plateau like the path it stands for (a one-step probe at the largest load read the front
     cold and at another point: 770/s against the path's 1,120/s in classic-20261204-100321)."""
     from testbed.run.costs import CALIBRATION_LOAD_QUICK, CALIBRATION_STEP
-    what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
-    name, seg = f"calibration-{run.client_mode}-probe{suffix}", f"/seg/5, {what}"
     if run.kind == "segments" and run.path in SEGMENT_PROBED:        # a first pass of a segment path (retune_segment)
-        return replace(with_prime(run), id=f"calibration-path{run.path}-probe{suffix}",
-                       entry=f"calibration-path{run.path}-probe{suffix}",
+        name = f"calibration-path{run.path}-probe{suffix}"
+        return replace(with_prime(run), id=name, entry=name,
                        label=f"calibration: a first pass of /seg/{run.path} under the profile's quotas and demands")
+    what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
+    name = f"calibration-{run.client_mode}-probe{suffix}"
     prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
     return replace(run, id=name, entry=name,
-                   label=f"calibration: {seg} under the profile's quotas, demands and wait",
+                   label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
                    load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_STEP, prime_seconds=prime),
                                 users=(max(run.load.users),)))
 

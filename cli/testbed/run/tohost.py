@@ -101,7 +101,7 @@ def retune_profile(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     T(①) path ① measured under the profile and a singleton probe with the planned wait
     (profile.retune); the runs from i on get it. Returns ("profile", "scaling", lines); where
     either measurement is missing, the planned wait stays and the lines say why."""
-    path1, steps = _path_one(exp, i, folder)
+    path1, steps = _path(exp, i, folder, 1)
     if path1 is None:
         return prof, chosen, ["profile: no path ① run before /seg/5: the planned service wait stays"]
     t1 = max((s.throughput for s in steps if s.valid and s.throughput), default=None)
@@ -127,7 +127,7 @@ def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]
     """classic-system, before path ② (exp.runs[i]): the front's CPU per request on path ① as it
     ran under the front's quota, and the segments' emulated CPU again from it
     (profile.retune_paths); the runs from i on get it. ("profile", lines)."""
-    path1, steps = _path_one(exp, i, folder)
+    path1, steps = _path(exp, i, folder, 1)
     c = None if path1 is None else scaling.costs_from_steps(steps, f"run {path1.id}")
     front = None if c is None else c.per_request_s.get("front")
     if not front:
@@ -148,13 +148,12 @@ def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     (profile.retune_segment; paths ① and k-1 read at their plateau). The runs from i on get it;
     path k, on a front restarted for it, primed as long as a probe. ("profile", lines)."""
     k = exp.runs[i].path
-    f1, previous = (_plateau_front(*_path(exp, i, folder, n)) for n in (1, k - 1))
+    f1, previous = (_front(_plateau(*_path(exp, i, folder, n))) for n in (1, k - 1))
     if not f1 or not previous:
         return prof, [f"profile: path ① or path {k - 1} measured no front CPU: segment {k}'s demand stays"]
     spec = _run_probe(exp, i, folder, failed, run_one)
-    steps = costs.readable_steps(folder / costs.CALIBRATION_DIR / spec.id, exp.settings)
-    probe = scaling.costs_from_steps(steps, f"calibration run {spec.id}", profile.SEGMENT_PLATEAU)
-    front = None if probe is None else probe.per_request_s.get("front")
+    probe = _plateau(spec, costs.readable_steps(folder / costs.CALIBRATION_DIR / spec.id, exp.settings))
+    front = _front(probe)
     if not front:
         return prof, [f"profile: the first pass of path {k} measured no front CPU: segment {k}'s demand stays"]
     new = profile.retune_segment(prof, k, f1, previous, front)
@@ -167,9 +166,13 @@ def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
                  f"segment's share of path ①'s {f1 * 1e6:.0f} µs"]
 
 
-def _plateau_front(run, steps) -> float | None:
-    """The front's CPU per request over a path run's plateau (steps near its best), or None."""
-    c = None if run is None else scaling.costs_from_steps(steps, f"run {run.id}", profile.SEGMENT_PLATEAU)
+def _plateau(run, steps):
+    """A path run's costs over its plateau (steps near its best), or None."""
+    return None if run is None else scaling.costs_from_steps(steps, f"run {run.id}", profile.SEGMENT_PLATEAU)
+
+
+def _front(c) -> float | None:
+    """The front's CPU per request in costs c, or None."""
     return None if c is None else c.per_request_s.get("front")
 
 
@@ -218,10 +221,6 @@ def retune_pool(exp, i: int, folder: Path, failed: list[str], run_one, prof: dic
     return new, [f"profile: the pool run's Invoker CPU {cpu} µs (was {invoker}), because under the front's quota of "
                  f"{prof['quotas']['front']:g} core a pooled /seg/5 costs it {r['own_s'] * 1e6:.0f} µs besides (a probe "
                  f"at {probe.throughput:.0f}/s), and the fix the shape asks is {r['target']:.0f}/s, 100/7.4 of the singleton"]
-
-
-def _path_one(exp, i: int, folder: Path) -> tuple:
-    return _path(exp, i, folder, 1)
 
 
 def _path(exp, i: int, folder: Path, k: int) -> tuple:
