@@ -118,6 +118,23 @@ def test_a_replica_that_stops_while_it_starts_is_a_clear_error(tmp_path, monkeyp
         s._wait_ready("front", 1)
 
 
+def test_a_replica_docker_has_not_checked_yet_is_healthy_once_haproxy_has_it_up(tmp_path, monkeypatch):
+    """Docker checks every HEALTHCHECK_INTERVAL: a replica the scale just waited for (its own
+    healthcheck run with docker exec, then HAProxy's server UP) is still "starting" for Docker."""
+    s = docker.ComposeStack(_cfg(tmp_path))
+    rows = [("axis-1", "healthy", "172.18.0.3", "UP"), ("axis-2", "starting", "172.18.0.7", "UP"),
+            ("axis-3", "starting", "172.18.0.8", "DOWN"), ("axis-4", "unhealthy", "172.18.0.9", "UP")]
+    monkeypatch.setattr(s, "_containers", lambda: [{"Name": f"testbed-{n}", "Service": "axis", "State": "running",
+                                                    "Health": h} for n, h, _, _ in rows])
+    monkeypatch.setattr(docker, "inspect", lambda names: [
+        {"name": f"testbed-{n}", "pid": 1, "number": int(n[-1]), "ips": {ip}, "cpus": None} for n, _, ip, _ in rows])
+    monkeypatch.setattr(s, "haproxy_servers", lambda timeout=3.0: [
+        {"pxname": "axis", "svname": f"axis{n[-1]}", "addr": f"{ip}:8080", "status": st} for n, _, ip, st in rows])
+    got = {f"axis-{r['replica']}": r["healthy"] for r in s.status()["replicas"]}
+    assert got == {"axis-1": True, "axis-2": True, "axis-3": False, "axis-4": False}
+    assert dockercli.healthy("starting", "UP") and not dockercli.healthy("starting", "UP 1/3")
+
+
 def test_a_healthcheck_runs_in_the_container_as_docker_runs_it():
     assert dockercli.exec_form(["CMD", "bash", "-c", "exit 0"]) == ["bash", "-c", "exit 0"]
     assert dockercli.exec_form(["CMD-SHELL", "curl -f x"]) == ["/bin/sh", "-c", "curl -f x"]

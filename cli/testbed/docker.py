@@ -22,7 +22,7 @@ import time
 
 from testbed import cgroup, haproxy, tiers
 from testbed.config import StackConfig
-from testbed.dockercli import (DockerError, compose, containers, engine_version, extract_dump, health_test,
+from testbed.dockercli import (DockerError, compose, containers, engine_version, extract_dump, health_test, healthy,
                                inspect, number_of, passes, slots_of, to_remove)
 from testbed.stack import CpuTarget, Stack, StackError
 
@@ -323,7 +323,8 @@ class ComposeStack(Stack):
                          and s.get("addr", "").rpartition(":")[0] == ip), {})
             out["replicas"].append({
                 "tier": c["Service"], "replica": info.get("number") or number_of(c["Name"]),
-                "alive": c.get("State") == "running", "healthy": (c.get("Health") or "") == "healthy",
+                "alive": c.get("State") == "running",
+                "healthy": healthy(c.get("Health") or "", slot.get("status", "")),
                 "haproxy": slot.get("status", "-"), "server": slot.get("svname"),
                 "sessions": int(slot.get("scur") or 0),
                 "url": f"http://{ip}:{haproxy.DOCKER_TIER_PORT}" if ip else None, "pid": info.get("pid"),

@@ -110,6 +110,15 @@ def passes(name: str, test: list[str], timeout: float = 10.0) -> bool | None:
     return r.returncode == 0
 
 
+def healthy(docker_health: str, haproxy_status: str) -> bool:
+    """A replica serves: Docker's healthcheck says so, or that check has not run yet ("starting":
+    it runs every HEALTHCHECK_INTERVAL) and HAProxy's own check of the same GET /health has put
+    its server UP. A replica just scaled or restarted is in the second state for up to 5 s after
+    the scale waited for it (docker.py _wait_ready runs the healthcheck itself, then waits for
+    HAProxy), and the runner read it as "unhealthy before the run" (7 times a compose classic run)."""
+    return docker_health == "healthy" or (docker_health == "starting" and haproxy_status == "UP")
+
+
 def to_remove(numbers: list[int], n: int) -> list[int]:
     """The replicas `docker compose up --scale SERVICE=n` stops: compose keeps the lowest
     container numbers and removes the highest ones."""

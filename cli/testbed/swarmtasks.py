@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from testbed.dockercli import healthy
+
 
 @dataclass(frozen=True)
 class Task:
@@ -73,7 +75,7 @@ def replica_row(task: Task, container: dict | None, server: dict, tier_port: int
     (None: the node cannot be asked from here); server: HAProxy's stats row of its address."""
     running = task.state == "running" and (container is None or container["state"] == "running")
     return {"tier": task.service, "replica": task.slot, "alive": running,
-            "healthy": bool(container and container["health"] == "healthy") if container else
+            "healthy": healthy(container["health"], server.get("status", "")) if container else
                        server.get("status") == "UP",
             "haproxy": server.get("status", "-"), "server": server.get("svname"),
             "sessions": int(server.get("scur") or 0),
