@@ -129,7 +129,7 @@ def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]
     (profile.retune_paths); the runs from i on get it. ("profile", lines)."""
     path1, steps = _path(exp, i, folder, 1)
     c = None if path1 is None else scaling.costs_from_steps(steps, f"run {path1.id}")
-    front = None if c is None else c.per_request_s.get("front")
+    front = _front(c)
     if not front:
         return prof, ["profile: path ① measured no front CPU: the planned segment demands stay"]
     new = profile.retune_paths(prof, front)
@@ -212,7 +212,7 @@ def retune_pool(exp, i: int, folder: Path, failed: list[str], run_one, prof: dic
     (profile.retune_pool); the pool runs from i on get it. ("profile", lines)."""
     invoker = (exp.runs[i].demands.get("INVOKER") or {}).get("cpu_us", 0)
     probe = _probe(exp, i, folder, failed, run_one)
-    front = None if probe is None else probe.per_request_s.get("front")
+    front = _front(probe)
     if not front:
         return prof, ["profile: the pool probe measured no front CPU: the planned Invoker CPU stays"]
     new, cpu = profile.retune_pool(prof, front, invoker)
