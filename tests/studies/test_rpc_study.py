@@ -3,6 +3,9 @@ figures per point and the classic findings' verdicts (analysis/studies/rpc*.py) 
 made-up measurements whose answers are known -- each rule shown to hold and to fail."""
 from __future__ import annotations
 
+import os
+import types
+
 import pytest
 
 from analysis import plots
@@ -133,3 +136,16 @@ def test_report_sections_and_figures_render_from_the_summary(tmp_path):
     for table_id in ("latency", "speedup", "split", "raw", "rpc-layer", "cpu", "points"):
         assert f'id="{table_id}"' in html
     assert "client on CPU 0, server on CPU 1" in html
+
+
+def test_cleanup_removes_the_runs_socket_root_with_whatever_a_ctrl_c_left_in_it():
+    said = []
+    ctx = types.SimpleNamespace(say=said.append)
+    rpc.cleanup(ctx)                                       # Ctrl-C before the first measurement: nothing to do
+    root = rpc._socket_root(ctx)
+    assert os.path.basename(root).startswith("tb-rpc-") and rpc._socket_root(ctx) == root
+    left = os.path.join(root, "m1")                        # a measurement's folder its finally never removed
+    os.mkdir(left)
+    open(os.path.join(left, "server.sock"), "w").close()
+    rpc.cleanup(ctx)
+    assert not os.path.exists(root) and said == []

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import gzip
 import os
+import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from analysis import stats
@@ -210,7 +212,7 @@ def measure(ctx, point: Point, rep: int) -> dict:
     ctx.raw_dir.mkdir(exist_ok=True)
     raw_client = ctx.raw_dir / f"{point.id}-r{rep}.client.tsv"
     raw_server = ctx.raw_dir / f"{point.id}-r{rep}.server.tsv"
-    sockdir = tempfile.mkdtemp(prefix="tb-rpc-", dir="/tmp")   # short: a Unix socket path has 108 bytes
+    sockdir = tempfile.mkdtemp(prefix="m", dir=_socket_root(ctx))
     try:
         prog = ctx.run_json(_argv(ctx, point, sockdir, raw_client, raw_server), timeout=point.timeout_s)
     finally:
@@ -248,7 +250,28 @@ def describe(data: dict) -> str:
     return text
 
 
+def _socket_root(ctx) -> str:
+    """The run's folder for socket files, /tmp/tb-rpc-PID-XXXXXX (short: a Unix socket path has
+    108 bytes); each measurement makes its own folder inside. Its name is kept in ctx before it
+    is made, so cleanup() removes it whenever a Ctrl-C lands (even between a mkdir and a try)."""
+    root = getattr(ctx, "socket_root", None)
+    if root is None:
+        root = ctx.socket_root = f"/tmp/tb-rpc-{os.getpid()}-{secrets.token_hex(3)}"
+        os.mkdir(root, 0o700)
+    return root
+
+
 def cleanup(ctx) -> None:
     """Nothing outlives a measurement: each program's server dies with it (PR_SET_PDEATHSIG),
-    run_json kills the whole process group on a timeout or Ctrl-C, and each measurement's
-    socket directory is removed when it ends."""
+    run_json kills the whole process group on a timeout or Ctrl-C, each measurement's socket
+    folder is removed when it ends, and the run's socket root here (Ctrl-C held). A program just
+    killed may still be leaving (a server in bind() as SIGKILL lands): a root not yet empty is
+    tried again for up to 2 s."""
+    root = getattr(ctx, "socket_root", None)
+    deadline = time.monotonic() + 2
+    while root and os.path.exists(root):
+        shutil.rmtree(root, ignore_errors=True)
+        if time.monotonic() > deadline:
+            ctx.say(f"rpc: could not remove {root}; remove it by hand")
+            break
+        time.sleep(0.05)
