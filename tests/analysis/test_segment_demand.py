@@ -153,3 +153,24 @@ def test_without_a_reading_the_throughputs_decide_as_before():
     f = {x.key: x for x in classic.segment_findings(s)}
     assert "by demand" not in f["segment3_measurable"].measured
     assert "noise band" in f["segment3_measurable"].why
+
+
+def _jsp_by_maxima(t1: float, t2: float, w1: float, w2: float):
+    """The JSP judged by the path maxima alone: T(1..1), T(1..2) with ±w1, ±w2 95 % intervals."""
+    t = {1: t1, 2: t2, 3: t2 * 0.8, 4: t2 * 0.7, 5: 100}
+    s = _summary({}, t)
+    for p in s["paths"]:
+        w = {1: w1, 2: w2}.get(p["path"], 0.01)
+        p["interval"] = [p["max_throughput"] * (1 - w), p["max_throughput"] * (1 + w)]
+    return {x.key: x for x in classic.segment_findings(s)}["jsp_cheap"]
+
+
+def test_a_jsp_drop_past_the_band_refutes_only_when_it_passes_it_by_more_than_both_intervals():
+    # classic-20261204-173701 (the classic-system profile, a JSP of the published 2 % share):
+    # -3.4 % with ±0.5 % and ±2.1 %: 0.4 % past the ±3 % band, inside ±2.2 % combined
+    near = _jsp_by_maxima(1651, 1595, 0.005, 0.021)
+    assert near.verdict == NOT_MEASURABLE and "±2.2%" in near.why and "by 0.4%" in near.why
+    far = _jsp_by_maxima(1651, 1400, 0.005, 0.021)                 # -15 %: 12 % past it
+    assert far.verdict == DOES_NOT_HOLD and "by 12.2%" in far.why
+    inside = _jsp_by_maxima(1651, 1620, 0.005, 0.021)              # -1.9 %: within the band
+    assert inside.verdict == HOLDS
