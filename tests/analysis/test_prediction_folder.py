@@ -296,6 +296,17 @@ def test_the_build_probe_ends_once_two_rounds_agree():
     assert seconds(quick=False) == 3 + 5 * 8 and seconds(quick=True) == 1 + 2 * 3
 
 
+def test_the_build_probe_goes_on_through_a_compilers_pause_in_its_first_rounds():
+    from testbed.run.buildprobe import MIN_ROUNDS, warm
+
+    def rounds(ms):
+        return [{"clone": x / 1e3} for x in ms]
+    paused = rounds([6.03, 3.13, 2.75, 2.75])          # classic-20261204-162119: settled too early there
+    assert not warm(paused) and warm(paused, quick=True)
+    went_on = rounds([4.81, 2.88, 1.87, 1.53, 1.25, 1.08, 1.16])   # classic-20261204-161022
+    assert MIN_ROUNDS <= 7 and warm(went_on) and not warm(went_on[:6])
+
+
 def test_the_build_probe_takes_each_tiers_idle_rate_off_its_cpu_per_build():
     from testbed.run.buildprobe import due, per_build
     # readings: (monotonic s, CPU s per tier, host busy s); 2 s idle, then 100 builds in 4 s
