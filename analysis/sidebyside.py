@@ -252,9 +252,13 @@ def emulation(summary: dict) -> dict | None:
                     f"{r['f1_planned_s'] * 1e6:.0f} µs); JSP, beans and Invoker above are set from it (planned "
                     + ", ".join(f"{r['planned'].get(k, 0)}" for k in ("SEG2", "SEG3", "SEG4", "INVOKER")) + " µs)")]
                   if (r := p.get("paths_retuned")) else []),
-                *[(f"segment {CIRCLED[int(k)]}'s CPU chosen again (a first pass of path {CIRCLED[int(k)]} under the front's quota)",
-                   f"{r['cpu_us']} µs (first pass with {r['probe_cpu_us']} µs: {r['probe_front_s'] * 1e6:.0f} µs of front CPU "
-                   f"a request at its plateau; path {CIRCLED[int(k)]} asks {r['target_s'] * 1e6:.0f} µs: path {CIRCLED[int(k) - 1]} as it ran, "
+                *[(f"segment {CIRCLED[int(k)]}'s CPU chosen again (a first pass of path {CIRCLED[int(k)]} under the front's "
+                   f"quota{', and a second' if r.get('first') else ''})",
+                   f"{r['cpu_us']} µs ("
+                   + "; ".join(f"{n} pass with {q['probe_cpu_us']} µs: {q['probe_front_s'] * 1e6:.0f} µs of front CPU a "
+                               "request at its plateau" for n, q in zip(("first", "second") if r.get("first") else ("first",),
+                                                                       ([r["first"]] if r.get("first") else []) + [r]))
+                   + f"; path {CIRCLED[int(k)]} asks {r['target_s'] * 1e6:.0f} µs: path {CIRCLED[int(k) - 1]} as it ran, "
                    f"{r['previous_s'] * 1e6:.0f} µs, and the segment's share of path ①'s {r['f1_s'] * 1e6:.0f} µs)")
                   for k, r in sorted((p.get("segments_retuned") or {}).items()) if r],
                 *([("a client per request's build chosen again (probes of that run under the clone's quota)",

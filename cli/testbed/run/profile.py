@@ -32,7 +32,7 @@ the pool at 13.5 singletons, or the client per request) needs at most `share` of
 A tier under a CPU quota does not cost what the calibration measured without one, so five
 settings are chosen again during the run, each from a measurement under the quotas:
 retune_paths (the segments, from path ①'s front CPU), retune_segment (③ and ④ each, from a
-first pass of its path), retune (the wait, from T(①) and a singleton probe), retune_request (the build, from a probe of that run) and retune_pool (the pool
+first pass of its path, and a second where the first moved it by more than SECOND_PASS_US), retune (the wait, from T(①) and a singleton probe), retune_request (the build, from a probe of that run) and retune_pool (the pool
 run's Invoker CPU, from a probe of it); run/tohost.py runs them.
 
 design() is the rule (data in, profile out: unit-tested); apply() puts a profile into the runs.
@@ -50,6 +50,13 @@ SEGMENT_USERS = (16, 32, 64, 128, 256, 512)
 SEGMENT_USERS_QUICK = (64, 512)
 SEGMENT_PROBED = (3, 4)        # the segments whose emulated CPU a first pass of their path chooses again (retune_segment)
 SEGMENT_PLATEAU = 0.9          # a path's steps at this share of its best or above: its plateau, the front at its quota
+# a first pass that moves its segment's demand by more than this is run again with the new demand
+# and the demand chosen once more from it: a µs of spin taken out of path ③ lowered its front CPU
+# a request by 1.06-1.55 µs in five runs (the rule assumes 1; T(③) read 2.30 and 2.34 against
+# 1.85 where it was largest), so each pass leaves (1 − slope) of the error; one pass's noise is
+# about ±30 µs (path ④'s first passes against their paths), below which a second pass would
+# only add its own
+SECOND_PASS_US = 30
 NAME = "classic-system"
 MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
 # the pool may use this share of the clone's quota, as the calibration measured its clone CPU
@@ -344,12 +351,13 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
 
 
 def probe_specs(runs, quick: bool = False) -> list:
-    """The probes the retunes will run for these runs (tohost.retune_before): paths ③ and ④'s
-    (not with --quick), the singleton's before the first /seg/5 run, the client per request's
+    """The probes the retunes may run for these runs (tohost.retune_before): paths ③ and ④'s
+    first and second passes (not with --quick), the singleton's before the first /seg/5 run, the client per request's
     two (one with --quick), the pool's."""
     first = lambda pick: next((r for r in runs if pick(r)), None)      # noqa: E731
-    out = [] if quick else [probe_spec(run) for k in SEGMENT_PROBED
-                            if (run := first(lambda r, k=k: r.kind == "segments" and r.path == k))]
+    paths = [] if quick else [run for k in SEGMENT_PROBED
+                              if (run := first(lambda r, k=k: r.kind == "segments" and r.path == k))]
+    out = [probe_spec(run) for run in paths] + [probe_spec(run, suffix="-2") for run in paths]   # at most two passes
     for run, n in ((first(lambda r: r.path == 5), 1), (first(lambda r: r.client_mode == "request"), 1 if quick else 2),
                    (first(lambda r: r.client_mode == "pool"), 1)):
         out += [probe_spec(run, quick, f"-{k}" if k > 1 else "") for k in range(1, n + 1)] if run else []

@@ -76,7 +76,7 @@ def retune_before(exp, i: int, folder: Path, failed: list[str], run_one, prof: d
     elif (run.kind == "segments" and run.path in profile.SEGMENT_PROBED and not exp.quick
           and str(run.path) not in (prof.get("segments_retuned") or {})):
         say(f"profile: segment {run.path}'s emulated CPU again, from a first pass of path {run.path} under the front's quota ...")
-        prof, lines = retune_segment(exp, i, folder, failed, run_one, prof)
+        prof, lines = retune_segment(exp, i, folder, failed, run_one, prof, say)
         prof = {**prof, "segments_retuned": {str(run.path): None, **(prof.get("segments_retuned") or {})}}
     elif run.path == 5 and "retuned" not in prof:
         say("profile: the service wait again, from T(①) and a singleton probe under the quotas ...")
@@ -140,30 +140,47 @@ def retune_paths(exp, i: int, folder: Path, prof: dict) -> tuple[dict, list[str]
                  f"{d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs"]
 
 
-def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict) -> tuple[dict, list[str]]:
+def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: dict, say=lambda text: None
+                   ) -> tuple[dict, list[str]]:
     """classic-system, before path ③ or ④ (exp.runs[i], path k): a first pass of it (its steps,
     read at its plateau like the paths) measures the front's CPU per request under its quota with
     the segment's planned demand, and the demand is
     chosen again so that path k costs path k-1 as it ran plus the segment's share of the shape
-    (profile.retune_segment; paths ① and k-1 read at their plateau). The runs from i on get it;
-    path k, on a front restarted for it, primed as long as a probe. ("profile", lines)."""
+    (profile.retune_segment; paths ① and k-1 read at their plateau). Where that moved the demand
+    by more than profile.SECOND_PASS_US, a second pass with the new demand (on a front restarted
+    for it) and the demand chosen once more from it, the first pass's figures kept under "first".
+    The runs from i on get it; path k, on a front restarted for it, primed as long as a probe.
+    ("profile", lines)."""
     k = exp.runs[i].path
     f1, previous = (_front(_plateau(*_path(exp, i, folder, n))) for n in (1, k - 1))
     if not f1 or not previous:
         return prof, [f"profile: path ① or path {k - 1} measured no front CPU: segment {k}'s demand stays"]
-    spec = _run_probe(exp, i, folder, failed, run_one)
-    probe = _plateau(spec, costs.readable_steps(folder / costs.CALIBRATION_DIR / spec.id, exp.settings))
-    front = _front(probe)
-    if not front:
-        return prof, [f"profile: the first pass of path {k} measured no front CPU: segment {k}'s demand stays"]
-    new = profile.retune_segment(prof, k, f1, previous, front)
-    exp.runs[i:] = profile.with_demands(exp.runs[i:], new["demands_cpu_us"])
+    lines, first = [], None
+    for n in (1, 2):
+        spec = _run_probe(exp, i, folder, failed, run_one, f"-{n}" if n > 1 else "")
+        probe = _plateau(spec, costs.readable_steps(folder / costs.CALIBRATION_DIR / spec.id, exp.settings))
+        front = _front(probe)
+        if not front:
+            lines.append(f"profile: the {('first', 'second')[n - 1]} pass of path {k} measured no front CPU: "
+                         f"segment {k}'s demand stays {prof['demands_cpu_us'].get(f'SEG{k}', 0)} µs")
+            break
+        new = profile.retune_segment(prof, k, f1, previous, front)
+        r = new["segments_retuned"][str(k)]
+        if first is not None:
+            new["segments_retuned"][str(k)] = {**r, "first": first}
+        exp.runs[i:] = profile.with_demands(exp.runs[i:], new["demands_cpu_us"])
+        lines.append(f"profile: segment {k} {r['cpu_us']} µs of emulated CPU (was {r['probe_cpu_us']}), because a "
+                     f"{('first', 'second')[n - 1]} pass of path {k} under the front's quota cost it {front * 1e6:.0f} µs "
+                     f"a request at its plateau ({probe.throughput:.0f}/s), and the shape asks {r['target_s'] * 1e6:.0f}: "
+                     f"path {k - 1} as it ran ({previous * 1e6:.0f} µs) and the segment's share of path ①'s {f1 * 1e6:.0f} µs")
+        prof, first = new, r
+        if abs(r["cpu_us"] - r["probe_cpu_us"]) <= profile.SECOND_PASS_US:
+            break
+        if n == 1:
+            say(f"profile: segment {k} moved by more than {profile.SECOND_PASS_US} µs: a second pass of path {k} "
+                f"with {r['cpu_us']} µs ...")
     exp.runs[i] = profile.with_prime(exp.runs[i])        # the front restarts for it, its compiler under the quota
-    r = new["segments_retuned"][str(k)]
-    return new, [f"profile: segment {k} {r['cpu_us']} µs of emulated CPU (was {r['probe_cpu_us']}), because a first pass of "
-                 f"path {k} under the front's quota cost it {front * 1e6:.0f} µs a request at its plateau ({probe.throughput:.0f}/s), "
-                 f"and the shape asks {r['target_s'] * 1e6:.0f}: path {k - 1} as it ran ({previous * 1e6:.0f} µs) and the "
-                 f"segment's share of path ①'s {f1 * 1e6:.0f} µs"]
+    return prof, lines
 
 
 def _plateau(run, steps):
