@@ -158,5 +158,6 @@ def test_the_probes_include_paths_three_and_four_but_not_with_quick():
         assert s.load.step_seconds == path.load.step_seconds and s.load.plateau_tolerance == path.load.plateau_tolerance
         assert s.load.prime_seconds == max(path.load.prime_seconds, profile.PROBE_PRIME_S)
         assert f"a first pass of /seg/{k} under" in s.label
+    assert "a second pass of /seg/3 under" in probes[2].label and "a second pass of /seg/4 under" in probes[3].label
     quick = profile.probe_specs(profile.apply(definition.load("classic", quick=True).runs, design(M), True), True)
     assert not any("path" in s.id for s in quick)

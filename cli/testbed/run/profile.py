@@ -340,7 +340,8 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
     if run.kind == "segments" and run.path in SEGMENT_PROBED:        # a first pass of a segment path (retune_segment)
         name = f"calibration-path{run.path}-probe{suffix}"
         return replace(with_prime(run), id=name, entry=name,
-                       label=f"calibration: a first pass of /seg/{run.path} under the profile's quotas and demands")
+                       label=f"calibration: a {'second' if suffix == '-2' else 'first'} pass of /seg/{run.path} under "
+                             "the profile's quotas and demands")
     what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
     name = f"calibration-{run.client_mode}-probe{suffix}"
     prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
