@@ -219,6 +219,12 @@ EMULATION_INTRO = (
     "lock is the real client's: no demand is locked.")
 
 
+def _passes(retuned: dict) -> list[dict]:
+    """A retune's measurements, oldest first: the one it was chosen from last, after the earlier
+    one kept under "first" where there was one (a second probe or pass)."""
+    return ([retuned["first"]] if retuned.get("first") else []) + [retuned]
+
+
 def emulation(summary: dict) -> dict | None:
     """The report's statement that the segment demands are emulated, and how: {intro, added
     [(what, emulated, this stack's own front cost of the path)], settings [(setting, value)],
@@ -256,8 +262,7 @@ def emulation(summary: dict) -> dict | None:
                    f"quota{', and a second' if r.get('first') else ''})",
                    f"{r['cpu_us']} µs ("
                    + "; ".join(f"{n} pass with {q['probe_cpu_us']} µs: {q['probe_front_s'] * 1e6:.0f} µs of front CPU a "
-                               "request at its plateau" for n, q in zip(("first", "second") if r.get("first") else ("first",),
-                                                                       ([r["first"]] if r.get("first") else []) + [r]))
+                               "request at its plateau" for n, q in zip(("first", "second"), _passes(r)))
                    + f"; path {CIRCLED[int(k)]} asks {r['target_s'] * 1e6:.0f} µs: path {CIRCLED[int(k) - 1]} as it ran, "
                    f"{r['previous_s'] * 1e6:.0f} µs, and the segment's share of path ①'s {r['f1_s'] * 1e6:.0f} µs)")
                   for k, r in sorted((p.get("segments_retuned") or {}).items()) if r],
@@ -265,7 +270,7 @@ def emulation(summary: dict) -> dict | None:
                     f"{p['request_cpu_us']} µs ("
                     + "; ".join(f"probe with {q['probe_build_us']} µs: {q['probe_rate']:.0f}/s at "
                                 f"{q['clone_per_request_s'] * 1e3:.2f} ms of clone CPU a call"
-                                for q in ([r["first"]] if r.get("first") else []) + [r])
+                                for q in _passes(r))
                     + f") → {r['target']:.0f}/s aimed at")]
                   if (r := p.get("request_retuned")) else []),
                 *([("the pool run's Invoker CPU chosen again (a probe of that run under the front's quota)",

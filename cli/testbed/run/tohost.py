@@ -156,12 +156,12 @@ def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     if not f1 or not previous:
         return prof, [f"profile: path ① or path {k - 1} measured no front CPU: segment {k}'s demand stays"]
     lines, first = [], None
-    for n in (1, 2):
+    for n, which in ((1, "first"), (2, "second")):
         spec = _run_probe(exp, i, folder, failed, run_one, f"-{n}" if n > 1 else "")
         probe = _plateau(spec, costs.readable_steps(folder / costs.CALIBRATION_DIR / spec.id, exp.settings))
         front = _front(probe)
         if not front:
-            lines.append(f"profile: the {('first', 'second')[n - 1]} pass of path {k} measured no front CPU: "
+            lines.append(f"profile: the {which} pass of path {k} measured no front CPU: "
                          f"segment {k}'s demand stays {prof['demands_cpu_us'].get(f'SEG{k}', 0)} µs")
             break
         new = profile.retune_segment(prof, k, f1, previous, front)
@@ -170,7 +170,7 @@ def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
             new["segments_retuned"][str(k)] = {**r, "first": first}
         exp.runs[i:] = profile.with_demands(exp.runs[i:], new["demands_cpu_us"])
         lines.append(f"profile: segment {k} {r['cpu_us']} µs of emulated CPU (was {r['probe_cpu_us']}), because a "
-                     f"{('first', 'second')[n - 1]} pass of path {k} under the front's quota cost it {front * 1e6:.0f} µs "
+                     f"{which} pass of path {k} under the front's quota cost it {front * 1e6:.0f} µs "
                      f"a request at its plateau ({probe.throughput:.0f}/s), and the shape asks {r['target_s'] * 1e6:.0f}: "
                      f"path {k - 1} as it ran ({previous * 1e6:.0f} µs) and the segment's share of path ①'s {f1 * 1e6:.0f} µs")
         prof, first = new, r
