@@ -105,17 +105,40 @@ def test_a_free_segment_read_finely_does_not_hold_and_a_coarse_reading_cannot_te
     t = {1: 8000, 2: 8000, 3: 6500, 4: 6400, 5: 800}
     fine = {x.key: x for x in classic.segment_findings(
         _summary({2: _reading(1.45, 0.05), 3: _reading(1.44, 0.06), 4: _reading(1.45, 0.05)}, t))}
-    # ③'s range is 7.2 µs wide, the classic access bean was 53 % of path ②: it would have shown
+    # ③ −0.6 µs, its range 7.2 µs wide: 6.6 µs at most, inside the 3 % band of path ②'s 360 µs on
+    # the host (10.8 µs): next to nothing
     assert fine["segment3_measurable"].verdict == DOES_NOT_HOLD
     assert "this stack's own cost" in fine["segment3_measurable"].why
-    # ④'s share in the classic system is 21 % of path ③ (18 µs here): a 30 µs wide range cannot
-    # tell, and the path maxima judge (T(1..4) inside the band, their intervals wider than it)
+    assert "6.6 µs at most" in fine["segment3_measurable"].why and "(10.8 µs)" in fine["segment3_measurable"].why
+    # a 30 µs wide range cannot bound ④ below the band, and the path maxima judge (T(1..4) inside
+    # the band, their intervals wider than it)
     coarse = {x.key: x for x in classic.segment_findings(
         _summary({2: _reading(1.45, 0.05), 3: _reading(1.44, 0.25), 4: _reading(1.45, 0.05)}, t))}
     assert coarse["segment4_measurable"].verdict == NOT_MEASURABLE
-    assert "judged by the path maxima, as the front's demand could not tell: the paths' steps spread wider" in \
-        coarse["segment4_measurable"].why
+    assert "judged by the path maxima, as the front's demand could not tell: its cost and resolution " \
+        "(+0.6 ± 30.0 µs) reach past the band (10.8 µs)" in coarse["segment4_measurable"].why
     assert "noise band" in coarse["segment4_measurable"].why
+
+
+def test_a_segment_read_inside_its_resolution_but_not_below_the_band_is_not_refuted():
+    # classic-20261204-221239 (default settings, local): path ③'s steps 1.738, 1.757, 1.862 and path
+    # ④'s 1.787, 1.829, 1.847 at ~52 µs of HAProxy a request: ④ +3.7 ± 6.4 µs, while this stack's
+    # session bean read +7 to +16 µs in the runs around it. The band is 3 % of path ③'s 295 µs on
+    # the host (8.8 µs): 3.7 + 6.4 reaches past it, so the reading cannot refute ④; before, a cost
+    # of the classic share (21 % of path ③, 19 µs) "would have separated them" and it did not hold
+    path3 = {"ratio": 1.757, "low": 1.738, "high": 1.862, "steps": 3, "haproxy_us": 52.0, "host_ratio": 5.66}
+    path4 = {"ratio": 1.829, "low": 1.787, "high": 1.847, "steps": 3, "haproxy_us": 52.0, "host_ratio": 5.40}
+    d = demand.segment_reading(path3, path4)
+    assert d["front_us"] == pytest.approx(3.7, abs=0.1) and d["resolution_us"] == pytest.approx(6.4, abs=0.1)
+    s = _summary({2: _reading(1.35, 0.04), 3: path3, 4: path4}, {1: 8300, 2: 7960, 3: 7759, 4: 7139, 5: 1353})
+    f = {x.key: x for x in classic.segment_findings(s)}["segment4_measurable"]
+    assert f.verdict != DOES_NOT_HOLD
+    assert "reach past the band (8.8 µs) without separating the paths" in f.why
+    # path ④ read 4 µs lower (−0.3 ± 6.4 µs: 6.2 at most) is next to nothing
+    low = {**path4, "ratio": 1.752, "low": 1.745, "high": 1.78}
+    f = {x.key: x for x in classic.segment_findings(
+        _summary({2: _reading(1.35, 0.04), 3: path3, 4: low}, {1: 8300, 2: 7960, 3: 7759, 4: 7139, 5: 1353}))}
+    assert f["segment4_measurable"].verdict == DOES_NOT_HOLD and "6.2 µs at most" in f["segment4_measurable"].why
 
 
 def test_a_cost_above_the_resolution_with_overlapping_steps_is_left_to_the_maxima():
