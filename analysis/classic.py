@@ -184,15 +184,27 @@ def _jsp_cheap(claim: str, g: dict, prev_iv, cur_iv) -> Finding:
                    "a quieter host)", key)
 
 
+def _host_band(d: dict, tol: float) -> float | None:
+    """The ±tol noise band's share of path k − 1's CPU per request on the whole host, in µs, of a
+    segment's demand reading d (None where the run did not sample the host): the throughput rule's
+    band, on a host whose speed cancels. The JSP's "next to nothing" and ③/④'s refutation use it."""
+    return tol * d["path_host_us"] if d.get("path_host_us") else None
+
+
+def _at_most(d: dict) -> float:
+    """A segment's cost on the front at the top of its reading's resolution, in µs."""
+    return d["front_us"] + d["resolution_us"]
+
+
 def _jsp_demand(claim: str, g: dict) -> Finding | str:
     """② costs next to nothing, read by the front's demand (analysis/demand.py): the JSP's cost on
     the front, even at the top of the reading's resolution, within the noise band's share of path
     ①'s CPU per request on the whole host — the throughput rule's band, on a host whose speed
     cancels. Where it cannot tell, why (the path maxima judge then)."""
     d, tol = g["front_demand"], g["tolerance"]
-    if not d.get("path_host_us"):
+    band = _host_band(d, tol)
+    if band is None:
         return "the run did not sample the host's CPU"
-    band = tol * d["path_host_us"]
     prev, cur = g["previous_path_throughput"], g["path_throughput"]
     measured = (f"the JSP costs the front {d['front_us']:+.1f} µs a request (resolution {d['resolution_us']:.1f} µs) "
                 f"of path 1's {d['path_host_us']:.0f} µs on the host; T(1..1) {_n(prev)} vs T(1..2) {_n(cur)}/s "
@@ -202,7 +214,7 @@ def _jsp_demand(claim: str, g: dict) -> Finding | str:
             f"band's share of path 1's CPU per request on the host ({band:.0f} µs: the front's CPU per request over "
             "HAProxy's, step by step, cancels the host's speed); does not hold when path 2's steps all read above "
             "path 1's by more than that")
-    if d["front_us"] + d["resolution_us"] <= band:
+    if _at_most(d) <= band:
         return Finding(claim, measured, pub, HOLDS, rule, key)
     if d["separated"] and d["front_us"] > band:
         return Finding(claim, measured, pub, DOES_NOT_HOLD, rule, key)
@@ -218,7 +230,7 @@ def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
     reading cannot tell, why (the path maxima judge then: a front under a quota, HAProxy queueing)."""
     d, tol = g["front_demand"], g["tolerance"]
     pub, key = f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s", f"segment{k}_measurable"
-    band = tol * d["path_host_us"] if d.get("path_host_us") else None
+    band = _host_band(d, tol)
     cost = (f"segment {k} costs the front {d['front_us']:+.1f} µs a request (resolution {d['resolution_us']:.1f} µs; "
             f"path {k - 1}: {d['path_front_us']:.0f} µs; HAProxy {d['unit_us']:.0f} µs a request)")
     prev, cur = g["previous_path_throughput"], g["path_throughput"]
@@ -237,9 +249,9 @@ def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
                 f"larger than the segment ({cost})")
     if band is None:
         return f"the paths' steps overlap and the run did not sample the host's CPU ({cost})"
-    if d["front_us"] + d["resolution_us"] <= band:
+    if _at_most(d) <= band:
         return Finding(claim, measured, pub, DOES_NOT_HOLD,
-                       f"{rule}; here segment {k} costs the front {d['front_us'] + d['resolution_us']:.1f} µs at most: "
+                       f"{rule}; here segment {k} costs the front {_at_most(d):.1f} µs at most: "
                        "this stack's own cost (--profile classic-system emulates the classic one)", key)
     if d["front_us"] >= d["resolution_us"]:
         return f"segment {k} costs the front more than the resolution, but the paths' steps overlap ({cost})"
