@@ -123,9 +123,10 @@ def test_a_free_segment_read_finely_does_not_hold_and_a_coarse_reading_cannot_te
 def test_a_segment_read_inside_its_resolution_but_not_below_the_band_is_not_refuted():
     # classic-20261204-221239 (default settings, local): path ③'s steps 1.738, 1.757, 1.862 and path
     # ④'s 1.787, 1.829, 1.847 at ~52 µs of HAProxy a request: ④ +3.7 ± 6.4 µs, while this stack's
-    # session bean read +7 to +16 µs in the runs around it. The band is 3 % of path ③'s 295 µs on
-    # the host (8.8 µs): 3.7 + 6.4 reaches past it, so the reading cannot refute ④; before, a cost
-    # of the classic share (21 % of path ③, 19 µs) "would have separated them" and it did not hold
+    # session bean read +5.8 to +16.0 µs in the other default runs of that day. The band is 3 % of
+    # path ③'s 295 µs on the host (8.8 µs): 3.7 + 6.4 reaches past it, so the reading cannot refute
+    # ④; before, a cost of the classic share (21 % of path ③, 19 µs) "would have separated them"
+    # and it did not hold
     path3 = {"ratio": 1.757, "low": 1.738, "high": 1.862, "steps": 3, "haproxy_us": 52.0, "host_ratio": 5.66}
     path4 = {"ratio": 1.829, "low": 1.787, "high": 1.847, "steps": 3, "haproxy_us": 52.0, "host_ratio": 5.40}
     d = demand.segment_reading(path3, path4)
