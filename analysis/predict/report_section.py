@@ -77,5 +77,7 @@ def view(p: dict | None) -> dict | None:
             "calibrated_on": ", ".join(p["calibrated_on"]), "fit_runs": _runs_text(d.get("fit_runs")),
             "median_abs_error": p.get("median_abs_error"),
             "max_abs_error": p.get("max_abs_error"), "not_predicted": p.get("not_predicted", []),
+            "cold_rows": [r for r in rows if r.get("measured_cold")],
+            "cold_left_out": " and ".join(p.get("measured_cold_left_out") or []),
             "notes": cal.get("notes", []), "cores": ", ".join(f"{k} {v:g} cores" for k, v in d["pools"].items()),
             "mode": d["mode"], "think_time_s": d["think_time_s"], "threads_front": cal["threads_front"]}

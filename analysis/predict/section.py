@@ -14,7 +14,12 @@ Per configuration:
   the USL fitted to the baseline's sweep) with their errors; and the simulation's check
   (the largest deviation between the analytic solution and the simulation, over the points);
   host_speed, predicted_at_host_speed and error_at_host_speed (analysis/predict/atspeed.py:
-  the host's speed in the measured run against the baseline's, and the model at that speed).
+  the host's speed in the measured run against the baseline's, and the model at that speed);
+  measured_cold, why the measurement is no test of the prediction (else None): a client per
+  request predicted from the probe's warm build and measured on a clone restarted for it and
+  not primed, its build path's JIT still compiling (the classic experiment measures the
+  lifecycle so; `clones` primes that run six minutes) — such rows are left out of the median
+  and largest |error|, which `measured_cold_left_out` names.
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ import json
 import statistics
 from pathlib import Path
 
-from analysis.predict import check, demands as dmod, forecast
+from analysis.predict import buildcost, check, demands as dmod, forecast
 from analysis.predict.atspeed import reading as at_host_speed, reference_us as speed_reference_us
 from analysis.predict.model import Model
 
@@ -48,6 +53,17 @@ def _measured(result, steps: dict, run_ids: list[str]) -> tuple[float | None, di
 
 def _err(pred: float | None, meas: float | None) -> float | None:
     return None if pred is None or not meas else (pred - meas) / meas
+
+
+def _measured_cold(c: dict, notes: dict[str, dict], ran: list[str]) -> str | None:
+    """measured_cold of one configuration (the module doc): every run of it reconfigured and
+    not primed, its prediction resting on the client-build probe."""
+    warm = c.get("config", {}).get("client_mode") == "request" and buildcost.FILE in str(c.get("calibrated_on"))
+    if not (warm and ran and all(notes[r].get("reconfigured") and not notes[r].get("primed") for r in ran)):
+        return None
+    return (f"measured cold: {'its run' if len(ran) == 1 else 'each of its runs'} restarted the clone for the "
+            f"lifecycle and measured it unprimed, its build path still compiling, while the prediction "
+            f"rests on the probe's warm build ({buildcost.FILE})")
 
 
 def _checks(folder: Path, configs: list[dict]) -> dict:
@@ -120,6 +136,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
     configs = pred["configurations"] + extra
     after = {tuple(c["runs"]) for c in extra}            # predicted now, not before the runs
     started = {r.id: r.meta.get("started") for r in result.runs}
+    notes = {r.id: r.meta.get("notes") or {} for r in result.runs}
     checks = _checks(Path(result.path), configs) if simulate else {}
     speed_ref = speed_reference_us(result, steps, pred["calibrated_on"])
     rows = []
@@ -154,8 +171,9 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "simulation": [s and {k: s[k] for k in ("throughput", "throughput_ci", "deviation", "agree")} for s in sims],
             "agreement_max_deviation": max(devs) if devs else None,
             "agree": all(s["agree"] for s in sims if s) if devs else None,
+            "measured_cold": _measured_cold(c, notes, ran),
             **at_host_speed(result, steps, speed_ref, c, ran, meas_max)})
-    held = [r for r in rows if not r["baseline"] and r["error"] is not None]
+    held = [r for r in rows if not r["baseline"] and r["error"] is not None and not r["measured_cold"]]
     return {"target": _target(result.settings.extra, rows),
             "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
             "demands": now["demands"], "calibration": pred["calibration"], "usl": pred.get("usl"),
@@ -166,4 +184,5 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "configurations": rows,
             "median_abs_error": statistics.median(abs(r["error"]) for r in held) if held else None,
             "max_abs_error": max(abs(r["error"]) for r in held) if held else None,
+            "measured_cold_left_out": [r["text"] for r in rows if r["measured_cold"] and r["error"] is not None],
             "method": __doc__.split("\n\n", 1)[1].strip()}

@@ -10,7 +10,9 @@ Criteria: |saturation error| <= 10 % for every configuration and <= 5 % for the 
 naive predictions'; model and simulation within 2 % at every point. A folder whose calibration
 ran beside other load (demands.beside_other_load: other programs took at least 15 % of the host
 in a step it was calibrated on) tests the host, not the model: its rows are listed, marked, and
-left out of the verdicts, which are given once more with them included. Where the runs timed
+left out of the verdicts, which are given once more with them included; so is a client per
+request measured cold (section.py's measured_cold: a clone restarted and not primed, against a
+prediction from the probe's warm build — the classic experiment's run). Where the runs timed
 the host speed probe (speed.csv), each row also gives the host's speed in the measured run
 against the baseline's and the error of the model solved at that speed (analysis/predict/
 atspeed.py), and the verdicts are given once more on those errors: the host's drift told apart
@@ -85,9 +87,12 @@ def main(argv=None) -> int:
         if info["beside_other_load"]:
             shared.append(f"{Path(f).name}: {info['beside_other_load']}")
         for r in rows:
-            every.append({**r, "beside_other_load": bool(info["beside_other_load"])})
+            if r.get("measured_cold"):
+                shared.append(f"{Path(f).name}: {r['text']}, {r['measured_cold']}")
+            every.append({**r, "left_out": bool(info["beside_other_load"] or r.get("measured_cold"))})
+            mark = " (shared host)" if info["beside_other_load"] else " (measured cold)" if r.get("measured_cold") else ""
             pct = lambda v: "—" if v is None else f"{v:+.1%}"      # noqa: E731
-            lines.append(f"| {Path(f).name}{' (shared host)' if info['beside_other_load'] else ''} | {info['mode']} | {r['text']} | {r['predicted_max_throughput']:.1f} | "
+            lines.append(f"| {Path(f).name}{mark} | {info['mode']} | {r['text']} | {r['predicted_max_throughput']:.1f} | "
                          f"{r['measured_max_throughput']:.1f} | {pct(r['error'])} | "
                          f"{'—' if r['sweep_mae'] is None else format(r['sweep_mae'], '.1%')} | "
                          f"{r['knee_predicted']}/{r['knee_measured']} | {pct(r['linear_error'])} | {pct(r['usl_error'])} | "
@@ -95,16 +100,16 @@ def main(argv=None) -> int:
                          f"{'—' if r.get('host_speed') is None else format(r['host_speed'], '.2f')} | "
                          f"{pct(r.get('error_at_host_speed'))} |")
         out.append({**info, "configurations": rows})
-    v = verdicts([r for r in every if not r["beside_other_load"]])
+    v = verdicts([r for r in every if not r["left_out"]])
     lines += ["", "| criterion | met |", "|---|---|"] + [f"| {k} | {val} |" for k, val in v.items()]
     if shared:
         v_all = verdicts(every)
-        lines += ["", f"Left out of the verdicts above ({len(shared)} of {len(args.folders)} folders; "
-                  "calibrated beside other load):", ""] + [f"- {t}" for t in shared]
+        lines += ["", f"Left out of the verdicts above ({len(shared)}: calibrated beside other load, or "
+                  "measured cold):", ""] + [f"- {t}" for t in shared]
         lines += ["", "With them included:", "", "| criterion | met |", "|---|---|"] + [
             f"| {k} | {val} |" for k, val in v_all.items()]
         v = {**v, "left_out": shared, "with_left_out": v_all}
-    timed = [r for r in every if not r["beside_other_load"] and r.get("error_at_host_speed") is not None]
+    timed = [r for r in every if not r["left_out"] and r.get("error_at_host_speed") is not None]
     if timed:
         v_speed = verdicts([{**r, "error": r["error_at_host_speed"]} for r in timed])
         lines += ["", f"On the errors at the measured host speed ({len(timed)} configurations whose runs timed the "

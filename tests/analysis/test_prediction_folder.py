@@ -267,6 +267,57 @@ def test_the_reports_demand_table_shows_the_client_builds_cost(folder, tmp_path)
     assert "Not predicted: request" not in html
 
 
+def _request_run(copy, notes: dict):
+    """The folder's planned client per request as if it had run: singleton-c2-a1's measurement
+    under the request run's id and lifecycle, with the runner's notes given."""
+    run = copy / "runs" / "request-c1-a1"
+    shutil.copytree(copy / "runs" / "singleton-c2-a1", run)
+    meta = json.loads((run / "run.json").read_text())
+    meta.update(id="request-c1-a1", label="request-c1-a1", client_mode="request",
+                tiers={**meta["tiers"], "clone": 1}, notes={**meta["notes"], **notes})
+    (run / "run.json").write_text(json.dumps(meta))
+    result = load(copy)
+    return result, run_steps(result)
+
+
+RESTARTED = ["restart clone with CLIENT_MODE=request (2.4 s)"]
+
+
+def test_a_client_per_request_measured_cold_is_named_and_left_out_of_the_errors(folder, tmp_path):
+    """classic-20261205-002016's request run: the clone restarted for the lifecycle, no prime,
+    388/s measured against 533/s predicted from the probe's warm build (+37 %). Marked, left out
+    of the median and largest |error|, said in the report; primed, or a singleton restarted
+    unprimed, it is not."""
+    from analysis import pages
+    from analysis.predict import report_section
+    _with_probe(folder, tmp_path, PROBE)
+    copy = tmp_path / "with-probe"
+    single = copy / "runs" / "singleton-c2-a1" / "run.json"      # scaled and not primed either
+    meta = json.loads(single.read_text())
+    single.write_text(json.dumps({**meta, "notes": {**meta["notes"], "reconfigured": ["scale clone 1 -> 2"],
+                                                     "primed": False}}))
+    result, steps = _request_run(copy, {"reconfigured": RESTARTED, "primed": False})
+    p = section.build(result, steps, simulate=False)
+    rows = {tuple(r["runs"]): r for r in p["configurations"]}
+    req = rows[("request-c1-a1",)]
+    assert req["error"] is not None and req["measured_cold"].startswith("measured cold: its run restarted the clone")
+    assert "build_probe.json" in req["measured_cold"]
+    assert [r["measured_cold"] for k, r in rows.items() if k != ("request-c1-a1",)] == [None] * (len(rows) - 1)
+    assert p["measured_cold_left_out"] == [req["text"]]
+    others = [abs(r["error"]) for r in rows.values() if not r["baseline"] and r["error"] is not None
+              and r is not req]
+    assert p["max_abs_error"] == pytest.approx(max(others)) and abs(req["error"]) > max(others)
+    html = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction(report_section.view(p), {})
+    assert f"but {req['text']} (measured cold, below)" in html and 'id="prediction-cold"' in html
+    assert f"Not a test of the model: {req['text']}, measured cold:" in html
+    # primed after the restart: a test of the model like any other run
+    shutil.rmtree(copy / "runs" / "request-c1-a1")
+    p = section.build(*_request_run(copy, {"reconfigured": RESTARTED, "primed": True}), simulate=False)
+    assert p["measured_cold_left_out"] == [] and p["max_abs_error"] == pytest.approx(abs(req["error"]))
+    html = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction(report_section.view(p), {})
+    assert "measured cold" not in html
+
+
 @pytest.mark.parametrize("probe,why", [
     ({"format": 1, "backend": "axis", "error": "ProbeError: no clone replica with an address to ask"},
      "the client-build probe failed: ProbeError: no clone replica"),
@@ -386,8 +437,29 @@ def test_validation_leaves_a_folder_calibrated_beside_other_load_out_of_its_verd
     assert v["left_out"] == ["busy: calibrated beside other load: other programs used 26%"]
     assert v["with_left_out"]["every_within_10pct"] is False and v["with_left_out"]["configurations"] == 2
     md = out.read_text()
-    assert "| busy (shared host) | local |" in md and "Left out of the verdicts above (1 of 2 folders" in md
+    assert "| busy (shared host) | local |" in md and "Left out of the verdicts above (1:" in md
     # every folder shared: nothing to judge, no verdict (not a "met" over no configuration)
     assert validate.main(["busy", "-o", str(out)]) == 0
     v = json.loads(out.with_suffix(".json").read_text())["verdicts"]
     assert v["configurations"] == 0 and v["every_within_10pct"] is None and v["sweep_mae_within_10pct"] is None
+
+
+def test_validation_leaves_a_configuration_measured_cold_out_of_its_verdicts(tmp_path, monkeypatch):
+    """A classic folder's client per request (section.py's measured_cold) is listed, marked and
+    judged only in the verdicts with it included; the folder's other rows count."""
+    from analysis.predict import validate
+    base = {"predicted_max_throughput": 100.0, "measured_max_throughput": 100.0, "sweep_mae": 0.01,
+            "knee_predicted": 4, "knee_measured": 4, "knee_steps_apart": 0, "linear_error": 0.5, "usl_error": 0.5,
+            "beats_naive": True, "agreement_max_deviation": 0.01, "agree": True, "written_before_runs": True}
+    rows = [{**base, "text": "singleton · clone 2 · service 1", "error": 0.02, "measured_cold": None},
+            {**base, "text": "request · clone 1 · service 1", "error": 0.37,
+             "measured_cold": "measured cold: its run restarted the clone"}]
+    monkeypatch.setattr(validate, "rows_of", lambda f, fit_runs=None: (
+        {"folder": f, "mode": "docker", "written": 1.0, "beside_other_load": None}, rows))
+    out = tmp_path / "v.md"
+    assert validate.main(["classic-x", "-o", str(out)]) == 0
+    v = json.loads(out.with_suffix(".json").read_text())["verdicts"]
+    assert v["every_within_10pct"] is True and v["configurations"] == 1
+    assert v["left_out"] == ["classic-x: request · clone 1 · service 1, measured cold: its run restarted the clone"]
+    assert v["with_left_out"]["every_within_10pct"] is False and v["with_left_out"]["max_abs_error"] == pytest.approx(0.37)
+    assert "| classic-x (measured cold) | docker | request" in out.read_text()
