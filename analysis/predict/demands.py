@@ -193,7 +193,7 @@ def _valid(steps: dict[str, list[StepSample]], run_id: str) -> list[StepSample]:
             and s.end is not None]
 
 
-def _step_cpu(s: StepSample, backend: str) -> dict[str, float]:
+def step_cpu(s: StepSample, backend: str) -> dict[str, float]:
     """Seconds of CPU per request of each tier over one step."""
     x = s.throughput
     cpu = {t: s.cpu[t] / 100 / x for t in TIERS if s.cpu.get(t) is not None}
@@ -333,7 +333,7 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
         valid = _valid(steps, run.id)
         for s in sorted(valid, key=lambda s: s.users)[:1] if first_step_only else valid:
             x = s.throughput
-            cpu = _step_cpu(s, backend)
+            cpu = step_cpu(s, backend)
             t = window_times(timers, backend, s.measure_from, s.end) if timers else None
             rows.append(StepDemand(run.id, s.users, x, cpu, *(t or (None, None, None)), others_share(s, cores)))
     if not rows:
@@ -346,7 +346,7 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
     steps = fit_steps(result, steps, fit_runs or [])
     metas = {r.id: r.meta for r in (*base, *(fit_runs or []))}
     fit_points = [(run, s) for run in (fit_runs or []) for s in _fit_steps(run, steps)]
-    extra = [(s.throughput, _step_cpu(s, backend), run.meta) for run, s in fit_points]
+    extra = [(s.throughput, step_cpu(s, backend), run.meta) for run, s in fit_points]
     shared = shared_steps([(r.run_id, r.users, r.others) for r in rows]
                           + [(run.id, s.users, others_share(s, cores)) for run, s in fit_points])
     fits = _fits([(r.throughput, r.cpu, metas[r.run_id]) for r in rows] + extra)

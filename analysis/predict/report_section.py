@@ -1,8 +1,11 @@
 """The report's "Predicted before measured" section, as data for its template
 (analysis/templates/experiments/prediction.html.j2): the error table (model vs measured,
-beside the two naive predictions), the demands the model was calibrated on with their
-intervals, and what could not be predicted."""
+beside the two naive predictions), each tier's CPU per request in the model against the
+measured one, the demands the model was calibrated on with their intervals, and what could
+not be predicted."""
 from __future__ import annotations
+
+from analysis.predict import tiercpu
 
 
 def _demand(name: str, e: dict | None, source: str) -> dict:
@@ -29,6 +32,16 @@ def _cpu_source(f: dict | None, fit_runs: list[str] | None = None) -> str:
 
 def _value(name: str, ms: float | None, source: str) -> dict:
     return {"name": name, "ms": ms, "low": None, "high": None, "source": source}
+
+
+def _tier_row(r: dict) -> dict:
+    """One configuration's tier_cpu as cells of model / measured ms per request."""
+    c = r["tier_cpu"]
+    cells = {t["tier"]: t for t in c["tiers"]}
+    gap = (c["model_s"] - c["measured_s"]) / c["measured_s"] if c["measured_s"] else None
+    return {"text_shown": r["text_shown"], "throughput": c["throughput"],
+            "cells": [cells.get(t) for t in tiercpu.TIERS], "model_ms": c["model_s"] * 1e3,
+            "measured_ms": c["measured_s"] * 1e3, "gap": gap, "largest": tiercpu.largest_gaps(c)}
 
 
 def view(p: dict | None) -> dict | None:
@@ -71,7 +84,9 @@ def view(p: dict | None) -> dict | None:
                      "knee_text": f"{c['knee_predicted']} / {'—' if c['knee_measured'] is None else c['knee_measured']}",
                      "before": before, "bottlenecks": ", ".join(dict.fromkeys(c["bottleneck"]))})
     speed_rows = [r for r in rows if not r["baseline"] and r.get("host_speed") is not None]
-    return {"error": None, "rows": rows, "speed_rows": speed_rows, "demands": demands, "target": p.get("target"),
+    tier_rows = [_tier_row(r) for r in rows if r.get("tier_cpu")]
+    return {"error": None, "rows": rows, "speed_rows": speed_rows,
+            "tiers": list(tiercpu.TIERS), "tier_rows": tier_rows, "demands": demands, "target": p.get("target"),
             "beside_other_load": p.get("beside_other_load"),
             "written": p.get("written"), "file": p.get("file"),
             "calibrated_on": ", ".join(p["calibrated_on"]), "fit_runs": _runs_text(d.get("fit_runs")),

@@ -19,7 +19,9 @@ Per configuration:
   request predicted from the probe's warm build and measured on a clone restarted for it and
   not primed, its build path's JIT still compiling (the classic experiment measures the
   lifecycle so; `clones` primes that run six minutes) — such rows are left out of the median
-  and largest |error|, which `measured_cold_left_out` names.
+  and largest |error|, which `measured_cold_left_out` names;
+  tier_cpu, each tier's CPU per request in the model against the one measured in the highest
+  step (analysis/predict/tiercpu.py: where a CPU-bound prediction misses).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import json
 import statistics
 from pathlib import Path
 
-from analysis.predict import buildcost, check, demands as dmod, forecast
+from analysis.predict import buildcost, check, demands as dmod, forecast, tiercpu
 from analysis.predict.atspeed import reading as at_host_speed, reference_us as speed_reference_us
 from analysis.predict.model import Model
 
@@ -139,6 +141,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
     notes = {r.id: r.meta.get("notes") or {} for r in result.runs}
     checks = _checks(Path(result.path), configs) if simulate else {}
     speed_ref = speed_reference_us(result, steps, pred["calibrated_on"])
+    probe = pred.get("build_probe") or now.get("build_probe")
     rows = []
     for c in configs:
         ran = [rid for rid in c["runs"] if rid in started]
@@ -172,13 +175,15 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "agreement_max_deviation": max(devs) if devs else None,
             "agree": all(s["agree"] for s in sims if s) if devs else None,
             "measured_cold": _measured_cold(c, notes, ran),
+            "tier_cpu": tiercpu.compare(now["demands"] if tuple(c["runs"]) in after else pred.get("demands", now["demands"]),
+                                        probe, c["config"], c["calibrated_on"], steps, ran),
             **at_host_speed(result, steps, speed_ref, c, ran, meas_max)})
     held = [r for r in rows if not r["baseline"] and r["error"] is not None and not r["measured_cold"]]
     return {"target": _target(result.settings.extra, rows),
             "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
             "demands": now["demands"], "calibration": pred["calibration"], "usl": pred.get("usl"),
             "beside_other_load": dmod.beside_other_load_text(now["demands"].get("beside_other_load")),
-            "build_probe": pred.get("build_probe") or now.get("build_probe"),
+            "build_probe": probe,
             "not_predicted": [n for n in pred.get("not_predicted", []) if tuple(n["runs"]) not in
                               {tuple(c["runs"]) for c in extra}],
             "configurations": rows,

@@ -16,7 +16,9 @@ prediction from the probe's warm build — the classic experiment's run). Where 
 the host speed probe (speed.csv), each row also gives the host's speed in the measured run
 against the baseline's and the error of the model solved at that speed (analysis/predict/
 atspeed.py), and the verdicts are given once more on those errors: the host's drift told apart
-from the model's error, never in place of it.
+from the model's error, never in place of it. Below the table, each configuration whose
+saturation error exceeds 10 % gets its CPU per request, model against measured, and the tiers
+furthest apart (analysis/predict/tiercpu.py).
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ import sys
 from pathlib import Path
 
 from analysis.folder import NotAResultFolder, load
-from analysis.predict import section
+from analysis.predict import section, tiercpu
 from analysis.predict.command import fit_run_ids
 from analysis.predict.runsteps import run_steps
 
@@ -77,7 +79,7 @@ def main(argv=None) -> int:
     lines = ["| folder | stack | configuration | predicted max | measured max | error | sweep MAE | knee (pred/meas) "
              "| linear err | USL err | beats both | sim. deviation | before run | host speed | error at host speed |",
              "|" + "---|" * 15]
-    every, out, shared = [], [], []
+    every, out, shared, misses = [], [], [], []
     for f in args.folders:
         try:
             info, rows = rows_of(f, fit_runs)
@@ -87,6 +89,11 @@ def main(argv=None) -> int:
         if info["beside_other_load"]:
             shared.append(f"{Path(f).name}: {info['beside_other_load']}")
         for r in rows:
+            if r["error"] is not None and abs(r["error"]) > LIMITS["every"] and r.get("tier_cpu"):
+                c = r["tier_cpu"]
+                misses.append(f"{Path(f).name}: {r['text']} ({r['error']:+.1%}): the model's CPU per request "
+                              f"{c['model_s'] * 1e3:.2f} ms against {c['measured_s'] * 1e3:.2f} measured at "
+                              f"{c['throughput']:.1f}/s; largest gaps {tiercpu.largest_gaps(c)}")
             if r.get("measured_cold"):
                 shared.append(f"{Path(f).name}: {r['text']}, {r['measured_cold']}")
             every.append({**r, "left_out": bool(info["beside_other_load"] or r.get("measured_cold"))})
@@ -100,6 +107,10 @@ def main(argv=None) -> int:
                          f"{'—' if r.get('host_speed') is None else format(r['host_speed'], '.2f')} | "
                          f"{pct(r.get('error_at_host_speed'))} |")
         out.append({**info, "configurations": rows})
+    if misses:
+        lines += ["", "Each tier's CPU per request, model against measured, where the saturation error exceeds "
+                  f"{LIMITS['every']:.0%} (analysis/predict/tiercpu.py; at the highest measured step):", ""] + [
+            f"- {t}" for t in misses]
     v = verdicts([r for r in every if not r["left_out"]])
     lines += ["", "| criterion | met |", "|---|---|"] + [f"| {k} | {val} |" for k, val in v.items()]
     if shared:

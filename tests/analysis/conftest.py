@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.append(str(Path(__file__).resolve().parent))     # handmade_probe, beside this file
 _early = sys.modules.get("analysis")
 if _early is not None and getattr(_early, "__file__", None) is None:  # the namespace stand-in
     del sys.modules["analysis"]

@@ -13,6 +13,7 @@ from analysis.predict import command, demands as dmod, forecast, section
 from analysis.predict.runsteps import run_steps
 from analysis.predict.calibrate import Config, calibrate, model
 from analysis.predict.model import solve_model
+from handmade_probe import PROBE, RESTARTED, request_run, with_probe
 
 ROOT_PY = [sys.executable, "-m", "analysis", "predict"]
 
@@ -221,23 +222,8 @@ def test_client_time_rows_come_from_the_clone_status_counters():
     assert rows("2", status, 12.5) == ["12.500,2,axis,3,10,20,5\n"]
 
 
-def _with_probe(folder, tmp_path, probe: dict):
-    import shutil
-    copy = tmp_path / "with-probe"
-    shutil.copytree(folder, copy)
-    (copy / "prediction.json").unlink(missing_ok=True)
-    (copy / "build_probe.json").write_text(json.dumps(probe))
-    result = load(copy)
-    return result, run_steps(result)
-
-
-PROBE = {"format": 1, "backend": "axis", "probe": {"built": 400}, "build_s_median": 0.0025,
-         "cpu_s_per_build": {"clone": 0.001, "axis": 0.0005, "gsoap": 0.0003, "haproxy": 0.0005,
-                             "front": 0.0, "loadgen": 0.0, "unattributed": 0.0}}
-
-
 def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_build_probe(folder, tmp_path):
-    result, steps = _with_probe(folder, tmp_path, PROBE)
+    result, steps = with_probe(folder, tmp_path, PROBE)
     p = forecast.predict(result, steps, own_request_steps=False)
     assert p["not_predicted"] == [] and p["build_probe"]["builds"] == 400
     req = next(c for c in p["configurations"] if c["runs"] == ["request-c1-a1"])
@@ -257,7 +243,7 @@ def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_buil
 
 def test_the_reports_demand_table_shows_the_client_builds_cost(folder, tmp_path):
     from analysis.report import regenerate
-    result, _ = _with_probe(folder, tmp_path, PROBE)
+    result, _ = with_probe(folder, tmp_path, PROBE)
     written = regenerate(result.path, tmp_path / "report")
     s = json.loads(written["summary.json"].read_text())
     assert s["prediction"]["build_probe"]["cpu_s_per_build"]["clone"] == pytest.approx(0.001)
@@ -267,22 +253,6 @@ def test_the_reports_demand_table_shows_the_client_builds_cost(folder, tmp_path)
     assert "Not predicted: request" not in html
 
 
-def _request_run(copy, notes: dict):
-    """The folder's planned client per request as if it had run: singleton-c2-a1's measurement
-    under the request run's id and lifecycle, with the runner's notes given."""
-    run = copy / "runs" / "request-c1-a1"
-    shutil.copytree(copy / "runs" / "singleton-c2-a1", run)
-    meta = json.loads((run / "run.json").read_text())
-    meta.update(id="request-c1-a1", label="request-c1-a1", client_mode="request",
-                tiers={**meta["tiers"], "clone": 1}, notes={**meta["notes"], **notes})
-    (run / "run.json").write_text(json.dumps(meta))
-    result = load(copy)
-    return result, run_steps(result)
-
-
-RESTARTED = ["restart clone with CLIENT_MODE=request (2.4 s)"]
-
-
 def test_a_client_per_request_measured_cold_is_named_and_left_out_of_the_errors(folder, tmp_path):
     """classic-20261205-002016's request run: the clone restarted for the lifecycle, no prime,
     388/s measured against 533/s predicted from the probe's warm build (+37 %). Marked, left out
@@ -290,13 +260,13 @@ def test_a_client_per_request_measured_cold_is_named_and_left_out_of_the_errors(
     unprimed, it is not."""
     from analysis import pages
     from analysis.predict import report_section
-    _with_probe(folder, tmp_path, PROBE)
+    with_probe(folder, tmp_path, PROBE)
     copy = tmp_path / "with-probe"
     single = copy / "runs" / "singleton-c2-a1" / "run.json"      # scaled and not primed either
     meta = json.loads(single.read_text())
     single.write_text(json.dumps({**meta, "notes": {**meta["notes"], "reconfigured": ["scale clone 1 -> 2"],
                                                      "primed": False}}))
-    result, steps = _request_run(copy, {"reconfigured": RESTARTED, "primed": False})
+    result, steps = request_run(copy, {"reconfigured": RESTARTED, "primed": False})
     p = section.build(result, steps, simulate=False)
     rows = {tuple(r["runs"]): r for r in p["configurations"]}
     req = rows[("request-c1-a1",)]
@@ -312,7 +282,7 @@ def test_a_client_per_request_measured_cold_is_named_and_left_out_of_the_errors(
     assert f"Not a test of the model: {req['text']}, measured cold:" in html
     # primed after the restart: a test of the model like any other run
     shutil.rmtree(copy / "runs" / "request-c1-a1")
-    p = section.build(*_request_run(copy, {"reconfigured": RESTARTED, "primed": True}), simulate=False)
+    p = section.build(*request_run(copy, {"reconfigured": RESTARTED, "primed": True}), simulate=False)
     assert p["measured_cold_left_out"] == [] and p["max_abs_error"] == pytest.approx(abs(req["error"]))
     html = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction(report_section.view(p), {})
     assert "measured cold" not in html
@@ -324,14 +294,14 @@ def test_a_client_per_request_measured_cold_is_named_and_left_out_of_the_errors(
     ({**PROBE, "backend": "gsoap"}, "the client-build probe built gsoap clients, the baseline calls axis"),
 ])
 def test_without_a_usable_probe_the_client_per_request_is_not_predicted_and_says_why(folder, tmp_path, probe, why):
-    result, steps = _with_probe(folder, tmp_path, probe)
+    result, steps = with_probe(folder, tmp_path, probe)
     p = forecast.predict(result, steps, own_request_steps=False)
     assert [n["runs"] for n in p["not_predicted"]] == [["request-c1-a1"]]
     assert why in p["not_predicted"][0]["why"] and "singleton baseline never does" in p["not_predicted"][0]["why"]
 
 
 def test_the_cli_predicts_a_client_per_request_with_the_probe(folder, tmp_path):
-    result, _ = _with_probe(folder, tmp_path, PROBE)
+    result, _ = with_probe(folder, tmp_path, PROBE)
     out = subprocess.run(ROOT_PY + [str(result.path), "--client-mode", "request", "--users", "200", "--json",
                                     "-o", str(tmp_path / "r.png")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
