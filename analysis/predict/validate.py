@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     lines = ["| folder | stack | configuration | predicted max | measured max | error | sweep MAE | knee (pred/meas) "
              "| linear err | USL err | beats both | sim. deviation | before run | host speed | error at host speed |",
              "|" + "---|" * 15]
-    every, out, shared, misses = [], [], [], []
+    every, out, left_out, misses = [], [], [], []
     for f in args.folders:
         try:
             info, rows = rows_of(f, fit_runs)
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
             print(f"validate: {e}", file=sys.stderr)
             return 2
         if info["beside_other_load"]:
-            shared.append(f"{Path(f).name}: {info['beside_other_load']}")
+            left_out.append(f"{Path(f).name}: {info['beside_other_load']}")
         for r in rows:
             if r["error"] is not None and abs(r["error"]) > LIMITS["every"] and r.get("tier_cpu"):
                 c = r["tier_cpu"]
@@ -95,7 +95,7 @@ def main(argv=None) -> int:
                               f"{c['model_s'] * 1e3:.2f} ms against {c['measured_s'] * 1e3:.2f} measured at "
                               f"{c['throughput']:.1f}/s; largest gaps {tiercpu.largest_gaps(c)}")
             if r.get("measured_cold"):
-                shared.append(f"{Path(f).name}: {r['text']}, {r['measured_cold']}")
+                left_out.append(f"{Path(f).name}: {r['text']}, {r['measured_cold']}")
             every.append({**r, "left_out": bool(info["beside_other_load"] or r.get("measured_cold"))})
             mark = " (shared host)" if info["beside_other_load"] else " (measured cold)" if r.get("measured_cold") else ""
             pct = lambda v: "—" if v is None else f"{v:+.1%}"      # noqa: E731
@@ -113,13 +113,13 @@ def main(argv=None) -> int:
             f"- {t}" for t in misses]
     v = verdicts([r for r in every if not r["left_out"]])
     lines += ["", "| criterion | met |", "|---|---|"] + [f"| {k} | {val} |" for k, val in v.items()]
-    if shared:
+    if left_out:
         v_all = verdicts(every)
-        lines += ["", f"Left out of the verdicts above ({len(shared)}: calibrated beside other load, or "
-                  "measured cold):", ""] + [f"- {t}" for t in shared]
+        lines += ["", f"Left out of the verdicts above ({len(left_out)}: calibrated beside other load, or "
+                  "measured cold):", ""] + [f"- {t}" for t in left_out]
         lines += ["", "With them included:", "", "| criterion | met |", "|---|---|"] + [
             f"| {k} | {val} |" for k, val in v_all.items()]
-        v = {**v, "left_out": shared, "with_left_out": v_all}
+        v = {**v, "left_out": left_out, "with_left_out": v_all}
     timed = [r for r in every if not r["left_out"] and r.get("error_at_host_speed") is not None]
     if timed:
         v_speed = verdicts([{**r, "error": r["error_at_host_speed"]} for r in timed])
