@@ -245,6 +245,17 @@ def read(folder: Path, settings: Settings) -> tuple[BuildCost | None, str | None
 
 
 
+def charged(cpu: dict[str, float], backend: str) -> dict[str, float]:
+    """The probe's CPU per build of each tier that a model of `backend` counts: the other
+    backend was idle during the probe, its figure is noise."""
+    return {t: s for t, s in cpu.items() if t not in SERVICES or t == backend}
+
+
+def rests_on_probe(calibrated_on) -> bool:
+    """A configuration's `calibrated_on` (forecast.py) names this probe's file."""
+    return FILE in str(calibrated_on)
+
+
 def usable(cost: BuildCost | None, d: Demands) -> bool:
     """A probe of the calls the baseline made (a probe of the other backend says nothing of them)."""
     return cost is not None and cost.backend == d.backend
@@ -255,9 +266,7 @@ def request_calibration(cal: Calibrated, cost: BuildCost, d: Demands) -> Calibra
     and the build's off-CPU time added to the latency (a per-request model has no lock)."""
     first = next(iter(d.pools))
     outside = {p: cal.outside.get(p, 0.0) + cal.inside.get(p, 0.0) for p in d.pools}
-    for tier, s in cost.cpu.items():
-        if tier in SERVICES and tier != d.backend:
-            continue                   # the other backend was idle: its figure is noise
+    for tier, s in charged(cost.cpu, d.backend).items():
         p = d.tier_pool.get(tier, first)
         outside[p] = outside.get(p, 0.0) + s
     return replace(cal, outside=outside, inside={}, inside_fixed={},

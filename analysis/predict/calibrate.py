@@ -55,6 +55,11 @@ class Config:
         return f"{mode} · clone {self.clones} · service {self.service}" + (
             f" · front {self.fronts}" if self.fronts != 1 else "")
 
+    def replicas(self, tier: str) -> int:
+        """Replicas of a tier in this configuration ("service": the backend's); 1 for the
+        single processes (HAProxy, the load generator, the unattributed)."""
+        return {"front": self.fronts, "clone": self.clones, "service": self.service}.get(tier, 1)
+
     def lock_servers(self) -> float:
         if self.client_mode == "request":
             return INF
@@ -82,10 +87,9 @@ class Calibrated:
         """Each pool's cores left for requests in configuration cfg: its cores less the tiers'
         background (U0 x the tier's replicas in cfg), never below MIN_SERVING of them."""
         out = dict(pools if pools is not None else self.pools)
-        count = {"front": cfg.fronts, "clone": cfg.clones, "service": cfg.service}
         for tier, u0 in self.background.items():
             p = self.tier_pool.get(tier, next(iter(out)))
-            out[p] -= u0 * count.get(tier, 1)
+            out[p] -= u0 * cfg.replicas(tier)
         full = pools if pools is not None else self.pools
         return {p: max(c, MIN_SERVING * full[p]) for p, c in out.items()}
 

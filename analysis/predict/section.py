@@ -60,7 +60,7 @@ def _err(pred: float | None, meas: float | None) -> float | None:
 def _measured_cold(c: dict, notes: dict[str, dict], ran: list[str]) -> str | None:
     """measured_cold of one configuration (the module doc): every run of it reconfigured and
     not primed, its prediction resting on the client-build probe."""
-    warm = c.get("config", {}).get("client_mode") == "request" and buildcost.FILE in str(c.get("calibrated_on"))
+    warm = c.get("config", {}).get("client_mode") == "request" and buildcost.rests_on_probe(c.get("calibrated_on"))
     if not (warm and ran and all(notes[r].get("reconfigured") and not notes[r].get("primed") for r in ran)):
         return None
     return (f"measured cold: {'its run' if len(ran) == 1 else 'each of its runs'} restarted the clone for the "

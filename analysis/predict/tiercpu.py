@@ -20,6 +20,7 @@ from __future__ import annotations
 import statistics
 
 from analysis.predict import buildcost
+from analysis.predict.calibrate import Config
 from analysis.predict.demands import SERVICES, UNATTRIBUTED, step_cpu
 
 TIERS = ("loadgen", "haproxy", "front", "clone", "service", UNATTRIBUTED)
@@ -30,18 +31,16 @@ def model_cpu(demands: dict, probe: dict | None, config: dict, calibrated_on: st
     """Seconds of CPU per request of each tier in the model of `config` at `throughput`; None
     where the model does not rest on the baseline (a client per request from its own step)."""
     request = config.get("client_mode") == "request"
-    if request and not (probe and buildcost.FILE in str(calibrated_on)):
+    if request and not (probe and buildcost.rests_on_probe(calibrated_on)):
         return None
     out = {t: max(e["mean"], 0.0) for t, e in demands["cpu_s"].items() if e}
     if request:
-        for t, s in probe["cpu_s_per_build"].items():
-            if t in SERVICES and t != demands["backend"]:
-                continue                       # the other backend was idle: noise
+        for t, s in buildcost.charged(probe["cpu_s_per_build"], demands["backend"]).items():
             key = "service" if t in SERVICES else t
             out[key] = out.get(key, 0.0) + s
-    count = {"front": config.get("fronts", 1), "clone": config.get("clones", 1), "service": config.get("service", 1)}
+    cfg = Config(**config)
     for t, u0 in (demands.get("background_cores") or {}).items():
-        out[t] = out.get(t, 0.0) + u0 * count.get(t, 1) / throughput
+        out[t] = out.get(t, 0.0) + u0 * cfg.replicas(t) / throughput
     return out
 
 
