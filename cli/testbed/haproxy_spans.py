@@ -24,6 +24,7 @@ sends and forgets). A summary goes to stderr every minute something happened.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import socket
 import sys
@@ -37,6 +38,7 @@ FIELDS = ("tag", "trace", "parent", "span", "accept", "th", "ti", "tr_hdr", "tw"
           "frontend", "backend", "server", "method", "uri")
 TIMINGS = ("th", "ti", "tr_hdr", "tw", "tc", "tr", "ta")
 BATCH, QUEUE_MAX, FLUSH_S, POST_TIMEOUT_S = 200, 20_000, 1.0, 5.0
+SUCCESSOR_S, HANDOVER_MAX_S = 1.0, 10.0     # a reload's next relay: started within, bound within
 
 
 def _hex(value: str, length: int) -> bool:
@@ -136,24 +138,93 @@ class Relay:
         self.flush()
 
 
-def serve(listen: str, zipkin: str, stop: threading.Event | None = None) -> Relay:
+def udp_sockets_on(port: int) -> int | None:
+    """How many UDP sockets of this network namespace are bound to the port (Linux's
+    /proc/net/udp), None where that cannot be read."""
+    try:
+        with open("/proc/net/udp") as f:
+            rows = f.read().splitlines()[1:]
+    except OSError:
+        return None
+    return sum(int(row.split()[1].rsplit(":", 1)[1], 16) == port for row in rows)
+
+
+def successor_started() -> bool:
+    """Whether HAProxy's master runs another relay beside this one: a reload starts one right after
+    it signals this one (SIGUSR1), a stop does not."""
+    me, parent = os.getpid(), os.getppid()
+    try:
+        with open(f"/proc/{me}/cmdline", "rb") as f:
+            mine = f.read()
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            if int(pid) == me:
+                continue
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) != parent:
+                        continue
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if f.read() == mine:
+                        return True
+            except (OSError, ValueError, IndexError):
+                continue
+    except OSError:
+        pass
+    return False
+
+
+class Handover:
+    """A reload's SIGUSR1: the master has signalled this relay and is starting the next. HAProxy's
+    workers log on meanwhile, so this one receives until the next has bound the port beside it
+    (SO_REUSEPORT) -- then it leaves -- or, when no next relay appears within SUCCESSOR_S (a stop),
+    or it does not bind within HANDOVER_MAX_S, it leaves too."""
+
+    def __init__(self, port: int):
+        self.port, self.since, self.looked = port, None, 0.0
+
+    def signalled(self) -> None:
+        self.since = time.monotonic()
+
+    def done(self) -> bool:
+        now = time.monotonic()
+        if self.since is None or now - self.looked < 0.1:     # a look at /proc at most every 0.1 s
+            return False
+        self.looked = now
+        waited, bound = now - self.since, udp_sockets_on(self.port)
+        if bound is None or bound >= 2 or waited >= HANDOVER_MAX_S:
+            return True
+        return waited >= SUCCESSOR_S and not successor_started()
+
+
+def serve(listen: str, zipkin: str, stop: threading.Event | None = None,
+          handover: Handover | None = None) -> Relay:
+    """Receive HAProxy's lines until `stop` is set or `handover` is done, then send what is queued."""
     host, _, port = listen.rpartition(":")
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-    # an HAProxy reload starts the next relay while this one finishes: both hold the port a moment
+    # an HAProxy reload starts the next relay while this one hands over: both hold the port a moment
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host or "127.0.0.1", int(port)))
-    sock.settimeout(0.5)
+    sock.settimeout(0.2)
     relay, stop = Relay(zipkin), stop or threading.Event()
-    threading.Thread(target=relay.sender, args=(stop,), name="sender", daemon=True).start()
+    sender = threading.Thread(target=relay.sender, args=(stop,), name="sender", daemon=True)
+    sender.start()
     relay.say(f"haproxy-spans: listening on udp {listen}, spans to {relay.endpoint}")
-    while not stop.is_set():
+    while not stop.is_set() and not (handover and handover.done()):
         try:
-            data = sock.recv(8192)
+            relay.add(sock.recv(8192).decode("utf-8", "replace"))
         except socket.timeout:
             continue
-        relay.add(data.decode("utf-8", "replace"))
+    sock.setblocking(False)
+    while True:                                   # what arrived before leaving is sent too
+        try:
+            relay.add(sock.recv(8192).decode("utf-8", "replace"))
+        except (BlockingIOError, InterruptedError):
+            break
     sock.close()
+    stop.set()
+    relay.wake.set()
+    sender.join(POST_TIMEOUT_S + 1)               # its last flush: the queue, not lost at exit
     return relay
 
 
@@ -162,12 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--listen", required=True, help="UDP address HAProxy logs to, e.g. 127.0.0.1:5140")
     p.add_argument("--zipkin", required=True, help="Zipkin's base URL, e.g. http://127.0.0.1:9411")
     a = p.parse_args(argv)
-    stop = threading.Event()
-    # SIGUSR1: HAProxy's master reloads (a new relay starts) or stops; SIGTERM: it is stopped
-    for sig in (signal.SIGTERM, signal.SIGUSR1):      # either way: send what is queued, exit
-        signal.signal(sig, lambda *_: stop.set())
+    stop, handover = threading.Event(), Handover(int(a.listen.rpartition(":")[2]))
+    # SIGUSR1: HAProxy's master reloads (it starts the next relay) or soft-stops; SIGTERM: it stops
+    signal.signal(signal.SIGUSR1, lambda *_: handover.signalled())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        serve(a.listen, a.zipkin, stop)
+        serve(a.listen, a.zipkin, stop, handover)
     except KeyboardInterrupt:
         pass
     except OSError as e:

@@ -100,8 +100,9 @@ def haproxy_frontend_lines(relay_port: int) -> str:
 def haproxy_relay_program(relay_port: int, zipkin_url: str, python: str = "python3",
                           env: dict[str, str] | None = None) -> str:
     """The relay as a `program` of HAProxy's master: it starts and stops with HAProxy. A reload
-    (scaling) starts a new one and sends the old one SIGUSR1, as it does on a stop: the old one
-    sends what it has and exits, the new one shares the UDP port meanwhile (SO_REUSEPORT)."""
+    (scaling) sends the old one SIGUSR1, then starts a new one: the old one receives until the new
+    one has bound the UDP port beside it (SO_REUSEPORT), then sends what it has and exits
+    (haproxy_spans.Handover) -- no line is lost in between."""
     prefix = "env " + " ".join(f"{k}={v}" for k, v in (env or {}).items()) + " " if env else ""
     return (f"\n# the span relay (docs/tracing.md): HAProxy's log lines of sampled requests -> spans in Zipkin\n"
             f"program trace-relay\n"

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -43,6 +46,59 @@ def test_a_line_that_is_not_a_sampled_request_is_ignored(line):
 def test_a_failed_request_span_says_error():
     span = haproxy_spans.span(haproxy_spans.parse(LINE.replace(" 200 web", " 503 web")))
     assert span["tags"]["error"] == "503"
+
+
+def reuseport_socket(port: int = 0) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", port))
+    return sock
+
+
+def test_a_signalled_relay_receives_until_the_next_one_binds_then_sends_what_it_has(monkeypatch):
+    """A reload's handover (haproxy_spans.Handover): after SIGUSR1 the relay keeps receiving while
+    it is alone on the port, leaves once a second socket is bound there, and its last lines go to
+    Zipkin (here a closed port: counted as dropped, not lost silently at exit)."""
+    probe = reuseport_socket()
+    port = probe.getsockname()[1]
+    probe.close()
+    handover = haproxy_spans.Handover(port)
+    handover.since = time.monotonic() - 0.5        # signalled; no second relay in a test: not a stop yet
+    monkeypatch.setattr(haproxy_spans, "successor_started", lambda: True)      # a reload
+    monkeypatch.setattr(haproxy_spans, "HANDOVER_MAX_S", 3600.0)
+    out: dict = {}
+    server = threading.Thread(target=lambda: out.update(relay=haproxy_spans.serve(
+        f"127.0.0.1:{port}", "http://127.0.0.1:9", handover=handover)), daemon=True)
+    server.start()
+    deadline = time.monotonic() + 5
+    while haproxy_spans.udp_sockets_on(port) != 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as haproxy_log:
+        haproxy_log.sendto(LINE.encode(), ("127.0.0.1", port))
+    time.sleep(0.5)
+    assert server.is_alive(), "the relay left while it was alone on the port"
+    successor = reuseport_socket(port)
+    server.join(30)
+    successor.close()
+    assert not server.is_alive(), "the relay stayed after the next one bound the port"
+    counts = out["relay"].counts
+    assert (counts["lines"], counts["sent"] + counts["dropped"]) == (1, 1)
+
+
+def test_a_relay_signalled_with_no_successor_leaves_without_waiting_for_one(monkeypatch):
+    """A stop sends SIGUSR1 too, and no next relay follows: the relay leaves, alone on the port."""
+    probe = reuseport_socket()
+    port = probe.getsockname()[1]
+    probe.close()
+    monkeypatch.setattr(haproxy_spans, "successor_started", lambda: False)     # a stop
+    monkeypatch.setattr(haproxy_spans, "HANDOVER_MAX_S", 3600.0)
+    handover = haproxy_spans.Handover(port)
+    handover.since = time.monotonic() - haproxy_spans.SUCCESSOR_S
+    server = threading.Thread(target=haproxy_spans.serve, args=(f"127.0.0.1:{port}", "http://127.0.0.1:9"),
+                              kwargs={"handover": handover}, daemon=True)
+    server.start()
+    server.join(30)
+    assert not server.is_alive(), "a signalled relay with no successor waited for one"
 
 
 @pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")
