@@ -154,10 +154,25 @@ def test_the_build_probe_builds_clients_as_a_call_per_request_does_and_keeps_non
     assert after["calls"] == before["calls"]          # no service call was made
 
 
+def test_the_build_probe_with_calls_times_the_first_and_the_second_call_of_each_fresh_client(clone_request):
+    before = clone_request.status()
+    code, body = post_probe(clone_request, "backend=axis&n=4&threads=2&seconds=30&calls=2")
+    assert code == 200, body
+    assert body["built"] == 4 and body["failed"] == 0 and "error" not in body
+    first, second = body["call_cpu_ms_median"]
+    assert first > 0 and second > 0
+    after = clone_request.status()
+    assert after["backends"]["axis"]["wsdl_loads"] == before["backends"]["axis"]["wsdl_loads"] + 4
+    assert after["backends"]["axis"]["clients_open"] == 0 and after["axis2_services"] == 0
+    code, body = post_probe(clone_request, "backend=axis&n=2&threads=1&seconds=30")
+    assert code == 200 and "call_cpu_ms_median" not in body      # no calls: no call figures
+
+
 @pytest.mark.parametrize("query,message", [
     ("backend=nope", "backend must be axis or gsoap"),
     ("n=0", "n must be from 1 to 5000, not 0"),
-    ("threads=9", "threads must be from 1 to 8, not 9"),
+    ("threads=65", "threads must be from 1 to 64, not 65"),
+    ("calls=3", "calls must be from 0 to 2, not 3"),
     ("seconds=x", "seconds must be an integer from 1 to 60"),
 ])
 def test_the_build_probe_refuses_parameters_out_of_range_naming_it(clone_request, query, message):

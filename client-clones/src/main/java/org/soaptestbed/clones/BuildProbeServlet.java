@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.rmi.RemoteException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -24,9 +25,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * prediction model cannot see in a singleton baseline (docs/predict.md): the runner measures
  * the per-call build's CPU on every tier around this, whatever the clone's own mode.
  *
+ * <p>{@code calls=1} or {@code 2}: each client then sends that many pings before it is closed,
+ * and the answer adds the building thread's CPU of each ({@code call_cpu_ms_median}: the first
+ * call on a fresh client, then the second) — what a per-request call costs the clone beyond a
+ * singleton's, which never makes a first call again.
+ *
  * <pre>
  * {"backend", "requested", "built", "failed", "threads", "wall_s", "cpu_s", "build_ms_median",
- *  "error": the first failure's message, or absent}
+ *  "call_cpu_ms_median": [first, second] with calls, "error": the first failure's message, or absent}
  * </pre>
  * cpu_s sums the building threads' CPU time. One probe at a time (409 while one runs);
  * parameters out of range answer 400 naming the range.
@@ -35,9 +41,13 @@ final class BuildProbeServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
     static final int MAX_BUILDS = 5000;
-    static final int MAX_THREADS = 8;
+    static final int MAX_THREADS = 64;
     static final int MAX_SECONDS = 60;
+    static final int MAX_CALLS = 2;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    /** The call of {@code calls=1|2}: the smallest operation, so the call is the client's own cost. */
+    private static final SoapCall PING = SoapCall.prepare(new InvokeRequest(Backend.AXIS, "ping", 0, 0L, 0L, 0L));
 
     private final transient CloneConfig config;
     private final transient ClientFactory factory;
@@ -58,10 +68,12 @@ final class BuildProbeServlet extends HttpServlet {
         int n;
         int threads;
         int seconds;
+        int calls;
         try {
             n = bounded(req.getParameter("n"), 100, 1, MAX_BUILDS, "n");
             threads = bounded(req.getParameter("threads"), 1, 1, MAX_THREADS, "threads");
             seconds = bounded(req.getParameter("seconds"), 10, 1, MAX_SECONDS, "seconds");
+            calls = bounded(req.getParameter("calls"), 0, 0, MAX_CALLS, "calls");
         } catch (IllegalArgumentException e) {
             InvokeServlet.send(resp, 400, Map.of("error", e.getMessage()));
             return;
@@ -71,7 +83,7 @@ final class BuildProbeServlet extends HttpServlet {
             return;
         }
         try {
-            InvokeServlet.send(resp, 200, probe(backend, n, threads, seconds));
+            InvokeServlet.send(resp, 200, probe(backend, n, threads, seconds, calls));
         } finally {
             running.set(false);
         }
@@ -93,13 +105,17 @@ final class BuildProbeServlet extends HttpServlet {
         return v;
     }
 
-    private Map<String, Object> probe(Backend backend, int n, int threads, int seconds) {
+    private Map<String, Object> probe(Backend backend, int n, int threads, int seconds, int calls) {
         AtomicInteger next = new AtomicInteger();
         AtomicInteger built = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
         AtomicLong cpu = new AtomicLong();
         AtomicReference<String> error = new AtomicReference<>();
         List<Long> walls = Collections.synchronizedList(new ArrayList<>());
+        List<List<Long>> callCpu = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            callCpu.add(Collections.synchronizedList(new ArrayList<>()));
+        }
         long start = System.nanoTime();
         long deadline = start + seconds * 1_000_000_000L;
         Runnable builder = () -> {
@@ -108,10 +124,19 @@ final class BuildProbeServlet extends HttpServlet {
                 long t0 = System.nanoTime();
                 HttpTransport transport = new HttpTransport(1, config.soapTimeoutMs(), false);
                 try {
-                    factory.build(backend, transport, true).close();   // closes the transport too
+                    SoapClient client = factory.build(backend, transport, true);
+                    try {
+                        for (int i = 0; i < calls; i++) {
+                            long c = THREADS.getCurrentThreadCpuTime();
+                            client.send(PING);
+                            callCpu.get(i).add(THREADS.getCurrentThreadCpuTime() - c);
+                        }
+                    } finally {
+                        client.close();   // closes the transport too
+                    }
                     built.incrementAndGet();
                     walls.add(System.nanoTime() - t0);
-                } catch (ClientFactory.BuildFailed | RuntimeException e) {
+                } catch (ClientFactory.BuildFailed | RemoteException | RuntimeException e) {
                     transport.close();
                     failed.incrementAndGet();
                     error.compareAndSet(null, e.getMessage());
@@ -135,11 +160,6 @@ final class BuildProbeServlet extends HttpServlet {
             }
         }
         double wall = (System.nanoTime() - start) / 1e9;
-        List<Long> sorted;
-        synchronized (walls) {
-            sorted = new ArrayList<>(walls);
-        }
-        Collections.sort(sorted);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("backend", backend.label());
         body.put("requested", n);
@@ -148,10 +168,27 @@ final class BuildProbeServlet extends HttpServlet {
         body.put("threads", threads);
         body.put("wall_s", wall);
         body.put("cpu_s", cpu.get() / 1e9);
-        body.put("build_ms_median", sorted.isEmpty() ? null : sorted.get(sorted.size() / 2) / 1e6);
+        body.put("build_ms_median", medianMs(walls));
+        if (calls > 0) {
+            List<Double> medians = new ArrayList<>();
+            for (List<Long> cpus : callCpu) {
+                medians.add(medianMs(cpus));
+            }
+            body.put("call_cpu_ms_median", medians);
+        }
         if (error.get() != null) {
             body.put("error", error.get());
         }
         return body;
+    }
+
+    /** The median of nanosecond figures, in ms; null when there is none. */
+    private static Double medianMs(List<Long> nanos) {
+        List<Long> sorted;
+        synchronized (nanos) {
+            sorted = new ArrayList<>(nanos);
+        }
+        Collections.sort(sorted);
+        return sorted.isEmpty() ? null : sorted.get(sorted.size() / 2) / 1e6;
     }
 }
