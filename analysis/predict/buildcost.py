@@ -3,10 +3,11 @@
 A per-request client builds its client on every call — WSDL fetched through HAProxy from the
 service, parsed, the stub created — which a singleton baseline never does. The runner measures
 that build on the baseline's stack before any held-out run (testbed/run/buildprobe.py:
-build_probe.json, each tier's CPU per build with its idle rate taken off, and the median
-build's wall time). The model of a per-request configuration is then the baseline's: all of
-its CPU outside any lock (there is none), plus each tier's CPU per build, and the build's wall
-time not spent on that CPU as a delay.
+build_probe.json, each tier's CPU per build with its idle rate taken off, the median build's
+wall time, and the clone's CPU of the first call on a fresh client beyond a reused client's).
+The model of a per-request configuration is then the baseline's: all of its CPU outside any
+lock (there is none), plus each tier's CPU per build and the clone's first-call extra, and the
+build's wall time not spent on that CPU as a delay.
 
 Under load (testbed/run/buildprobe.py, under_load): built alone, a client costs the other tiers
 nothing, but while one clone builds clients beside the stack's own load every tier's requests
@@ -64,6 +65,7 @@ class BuildCost:
     builds: int
     idle_cpu: dict[str, float] = field(default_factory=dict)   # the idle probe's, where cpu is under load
     under_load: str = ""           # where cpu comes from a run under load: how many builds in which steps
+    first_call: float = 0.0        # the clone's CPU of a fresh client's first call beyond a reused one's (s, ≥ 0)
 
     def off_cpu(self, backend: str) -> float:
         """The build's wall time not spent on the CPU it was measured to use alone, with it (≥ 0)."""
@@ -73,7 +75,7 @@ class BuildCost:
     def to_json(self) -> dict:
         return {"backend": self.backend, "cpu_s_per_build": self.cpu, "build_s_median": self.wall_s,
                 "builds": self.builds, "idle_cpu_s_per_build": self.idle_cpu or None,
-                "under_load": self.under_load or None}
+                "under_load": self.under_load or None, "first_call_s": self.first_call}
 
 
 def _builds_in(calls: list[dict], start: float, end: float) -> float:
@@ -236,8 +238,10 @@ def read(folder: Path, settings: Settings) -> tuple[BuildCost | None, str | None
     built = int((data.get("probe") or {}).get("built") or 0)
     if not isinstance(cpu, dict) or not built:
         return None, f"{FILE} has no CPU per build"
+    first = data.get("first_call") or {}
     cost = BuildCost(str(data.get("backend") or "axis"), {str(k): float(v) for k, v in cpu.items()},
-                     float(data.get("build_s_median") or 0.0), built)
+                     float(data.get("build_s_median") or 0.0), built,
+                     first_call=max(float(first.get("clone_s") or 0.0), 0.0))
     loaded, how = under_load(folder, settings)
     if loaded is None:
         return cost, None
@@ -245,10 +249,14 @@ def read(folder: Path, settings: Settings) -> tuple[BuildCost | None, str | None
 
 
 
-def charged(cpu: dict[str, float], backend: str) -> dict[str, float]:
-    """The probe's CPU per build of each tier that a model of `backend` counts: the other
-    backend was idle during the probe, its figure is noise."""
-    return {t: s for t, s in cpu.items() if t not in SERVICES or t == backend}
+def charged(cpu: dict[str, float], backend: str, first_call: float = 0.0) -> dict[str, float]:
+    """The probe's CPU per call of a client per request of each tier that a model of `backend`
+    counts: the build's (the other backend was idle during the probe, its figure is noise), and
+    the clone's for the first call on the fresh client beyond a reused client's."""
+    out = {t: s for t, s in cpu.items() if t not in SERVICES or t == backend}
+    if first_call:
+        out["clone"] = out.get("clone", 0.0) + first_call
+    return out
 
 
 def rests_on_probe(calibrated_on) -> bool:
@@ -266,7 +274,7 @@ def request_calibration(cal: Calibrated, cost: BuildCost, d: Demands) -> Calibra
     and the build's off-CPU time added to the latency (a per-request model has no lock)."""
     first = next(iter(d.pools))
     outside = {p: cal.outside.get(p, 0.0) + cal.inside.get(p, 0.0) for p in d.pools}
-    for tier, s in charged(cost.cpu, d.backend).items():
+    for tier, s in charged(cost.cpu, d.backend, cost.first_call).items():
         p = d.tier_pool.get(tier, first)
         outside[p] = outside.get(p, 0.0) + s
     return replace(cal, outside=outside, inside={}, inside_fixed={},

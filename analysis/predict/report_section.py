@@ -73,6 +73,10 @@ def view(p: dict | None) -> dict | None:
         demands += [_value(f"client build: {t} CPU", v * 1e3,
                            src + (f"{idle.get(t, 0.0) * 1e3:.3f} ms)" if probe.get("under_load") else ""))
                     for t, v in sorted(probe["cpu_s_per_build"].items()) if v > 0]
+        if probe.get("first_call_s"):
+            demands.append(_value("client build: clone CPU of the first call", probe["first_call_s"] * 1e3,
+                                  "a fresh client's first call beyond a reused client's (the probe's "
+                                  "rounds with 0, 1 and 2 calls a client), added to the clone's"))
         demands.append(_value("client build: median wall time", probe["build_s_median"] * 1e3,
                               "its part not on that CPU is a latency of the call"))
     rows = []

@@ -35,7 +35,8 @@ def model_cpu(demands: dict, probe: dict | None, config: dict, calibrated_on: st
         return None
     out = {t: max(e["mean"], 0.0) for t, e in demands["cpu_s"].items() if e}
     if request:
-        for t, s in buildcost.charged(probe["cpu_s_per_build"], demands["backend"]).items():
+        for t, s in buildcost.charged(probe["cpu_s_per_build"], demands["backend"],
+                                      probe.get("first_call_s") or 0.0).items():
             key = "service" if t in SERVICES else t
             out[key] = out.get(key, 0.0) + s
     cfg = Config(**config)

@@ -188,6 +188,24 @@ def test_builds_are_counted_in_a_steps_window_by_their_calls_overlap():
     assert buildcost.per_build_under_load(base, [step], []) == {}
 
 
+def test_the_first_calls_extra_is_what_one_call_adds_less_what_a_second_adds_median_over_turns():
+    """buildprobe.first_call: rounds with 0, 1 and 2 calls a client in turns; per turn the clone's
+    (c1 − c0) − (c2 − c1), the median over the turns."""
+    from testbed.run import buildprobe
+    readings = iter([1.0e-3, 1.25e-3, 1.30e-3,      # +0.25 then +0.05: 0.20 ms
+                     1.0e-3, 1.10e-3, 1.20e-3,      # +0.10 then +0.10: 0
+                     0.9e-3, 1.20e-3, 1.25e-3])     # +0.30 then +0.05: 0.25 ms
+    asked = []
+
+    def build_round(calls):
+        asked.append(calls)
+        return next(readings)
+    out = buildprobe.first_call(build_round, 3)
+    assert asked == [0, 1, 2] * 3
+    assert [t["first_call_extra_s"] for t in out["turns"]] == pytest.approx([0.0002, 0.0, 0.00025])
+    assert out["clone_s"] == pytest.approx(0.0002)
+
+
 def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path, monkeypatch):
     """buildprobe.under_load against a stand-in clone (answering /probe/build as
     BuildProbeServlet does) and a stand-in Locust run of 1.5 s: builds without pause for WARM_S

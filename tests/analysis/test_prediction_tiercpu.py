@@ -41,6 +41,29 @@ def test_a_client_per_request_is_the_baseline_plus_the_build_per_tier_against_it
     assert rows[("pool-c1-a1",)]["tier_cpu"] is None
 
 
+def test_a_fresh_clients_first_call_is_charged_to_the_clone_the_model_and_the_report(handmade, tmp_path):
+    """build_probe.json's first_call (the probe's rounds with 0, 1 and 2 calls a client): its
+    clone_s on top of the build's clone CPU, in the per-request model, its tier row and the
+    report's demand table; a negative reading (noise) charges nothing."""
+    with_probe(handmade, tmp_path, {**PROBE, "first_call": {"turns": [], "clone_s": 0.0005}})
+    result, steps = request_run(tmp_path / "with-probe", {"primed": True})
+    p = section.build(result, steps, simulate=False)
+    req = next(r for r in p["configurations"] if r["runs"] == ["request-c1-a1"])
+    assert p["build_probe"]["first_call_s"] == pytest.approx(0.0005)
+    assert _ms(req["tier_cpu"], "model_s") == {**MS, "clone": 3.5, "haproxy": 2.0, "service": 2.0}
+    # CPU-bound: 2 cores over the model's 15.5 ms a request, against 15 ms without the first call
+    assert req["predicted_max_throughput"] == pytest.approx(2 / 0.0155, rel=0.01)
+    html = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction(report_section.view(p), {})
+    assert "client build: clone CPU of the first call" in html
+    with_probe(handmade, tmp_path / "negative", {**PROBE, "first_call": {"turns": [], "clone_s": -0.0002}})
+    result, steps = request_run(tmp_path / "negative" / "with-probe", {"primed": True})
+    p = section.build(result, steps, simulate=False)
+    req = next(r for r in p["configurations"] if r["runs"] == ["request-c1-a1"])
+    assert p["build_probe"]["first_call_s"] == 0 and _ms(req["tier_cpu"], "model_s")["clone"] == 3.0
+    html = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction(report_section.view(p), {})
+    assert "first call" not in html
+
+
 def test_the_background_is_spread_over_the_steps_requests_per_replica():
     demands = {"backend": "axis", "cpu_s": {"front": {"mean": 0.002}, "clone": {"mean": 0.001},
                                            "service": {"mean": -0.0001}, "loadgen": None},

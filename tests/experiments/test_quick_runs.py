@@ -98,6 +98,10 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     probe = buildprobe.measure(experiment_stack, "axis", True, lambda _: None)
     assert "error" not in probe, probe["error"]
     assert probe["probe"]["built"] > 0 and probe["probe"]["failed"] == 0 and probe["cpu_s_per_build"]["clone"] > 0
+    # and a turn of rounds with 0, 1 and 2 calls on each fresh client: the clone's CPU per build of each
+    turn, = probe["first_call"]["turns"]
+    assert len(turn["clone_s_per_build"]) == 3 and all(c > 0 for c in turn["clone_s_per_build"])
+    assert probe["first_call"]["clone_s"] == pytest.approx(turn["first_call_extra_s"])
 
 
 @pytest.mark.xdist_group("quick-calibration")     # in parallel with the other runs, on a stack of its own

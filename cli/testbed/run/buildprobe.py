@@ -16,6 +16,14 @@ that no sampled process used, corrected the same way. A probe that cannot be mad
 the clone refuses, nothing built) is written with its reason: the prediction then lists the
 per-request client as not predicted.
 
+The first call (`first_call`): a per-request call then sends once on its fresh client, which costs
+the clone more than a call on a reused client (the singleton baseline's) — on the compose stack
+0.17-0.23 ms of clone CPU a first call against 0.02-0.14 ms a second one, most of it off the
+calling thread (its own CPU 0.10-0.11 against 0.09-0.10 ms: docs/predict.md, "The first call on a
+fresh client"). After the build rounds the clone builds in turns with no call, one and two pings on
+each client (`calls=0|1|2`), FIRST_CALL_TURNS times; per turn the first call's extra is
+(c1 − c0) − (c2 − c1) of the clone's CPU per build, the median over the turns its figure.
+
 Under load (`under_load`): built alone, a client costs the other tiers nothing, but a clone that
 builds clients while the stack serves makes every tier's requests dearer (measured here: the
 front's CPU per /seg/5 request 0.50 ms alone, 0.56-0.65 ms while one clone built clients beside
@@ -35,6 +43,7 @@ were still getting cheaper: 1.09-4.09 ms a build over seven folders.)
 from __future__ import annotations
 
 import json
+import statistics
 import threading
 import time
 import urllib.error
@@ -58,6 +67,7 @@ SETTLED = 0.10               # two rounds' CPU per build (all tiers) within 10 %
 # client per request 17 % low; the other two runs of that day went on to 1.08-1.16 ms by round 7-8)
 MIN_ROUNDS = 5
 MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
+FIRST_CALL_TURNS, QUICK_FIRST_CALL_TURNS = 4, 1   # turns of rounds with 0, 1 and 2 calls a client
 # under load: steps of the calibration's load on its warm JVMs (no prime: the runner primes only
 # cold ones); the clone builds in calls of CALL_S for WARM_S — the build path's C2 compiler under
 # load, which worked for ~3 minutes here (docs/predict.md, "The per-request clone's compiler,
@@ -83,7 +93,9 @@ def seconds(quick: bool, under_load: bool = False) -> float:
     """The longest the probe takes (for the experiment's estimate), with its run under load
     (after a calibration step; never --quick) and that run's Locust start."""
     idle, round_s, rounds = _plan(quick)
-    return idle + round_s * rounds + (LOADED_PLAN.seconds() + 5.0 if under_load and not quick else 0.0)
+    turns = QUICK_FIRST_CALL_TURNS if quick else FIRST_CALL_TURNS
+    return (idle + round_s * (rounds + 3 * turns)
+            + (LOADED_PLAN.seconds() + 5.0 if under_load and not quick else 0.0))
 
 
 def _clone_url(stack) -> tuple[str, str]:
@@ -94,8 +106,9 @@ def _clone_url(stack) -> tuple[str, str]:
     return clones[0]["url"], str(clones[0].get("replica"))
 
 
-def _post(url: str, backend: str, secs: int) -> dict:
-    q = f"{url}/probe/build?backend={backend}&n={MAX_BUILDS}&threads={THREADS}&seconds={secs}"
+def _post(url: str, backend: str, secs: int, calls: int = 0) -> dict:
+    q = (f"{url}/probe/build?backend={backend}&n={MAX_BUILDS}&threads={THREADS}&seconds={secs}"
+         + (f"&calls={calls}" if calls else ""))
     req = urllib.request.Request(q, data=b"", method="POST")
     try:
         with urllib.request.urlopen(req, timeout=secs + 30) as r:
@@ -153,6 +166,17 @@ def settled(previous: dict[str, float] | None, now: dict[str, float]) -> bool:
     return b > 0 and abs(a - b) <= SETTLED * b
 
 
+def first_call(build_round, turns: int) -> dict:
+    """The clone's CPU of a fresh client's first call beyond a reused client's call, in seconds:
+    build_round(calls) builds a round with that many calls on each client and gives the clone's
+    CPU per build; per turn rounds with 0, 1 and 2 calls, the extra (c1 − c0) − (c2 − c1)."""
+    rows = []
+    for _ in range(turns):
+        c0, c1, c2 = (build_round(calls) for calls in (0, 1, 2))
+        rows.append({"clone_s_per_build": [c0, c1, c2], "first_call_extra_s": (c1 - c0) - (c2 - c1)})
+    return {"turns": rows, "clone_s": statistics.median(r["first_call_extra_s"] for r in rows)}
+
+
 def measure(stack, backend: str, quick: bool, say) -> dict:
     """The probe's figures (written to build_probe.json by the runner); 'error' when it could
     not be made."""
@@ -169,26 +193,35 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
         r1 = _read(clock, targets)
         rounds: list[dict] = []
         steady = False
-        for _ in range(max_rounds):
+
+        def build_round(calls: int = 0) -> dict:
             a = _read(clock, targets)
-            body = _post(url, backend, round_s)
+            body = _post(url, backend, round_s, calls)
             b = _read(clock, targets)
             built = int(body.get("built") or 0)
             if not built:
                 raise ProbeError(f"no client built ({body.get('failed')} failed: {body.get('error')})")
-            cpu = per_build(r0, r1, b, built, start=a)
-            rounds.append({"probe": body, "cpu_s_per_build": cpu, "wall_s": b[0] - a[0]})
+            return {"probe": body, "cpu_s_per_build": per_build(r0, r1, b, built, start=a), "wall_s": b[0] - a[0]}
+        for _ in range(max_rounds):
+            rounds.append(build_round())
             steady = warm([r["cpu_s_per_build"] for r in rounds], quick)
             if steady:
                 break
         last = rounds[-1]
+        try:
+            out["first_call"] = first_call(lambda calls: build_round(calls)["cpu_s_per_build"].get("clone", 0.0),
+                                           QUICK_FIRST_CALL_TURNS if quick else FIRST_CALL_TURNS)
+            extra = f"a fresh client's first call: clone {out['first_call']['clone_s'] * 1e3:+.2f} ms"
+        except ProbeError as e:          # the build's figures stand without it
+            out["first_call"] = {"error": f"{e}"[:300]}
+            extra = f"the first call not measured ({e})"[:120]
         out.update(rounds=rounds, settled=steady, probe=last["probe"], cpu_s_per_build=last["cpu_s_per_build"],
                    wall_s=last["wall_s"],
                    builds_per_s=last["probe"]["built"] / max(last["wall_s"], 1e-9),
                    build_s_median=(last["probe"].get("build_ms_median") or 0) / 1e3)
         shown = ", ".join(f"{t} {v * 1e3:.2f}" for t, v in sorted(last["cpu_s_per_build"].items()) if v > 0)
         say(f"  client-build probe: {len(rounds)} round(s){'' if out['settled'] else ', not settled'}; the last "
-            f"{last['probe']['built']} built in {last['wall_s']:.1f} s; CPU ms per build: {shown}")
+            f"{last['probe']['built']} built in {last['wall_s']:.1f} s; CPU ms per build: {shown}; {extra}")
     except (ProbeError, OSError, KeyError, ValueError) as e:
         out["error"] = f"{type(e).__name__}: {e}"[:300]
         say(f"  client-build probe: none ({out['error']})"[:200])
