@@ -23,6 +23,15 @@ Solution, the first that applies (each point says which it used):
 With think time Z > 0 the network without the users' think time is solved for 1 ... N users at
 Z = 0, and the users see it as one flow-equivalent station (Norton's theorem) in front of the
 think-time delay; with `concurrency` C its rate stays X(C) from C requests on.
+
+Crowding: part of a pool's demand (`crowded`, the per-request clone's build and first call) can
+cost more the more requests a clone holds at once: `crowding` gives the factor at some numbers
+of requests per clone (the client-build probe's rounds at 2 and 64 threads: 1 and its ratio),
+linear between them, held at the first below it and at the last beyond it. With n requests in the system (the users at
+zero think time, or the flow-equivalent station's population) each clone is taken to hold
+n / clones of them — at zero think time the clone holds nearly all (a thread dump at 64 users:
+60 on the compose stack, 37 on the local one), so this is the upper end — and the model at n is
+solved with the crowded demand times that factor (`Model.at`).
 """
 from __future__ import annotations
 
@@ -47,7 +56,9 @@ class Model:
     request inside / outside the lock; lock_servers -- holders of the client tier's locks in
     all (inf: no lock), in one queue; clones -- the client tier's replicas they are on (the
     simulation can give each its own queue, as HAProxy's leastconn does: simulate.py);
-    think_time -- Z, s; concurrency -- requests admitted at once (inf: no cap)."""
+    think_time -- Z, s; concurrency -- requests admitted at once (inf: no cap); crowded -- pool ->
+    the part of its outside demand that grows with the requests a clone holds, by `crowding`'s
+    ((requests per clone, factor), ...) points (the module docstring)."""
 
     pools: dict[str, float]
     outside: dict[str, float]
@@ -58,8 +69,16 @@ class Model:
     clones: int = 1
     think_time: float = 0.0
     concurrency: float = INF
+    crowded: dict[str, float] = field(default_factory=dict)
+    crowding: tuple[tuple[float, float], ...] = ()
 
     def __post_init__(self):
+        object.__setattr__(self, "crowding", tuple(sorted((float(q), float(f)) for q, f in self.crowding)))
+        for name, d in self.crowded.items():
+            if not 0 <= d <= self.outside.get(name, 0.0):
+                raise ValueError(f"crowded demand on {name} must be within its outside demand (got {d})")
+        if any(q < 0 or f <= 0 for q, f in self.crowding):
+            raise ValueError(f"crowding points must be (requests >= 0, factor > 0), not {self.crowding}")
         for name, d in (*self.outside.items(), *self.inside.items()):
             if name not in self.pools:
                 raise ValueError(f"CPU demand on pool {name!r}, which the model does not have")
@@ -71,6 +90,18 @@ class Model:
         if not (self.lock_servers >= 1 and self.concurrency >= 1 and self.think_time >= 0
                 and self.delay_inside >= 0 and self.delay_outside >= 0 and self.clones >= 1):
             raise ValueError("lock servers, clones and concurrency must be >= 1, times >= 0")
+
+    def factor(self, n: float) -> float:
+        """The crowded demand's factor with n requests in the system (n / clones per clone)."""
+        return crowding_factor(self.crowding, n / self.clones)
+
+    def at(self, n: float) -> "Model":
+        """The model with n requests in the system: its crowded demand at their factor."""
+        if not self.crowded or not self.crowding:
+            return self
+        f = self.factor(n)
+        outside = {p: d + self.crowded.get(p, 0.0) * (f - 1.0) for p, d in self.outside.items()}
+        return replace(self, outside=outside, crowded={}, crowding=())
 
     def demand(self, pool: str) -> float:
         return self.outside.get(pool, 0.0) + self.inside.get(pool, 0.0)
@@ -88,6 +119,19 @@ class Model:
     def hold_time_alone(self) -> float:
         """The lock's holding time with no queueing for the CPU: waits + CPU inside."""
         return self.delay_inside + sum(self.inside.values())
+
+
+def crowding_factor(points, q: float) -> float:
+    """The factor at q requests per clone from ((requests, factor), ...) sorted: linear between
+    two points, the first one's below it, the last one's beyond it; 1 without points."""
+    if not points:
+        return 1.0
+    if q <= points[0][0]:
+        return points[0][1]
+    for (q0, f0), (q1, f1) in zip(points, points[1:]):
+        if q <= q1:
+            return f0 + (f1 - f0) * (q - q0) / (q1 - q0) if q1 > q0 else f1
+    return points[-1][1]
 
 
 @dataclass(frozen=True)
@@ -121,6 +165,7 @@ def _bottleneck(m: Model, x: float) -> tuple[dict[str, float], str]:
 
 def _inner(m: Model, n: int) -> tuple[float, float | None, float | None, str]:
     """(X, lock hold, lock wait, method) with n requests in the system and no think time."""
+    m = m.at(n)
     lock = m.lock_servers != INF
     phases = m.phases()
     if not lock or m.lock_servers >= n:
@@ -172,7 +217,7 @@ def solve_model(m: Model, users: int) -> Point:
         # requests at the lock scale with the load the think time lets through
         if hold is not None:
             hold, wait = _at_throughput(inner, x, cap)
-    util, bottleneck = _bottleneck(m, x)
+    util, bottleneck = _bottleneck(m.at(cap), x)
     if m.lock_servers != INF and hold is not None:
         util["lock"] = x * hold / m.lock_servers
     return Point(users, x, users / x - m.think_time, util, hold, wait, bottleneck, method)

@@ -10,7 +10,9 @@ assumes exponential service; `deterministic_delays=True` makes the pure waits co
 service's wait really is, to show how much that matters). The lock servers form one queue, as
 in the model (`dispatch="shared"`, what the check uses); `dispatch="leastconn"` gives each
 clone its own queue instead and sends a request to the clone with the fewest requests in it, as
-HAProxy's leastconn does — what the model's one queue leaves out (docs/predict.md).
+HAProxy's leastconn does — what the model's one queue leaves out (docs/predict.md). A crowded
+demand (Model.crowded) is drawn with the factor of the requests in the system when its phase
+starts (Model.factor), where the analytic solution takes the population's.
 
 Throughput and response time are measured after a warm-up, over `batches` batches; the half
 width of their 95 % interval (t over batch means) comes with them.
@@ -114,13 +116,16 @@ def simulate(m: Model, users: int, seed: int = 1, min_requests: int = 40000, bat
     in_clone = [0] * len(locks)
     admit = simpy.Resource(env, capacity=int(m.concurrency)) if m.concurrency != INF else None
     finished: list[tuple[float, float]] = []      # (when, response time)
+    crowded = {i: m.crowded[p.pool] for i, p in enumerate(phases)
+               if p.kind == "cpu" and p.name == f"cpu:{p.pool}:out" and m.crowded.get(p.pool) and m.crowding}
+    present = [0]                                 # requests admitted and not finished
 
     def draw(mean: float, fixed: bool) -> float:
         return mean if fixed else rng.expovariate(1.0 / mean)
 
     def user():
         while True:
-            start, slot, held, clone = env.now, None, None, None
+            start, slot, held, clone, counted = env.now, None, None, None, False
             for i, p in enumerate(phases):
                 if p.name == "think":
                     yield env.timeout(draw(p.mean, False))
@@ -129,13 +134,17 @@ def simulate(m: Model, users: int, seed: int = 1, min_requests: int = 40000, bat
                 if admit is not None and slot is None:
                     slot = admit.request()
                     yield slot
+                if not counted:
+                    counted = True
+                    present[0] += 1
                 if i == first_l:                   # leastconn: the clone with the fewest requests (shared: the one queue)
                     clone = min(range(len(locks)), key=lambda k: (in_clone[k], rng.random()))
                     in_clone[clone] += 1
                     held = locks[clone].request()
                     yield held
                 if p.kind == "cpu":
-                    yield pools[p.pool].work(draw(p.mean, False))
+                    extra = crowded[i] * (m.factor(present[0]) - 1.0) if i in crowded else 0.0
+                    yield pools[p.pool].work(draw(p.mean + extra, False))
                 else:
                     yield env.timeout(draw(p.mean, deterministic_delays))
                 if i == last_l:
@@ -143,6 +152,7 @@ def simulate(m: Model, users: int, seed: int = 1, min_requests: int = 40000, bat
                     in_clone[clone] -= 1
             if slot is not None:
                 admit.release(slot)
+            present[0] -= counted
             finished.append((env.now, env.now - start))
 
     for _ in range(users):
