@@ -66,6 +66,7 @@ class BuildCost:
     idle_cpu: dict[str, float] = field(default_factory=dict)   # the idle probe's, where cpu is under load
     under_load: str = ""           # where cpu comes from a run under load: how many builds in which steps
     first_call: float = 0.0        # the clone's CPU of a fresh client's first call beyond a reused one's (s, ≥ 0)
+    crowding: tuple[tuple[float, float], ...] = ()   # (builds at once, factor of the clone's build and first call)
 
     def off_cpu(self, backend: str) -> float:
         """The build's wall time not spent on the CPU it was measured to use alone, with it (≥ 0)."""
@@ -75,7 +76,8 @@ class BuildCost:
     def to_json(self) -> dict:
         return {"backend": self.backend, "cpu_s_per_build": self.cpu, "build_s_median": self.wall_s,
                 "builds": self.builds, "idle_cpu_s_per_build": self.idle_cpu or None,
-                "under_load": self.under_load or None, "first_call_s": self.first_call}
+                "under_load": self.under_load or None, "first_call_s": self.first_call,
+                "crowding": [list(p) for p in self.crowding] or None}
 
 
 def _builds_in(calls: list[dict], start: float, end: float) -> float:
@@ -241,12 +243,23 @@ def read(folder: Path, settings: Settings) -> tuple[BuildCost | None, str | None
     first = data.get("first_call") or {}
     cost = BuildCost(str(data.get("backend") or "axis"), {str(k): float(v) for k, v in cpu.items()},
                      float(data.get("build_s_median") or 0.0), built,
-                     first_call=max(float(first.get("clone_s") or 0.0), 0.0))
+                     first_call=max(float(first.get("clone_s") or 0.0), 0.0),
+                     crowding=crowding_points(data.get("crowding")))
     loaded, how = under_load(folder, settings)
     if loaded is None:
         return cost, None
     return replace(cost, cpu=loaded, idle_cpu=cost.cpu, under_load=how), None
 
+
+
+def crowding_points(probe: dict | None) -> tuple[tuple[float, float], ...]:
+    """build_probe.json's `crowding` as the model's points: factor 1 at the probe's few threads,
+    its median ratio at its many (below 1, noise: no crowding); () without a ratio."""
+    ratio = (probe or {}).get("ratio")
+    if not ratio or ratio <= 1.0:
+        return ()
+    few, many = probe["threads"]
+    return ((float(few), 1.0), (float(many), float(ratio)))
 
 
 def charged(cpu: dict[str, float], backend: str, first_call: float = 0.0) -> dict[str, float]:
@@ -277,5 +290,8 @@ def request_calibration(cal: Calibrated, cost: BuildCost, d: Demands) -> Calibra
     for tier, s in charged(cost.cpu, d.backend, cost.first_call).items():
         p = d.tier_pool.get(tier, first)
         outside[p] = outside.get(p, 0.0) + s
+    clone = charged(cost.cpu, d.backend, cost.first_call).get("clone", 0.0)
+    crowded = {d.tier_pool.get("clone", first): clone} if cost.crowding and clone > 0 else {}
     return replace(cal, outside=outside, inside={}, inside_fixed={},
-                   residual=max(cal.residual, 0.0) + cost.off_cpu(d.backend))
+                   residual=max(cal.residual, 0.0) + cost.off_cpu(d.backend),
+                   crowded=crowded, crowding=cost.crowding if crowded else ())

@@ -82,6 +82,8 @@ class Calibrated:
     inside_fixed: dict[str, float] = field(default_factory=dict)   # the clone thread's own, measured
     background: dict[str, float] = field(default_factory=dict)     # tier -> U0, cores per replica
     tier_pool: dict[str, str] = field(default_factory=dict)        # tier -> its CPU pool
+    crowded: dict[str, float] = field(default_factory=dict)        # pool -> s per request by `crowding` (Model)
+    crowding: tuple[tuple[float, float], ...] = ()
 
     def serving_cores(self, cfg: "Config", pools: dict[str, float] | None = None) -> dict[str, float]:
         """Each pool's cores left for requests in configuration cfg: its cores less the tiers'
@@ -234,7 +236,7 @@ def model(c: Calibrated, cfg: Config, think_time: float | None = None, request: 
         outside = {p: src.outside.get(p, 0.0) + src.inside.get(p, 0.0) for p in pools}
         return Model(pools, outside, {}, delay_inside=src.service_wait + max(src.residual, 0.0),
                      delay_outside=src.residual_outside, lock_servers=INF, clones=cfg.clones, think_time=z,
-                     concurrency=cfg.fronts * c.threads_front)
+                     concurrency=cfg.fronts * c.threads_front, crowded=dict(src.crowded), crowding=src.crowding)
     return Model(pools, out_cpu, in_cpu, delay_inside=c.service_wait + max(c.residual, 0.0),
                  delay_outside=c.residual_outside, lock_servers=cfg.lock_servers(), clones=cfg.clones,
                  think_time=z, concurrency=cfg.fronts * c.threads_front)

@@ -77,6 +77,13 @@ def view(p: dict | None) -> dict | None:
             demands.append(_value("client build: clone CPU of the first call", probe["first_call_s"] * 1e3,
                                   "a fresh client's first call beyond a reused client's (the probe's "
                                   "rounds with 0, 1 and 2 calls a client), added to the clone's"))
+        if probe.get("crowding"):
+            (few, _), (many, ratio) = probe["crowding"]
+            clone = probe["cpu_s_per_build"].get("clone", 0.0) + (probe.get("first_call_s") or 0.0)
+            demands.append(_value(f"client build: clone CPU more with {many:g} built at once", clone * (ratio - 1) * 1e3,
+                                  f"the probe's rounds at {few:g} and {many:g} threads, one call a client: ×{ratio:.3f}; "
+                                  f"the model scales the clone's build and first call by it at its requests per "
+                                  f"clone (linear from {few:g}, held beyond {many:g})"))
         demands.append(_value("client build: median wall time", probe["build_s_median"] * 1e3,
                               "its part not on that CPU is a latency of the call"))
     rows = []

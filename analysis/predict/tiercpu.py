@@ -9,7 +9,8 @@ the prediction reads high, and those above it where it reads low. A lock-bound c
 
 Model: the baseline's CPU per request D of each tier (demands.cpu_s), plus — for a client per
 request predicted from the client-build probe — each tier's CPU per build (one build a call),
-plus the tier's background U0 (per replica of the front, the clone and the service, once for
+the clone's build and first call times the probe's crowding factor at the step's users per clone
+(model.py, "Crowding"), plus the tier's background U0 (per replica of the front, the clone and the service, once for
 the others) spread over the measured step's throughput: so both columns are a tier's CPU over
 the step divided by its requests. Measured: that CPU in each run's highest valid step
 (demands.step_cpu), the median over the configuration's runs. A client per request predicted
@@ -22,32 +23,36 @@ import statistics
 from analysis.predict import buildcost
 from analysis.predict.calibrate import Config
 from analysis.predict.demands import SERVICES, UNATTRIBUTED, step_cpu
+from analysis.predict.model import crowding_factor
 
 TIERS = ("loadgen", "haproxy", "front", "clone", "service", UNATTRIBUTED)
 
 
 def model_cpu(demands: dict, probe: dict | None, config: dict, calibrated_on: str,
-              throughput: float) -> dict[str, float] | None:
-    """Seconds of CPU per request of each tier in the model of `config` at `throughput`; None
-    where the model does not rest on the baseline (a client per request from its own step)."""
+              throughput: float, users: float = 0.0) -> dict[str, float] | None:
+    """Seconds of CPU per request of each tier in the model of `config` at `throughput` and
+    `users`; None where the model does not rest on the baseline (a client per request from its
+    own step)."""
     request = config.get("client_mode") == "request"
     if request and not (probe and buildcost.rests_on_probe(calibrated_on)):
         return None
     out = {t: max(e["mean"], 0.0) for t, e in demands["cpu_s"].items() if e}
+    cfg = Config(**config)
     if request:
-        for t, s in buildcost.charged(probe["cpu_s_per_build"], demands["backend"],
-                                      probe.get("first_call_s") or 0.0).items():
+        charged = buildcost.charged(probe["cpu_s_per_build"], demands["backend"], probe.get("first_call_s") or 0.0)
+        for t, s in charged.items():
             key = "service" if t in SERVICES else t
             out[key] = out.get(key, 0.0) + s
-    cfg = Config(**config)
+        points = sorted(tuple(p) for p in probe.get("crowding") or ())
+        out["clone"] = out.get("clone", 0.0) + (crowding_factor(points, users / cfg.clones) - 1.0) * charged.get("clone", 0.0)
     for t, u0 in (demands.get("background_cores") or {}).items():
         out[t] = out.get(t, 0.0) + u0 * cfg.replicas(t) / throughput
     return out
 
 
-def measured_cpu(steps: dict, run_ids: list[str], backend: str) -> tuple[float, dict[str, float]] | None:
-    """(throughput, seconds of CPU per request of each tier) in each run's highest valid step,
-    the median over the runs; None without such a step."""
+def measured_cpu(steps: dict, run_ids: list[str], backend: str) -> tuple[float, dict[str, float], float] | None:
+    """(throughput, seconds of CPU per request of each tier, users) in each run's highest valid
+    step, the median over the runs; None without such a step."""
     tops = []
     for rid in run_ids:
         valid = [s for s in steps.get(rid, []) if s.valid and s.throughput]
@@ -58,7 +63,8 @@ def measured_cpu(steps: dict, run_ids: list[str], backend: str) -> tuple[float, 
     per = [step_cpu(s, backend) for s in tops]
     tiers = {t for p in per for t in p}
     return (statistics.median(s.throughput for s in tops),
-            {t: statistics.median(p[t] for p in per if t in p) for t in tiers})
+            {t: statistics.median(p[t] for p in per if t in p) for t in tiers},
+            statistics.median(s.users for s in tops))
 
 
 def compare(demands: dict, probe: dict | None, config: dict, calibrated_on: str, steps: dict,
@@ -69,8 +75,8 @@ def compare(demands: dict, probe: dict | None, config: dict, calibrated_on: str,
     measured = measured_cpu(steps, run_ids, demands["backend"])
     if measured is None:
         return None
-    x, meas = measured
-    model = model_cpu(demands, probe, config, calibrated_on, x)
+    x, meas, users = measured
+    model = model_cpu(demands, probe, config, calibrated_on, x, users)
     if model is None:
         return None
     rows = [{"tier": t, "model_s": model[t], "measured_s": meas[t], "gap_s": model[t] - meas[t]}

@@ -206,6 +206,29 @@ def test_the_first_calls_extra_is_what_one_call_adds_less_what_a_second_adds_med
     assert out["clone_s"] == pytest.approx(0.0002)
 
 
+def test_the_crowding_is_the_median_ratio_of_a_round_on_many_threads_to_one_on_few():
+    """buildprobe.crowding: per turn a round at THREADS and one at CROWD_THREADS (one call a
+    client), the ratio of the clone's CPU per build; the median over turns. The model's points
+    (buildcost.crowding_points): 1 at the few, the ratio at the many; a ratio of at most 1 is
+    noise and crowds nothing."""
+    from testbed.run import buildprobe
+    readings = iter([1.0e-3, 1.2e-3, 1.0e-3, 1.05e-3, 0.9e-3, 1.08e-3])
+    asked = []
+
+    def build_round(threads):
+        asked.append(threads)
+        return next(readings)
+    out = buildprobe.crowding(build_round, 3)
+    assert asked == [buildprobe.THREADS, buildprobe.CROWD_THREADS] * 3 == [2, 64] * 3
+    assert [t["ratio"] for t in out["turns"]] == pytest.approx([1.2, 1.05, 1.2])
+    assert out["ratio"] == pytest.approx(1.2) and out["threads"] == [2, 64]
+    (few, one), (many, ratio) = buildcost.crowding_points(out)
+    assert (few, one, many) == (2, 1.0, 64) and ratio == pytest.approx(1.2)
+    assert buildcost.crowding_points({**out, "ratio": 0.97}) == ()
+    assert buildcost.crowding_points({"error": "ProbeError: no client built"}) == ()
+    assert buildcost.crowding_points(None) == ()
+
+
 def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path, monkeypatch):
     """buildprobe.under_load against a stand-in clone (answering /probe/build as
     BuildProbeServlet does) and a stand-in Locust run of 1.5 s: builds without pause for WARM_S

@@ -102,6 +102,10 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     turn, = probe["first_call"]["turns"]
     assert len(turn["clone_s_per_build"]) == 3 and all(c > 0 for c in turn["clone_s_per_build"])
     assert probe["first_call"]["clone_s"] == pytest.approx(turn["first_call_extra_s"])
+    # and a turn of a round on 2 threads and one on 64, one call a client: the ratio of their CPU per build
+    turn, = probe["crowding"]["turns"]
+    few, many = turn["clone_s_per_build"]
+    assert few > 0 and many > 0 and probe["crowding"]["ratio"] == pytest.approx(many / few)
 
 
 @pytest.mark.xdist_group("quick-calibration")     # in parallel with the other runs, on a stack of its own

@@ -24,6 +24,13 @@ fresh client"). After the build rounds the clone builds in turns with no call, o
 each client (`calls=0|1|2`), FIRST_CALL_TURNS times; per turn the first call's extra is
 (c1 − c0) − (c2 − c1) of the clone's CPU per build, the median over the turns its figure.
 
+Crowding (`crowding`): a build with its first call costs the clone more when many are built at
+once (2 threads 1.03 ms, 64 threads 1.17 ms on the local stack, 4 turns each; compose +5-20 % at
+32-64: docs/predict.md, "Crowding") — and a per-request clone at its plateau holds 37-60 requests.
+Then the clone builds in turns of a round at THREADS and one at CROWD_THREADS, one call on each
+client, CROWD_TURNS times; the median ratio of the clone's CPU per build is the figure the model
+scales the clone's build and first call by (analysis/predict/model.py, "Crowding").
+
 Under load (`under_load`): built alone, a client costs the other tiers nothing, but a clone that
 builds clients while the stack serves makes every tier's requests dearer (measured here: the
 front's CPU per /seg/5 request 0.50 ms alone, 0.56-0.65 ms while one clone built clients beside
@@ -68,6 +75,8 @@ SETTLED = 0.10               # two rounds' CPU per build (all tiers) within 10 %
 MIN_ROUNDS = 5
 MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
 FIRST_CALL_TURNS, QUICK_FIRST_CALL_TURNS = 4, 1   # turns of rounds with 0, 1 and 2 calls a client
+CROWD_THREADS = 64           # BuildProbeServlet.MAX_THREADS: a per-request clone's plateau holds 37-60
+CROWD_TURNS, QUICK_CROWD_TURNS = 4, 1             # turns of a round at THREADS and one at CROWD_THREADS
 # under load: steps of the calibration's load on its warm JVMs (no prime: the runner primes only
 # cold ones); the clone builds in calls of CALL_S for WARM_S — the build path's C2 compiler under
 # load, which worked for ~3 minutes here (docs/predict.md, "The per-request clone's compiler,
@@ -94,7 +103,8 @@ def seconds(quick: bool, under_load: bool = False) -> float:
     (after a calibration step; never --quick) and that run's Locust start."""
     idle, round_s, rounds = _plan(quick)
     turns = QUICK_FIRST_CALL_TURNS if quick else FIRST_CALL_TURNS
-    return (idle + round_s * (rounds + 3 * turns)
+    crowd = QUICK_CROWD_TURNS if quick else CROWD_TURNS
+    return (idle + round_s * (rounds + 3 * turns + 2 * crowd)
             + (LOADED_PLAN.seconds() + 5.0 if under_load and not quick else 0.0))
 
 
@@ -106,8 +116,8 @@ def _clone_url(stack) -> tuple[str, str]:
     return clones[0]["url"], str(clones[0].get("replica"))
 
 
-def _post(url: str, backend: str, secs: int, calls: int = 0) -> dict:
-    q = (f"{url}/probe/build?backend={backend}&n={MAX_BUILDS}&threads={THREADS}&seconds={secs}"
+def _post(url: str, backend: str, secs: int, calls: int = 0, threads: int = THREADS) -> dict:
+    q = (f"{url}/probe/build?backend={backend}&n={MAX_BUILDS}&threads={threads}&seconds={secs}"
          + (f"&calls={calls}" if calls else ""))
     req = urllib.request.Request(q, data=b"", method="POST")
     try:
@@ -177,6 +187,19 @@ def first_call(build_round, turns: int) -> dict:
     return {"turns": rows, "clone_s": statistics.median(r["first_call_extra_s"] for r in rows)}
 
 
+def crowding(build_round, turns: int) -> dict:
+    """How much dearer a build with its first call is with CROWD_THREADS at once than THREADS:
+    build_round(threads) builds a round on that many threads, one call a client, and gives the
+    clone's CPU per build; per turn one round at each, their ratio; the median over the turns."""
+    rows = []
+    for _ in range(turns):
+        few, many = (build_round(k) for k in (THREADS, CROWD_THREADS))
+        rows.append({"clone_s_per_build": [few, many], "ratio": many / few if few > 0 else None})
+    ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
+    return {"threads": [THREADS, CROWD_THREADS], "calls": 1, "turns": rows,
+            "ratio": statistics.median(ratios) if ratios else None}
+
+
 def measure(stack, backend: str, quick: bool, say) -> dict:
     """The probe's figures (written to build_probe.json by the runner); 'error' when it could
     not be made."""
@@ -194,9 +217,9 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
         rounds: list[dict] = []
         steady = False
 
-        def build_round(calls: int = 0) -> dict:
+        def build_round(calls: int = 0, threads: int = THREADS) -> dict:
             a = _read(clock, targets)
-            body = _post(url, backend, round_s, calls)
+            body = _post(url, backend, round_s, calls, threads)
             b = _read(clock, targets)
             built = int(body.get("built") or 0)
             if not built:
@@ -215,6 +238,14 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
         except ProbeError as e:          # the build's figures stand without it
             out["first_call"] = {"error": f"{e}"[:300]}
             extra = f"the first call not measured ({e})"[:120]
+        try:
+            out["crowding"] = crowding(lambda k: build_round(1, k)["cpu_s_per_build"].get("clone", 0.0),
+                                       QUICK_CROWD_TURNS if quick else CROWD_TURNS)
+            ratio = out["crowding"]["ratio"]
+            extra += f"; {CROWD_THREADS} at once: clone ×{ratio:.2f}" if ratio else "; crowding not measured"
+        except ProbeError as e:          # nor without this
+            out["crowding"] = {"error": f"{e}"[:300]}
+            extra += f"; crowding not measured ({e})"[:120]
         out.update(rounds=rounds, settled=steady, probe=last["probe"], cpu_s_per_build=last["cpu_s_per_build"],
                    wall_s=last["wall_s"],
                    builds_per_s=last["probe"]["built"] / max(last["wall_s"], 1e-9),
