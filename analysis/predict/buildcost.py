@@ -284,13 +284,15 @@ def usable(cost: BuildCost | None, d: Demands) -> bool:
 
 def request_calibration(cal: Calibrated, cost: BuildCost, d: Demands) -> Calibrated:
     """The baseline's calibration with every CPU outside the lock plus the build's, per pool,
-    and the build's off-CPU time added to the latency (a per-request model has no lock)."""
+    and the build's off-CPU time added to the latency (a per-request model has no lock); the
+    clone's part crowded by the probe's crowding (model.py, "Crowding")."""
     first = next(iter(d.pools))
     outside = {p: cal.outside.get(p, 0.0) + cal.inside.get(p, 0.0) for p in d.pools}
-    for tier, s in charged(cost.cpu, d.backend, cost.first_call).items():
+    build = charged(cost.cpu, d.backend, cost.first_call)
+    for tier, s in build.items():
         p = d.tier_pool.get(tier, first)
         outside[p] = outside.get(p, 0.0) + s
-    clone = charged(cost.cpu, d.backend, cost.first_call).get("clone", 0.0)
+    clone = build.get("clone", 0.0)
     crowded = {d.tier_pool.get("clone", first): clone} if cost.crowding and clone > 0 else {}
     return replace(cal, outside=outside, inside={}, inside_fixed={},
                    residual=max(cal.residual, 0.0) + cost.off_cpu(d.backend),

@@ -27,11 +27,11 @@ think-time delay; with `concurrency` C its rate stays X(C) from C requests on.
 Crowding: part of a pool's demand (`crowded`, the per-request clone's build and first call) can
 cost more the more requests a clone holds at once: `crowding` gives the factor at some numbers
 of requests per clone (the client-build probe's rounds at 2 and 64 threads: 1 and its ratio),
-linear between them, held at the first below it and at the last beyond it. With n requests in the system (the users at
-zero think time, or the flow-equivalent station's population) each clone is taken to hold
-n / clones of them — at zero think time the clone holds nearly all (a thread dump at 64 users:
-60 on the compose stack, 37 on the local one), so this is the upper end — and the model at n is
-solved with the crowded demand times that factor (`Model.at`).
+linear between them, held at the first below it and at the last beyond it. With n requests in
+the system (the users at zero think time, or the flow-equivalent station's population) each
+clone is taken to hold n / clones of them — at zero think time a clone holds nearly all (thread
+dumps at 64 users: 60 on the compose stack, 37 on the local one), so this is the upper end — and
+the model at n is solved with the crowded demand times that factor (`Model.at`).
 """
 from __future__ import annotations
 
@@ -73,12 +73,6 @@ class Model:
     crowding: tuple[tuple[float, float], ...] = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "crowding", tuple(sorted((float(q), float(f)) for q, f in self.crowding)))
-        for name, d in self.crowded.items():
-            if not 0 <= d <= self.outside.get(name, 0.0):
-                raise ValueError(f"crowded demand on {name} must be within its outside demand (got {d})")
-        if any(q < 0 or f <= 0 for q, f in self.crowding):
-            raise ValueError(f"crowding points must be (requests >= 0, factor > 0), not {self.crowding}")
         for name, d in (*self.outside.items(), *self.inside.items()):
             if name not in self.pools:
                 raise ValueError(f"CPU demand on pool {name!r}, which the model does not have")
@@ -90,6 +84,12 @@ class Model:
         if not (self.lock_servers >= 1 and self.concurrency >= 1 and self.think_time >= 0
                 and self.delay_inside >= 0 and self.delay_outside >= 0 and self.clones >= 1):
             raise ValueError("lock servers, clones and concurrency must be >= 1, times >= 0")
+        object.__setattr__(self, "crowding", tuple(sorted((float(q), float(f)) for q, f in self.crowding)))
+        for name, d in self.crowded.items():
+            if not 0 <= d <= self.outside.get(name, 0.0):
+                raise ValueError(f"crowded demand on {name} must be within its outside demand (got {d})")
+        if any(q < 0 or f <= 0 for q, f in self.crowding):
+            raise ValueError(f"crowding points must be (requests >= 0, factor > 0), not {self.crowding}")
 
     def factor(self, n: float) -> float:
         """The crowded demand's factor with n requests in the system (n / clones per clone)."""

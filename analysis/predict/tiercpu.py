@@ -9,12 +9,13 @@ the prediction reads high, and those above it where it reads low. A lock-bound c
 
 Model: the baseline's CPU per request D of each tier (demands.cpu_s), plus — for a client per
 request predicted from the client-build probe — each tier's CPU per build (one build a call),
-the clone's build and first call times the probe's crowding factor at the step's users per clone
-(model.py, "Crowding"), plus the tier's background U0 (per replica of the front, the clone and the service, once for
-the others) spread over the measured step's throughput: so both columns are a tier's CPU over
-the step divided by its requests. Measured: that CPU in each run's highest valid step
-(demands.step_cpu), the median over the configuration's runs. A client per request predicted
-after the fact from its own lowest step is not compared (its model is that step).
+the clone's with its first call and times the probe's crowding factor at the step's users per
+clone (model.py, "Crowding"), plus the tier's background U0 (per replica of the front, the clone
+and the service, once for the others) spread over the measured step's throughput: so both
+columns are a tier's CPU over the step divided by its requests. Measured: that CPU in each run's
+highest valid step (demands.step_cpu), the median over the configuration's runs. A client per
+request predicted after the fact from its own lowest step is not compared (its model is that
+step).
 """
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def model_cpu(demands: dict, probe: dict | None, config: dict, calibrated_on: st
             key = "service" if t in SERVICES else t
             out[key] = out.get(key, 0.0) + s
         points = sorted(tuple(p) for p in probe.get("crowding") or ())
-        out["clone"] = out.get("clone", 0.0) + (crowding_factor(points, users / cfg.clones) - 1.0) * charged.get("clone", 0.0)
+        crowd = crowding_factor(points, users / cfg.clones) - 1.0
+        out["clone"] = out.get("clone", 0.0) + crowd * charged.get("clone", 0.0)
     for t, u0 in (demands.get("background_cores") or {}).items():
         out[t] = out.get(t, 0.0) + u0 * cfg.replicas(t) / throughput
     return out
