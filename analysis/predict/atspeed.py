@@ -49,10 +49,12 @@ def at_max_us(result, steps: dict, run_ids) -> float | None:
 
 
 def model_at(model_json: dict, speed: float) -> Model:
-    """The model of `model_json` on a host `speed` times as fast: CPU demands / speed."""
+    """The model of `model_json` on a host `speed` times as fast: CPU demands / speed (their
+    crowded part too: its factor stays)."""
     m = {k: (math.inf if v is None and k in ("lock_servers", "concurrency") else v) for k, v in model_json.items()}
     m["outside"] = {k: v / speed for k, v in m["outside"].items()}
     m["inside"] = {k: v / speed for k, v in (m.get("inside") or {}).items()}
+    m["crowded"] = {k: v / speed for k, v in (m.get("crowded") or {}).items()}
     return Model(**m)
 
 

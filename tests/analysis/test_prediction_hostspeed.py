@@ -58,6 +58,15 @@ def test_the_model_on_a_faster_host_divides_its_cpu_demands_and_keeps_its_waits(
     locked = {**m, "outside": {"host": 0.001}, "delay_inside": 0.050, "lock_servers": 1}
     assert solve_model(atspeed.model_at(locked, 2.0), 64).throughput == pytest.approx(
         solve_model(atspeed.model_at(locked, 1.0), 64).throughput, rel=0.01)
+    # a crowded demand (a per-request clone's build, model.py "Crowding"), written to JSON and read
+    # back: divided as the rest, its factor kept — so on a host twice as fast it stays within the
+    # outside demand and the saturation doubles
+    crowded = {**m, "crowded": {"host": 0.004}, "crowding": [[2, 1.0], [64, 1.25]]}
+    fast = atspeed.model_at(json.loads(json.dumps(crowded)), 2.0)
+    assert fast.crowded == {"host": pytest.approx(0.002)} and fast.crowding == ((2.0, 1.0), (64.0, 1.25))
+    assert solve_model(fast, 64).throughput == pytest.approx(2 * solve_model(atspeed.model_at(crowded, 1.0), 64).throughput,
+                                                             rel=1e-3)
+    assert solve_model(fast, 64).throughput == pytest.approx(2 / 0.0055, rel=1e-3)
 
 
 def _timed_copy(folder, tmp_path, base_us: float, run_us: float):
