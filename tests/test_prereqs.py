@@ -154,3 +154,12 @@ def test_bootstrap_not_as_root_says_the_one_command_for_the_venv_module(machine)
     assert r.stderr.strip().splitlines()[-1] == (
         f"testbed: missing {venv_package()}; install: sudo apt-get update && sudo apt-get install -y {venv_package()}")
     assert not (m.repo / ".venv").exists()
+
+
+@pytest.mark.skipif(not shutil.which("java"), reason="this host's own java is what is read")
+def test_java_with_tool_options_set_still_counts_as_present(monkeypatch, tmp_path):
+    # such a JVM prints "Picked up JAVA_TOOL_OPTIONS: ..." before its version line: a user with
+    # GC logging on for every JVM was told java was missing (and apt-get was run)
+    from testbed import prereqs
+    monkeypatch.setenv("JAVA_TOOL_OPTIONS", f"-Xlog:gc:file={tmp_path}/gc-%p.log")
+    assert prereqs._java_ok()

@@ -64,9 +64,10 @@ def _java_ok() -> bool:
     if not shutil.which("java"):
         return False
     r = subprocess.run(["java", "-version"], capture_output=True, text=True)
-    first = (r.stderr or r.stdout).splitlines()[0] if (r.stderr or r.stdout) else ""
+    # the line naming the version: a JVM with JAVA_TOOL_OPTIONS set prints "Picked up ..." first
+    line = next((ln for ln in (r.stderr or r.stdout or "").splitlines() if ' version "' in ln), "")
     try:
-        major = int(first.split('"')[1].split(".")[0])
+        major = int(line.split('"')[1].split(".")[0])
     except (IndexError, ValueError):
         return False
     return major >= 17
