@@ -5,7 +5,7 @@ measured one, the demands the model was calibrated on with their intervals, and 
 not be predicted."""
 from __future__ import annotations
 
-from analysis.predict import tiercpu
+from analysis.predict import buildcost, tiercpu
 
 
 def _demand(name: str, e: dict | None, source: str) -> dict:
@@ -79,7 +79,8 @@ def view(p: dict | None) -> dict | None:
                                   "rounds with 0, 1 and 2 calls a client), added to the clone's"))
         if probe.get("crowding"):
             (few, _), (many, ratio) = probe["crowding"]
-            clone = probe["cpu_s_per_build"].get("clone", 0.0) + (probe.get("first_call_s") or 0.0)
+            clone = buildcost.charged(probe["cpu_s_per_build"], probe["backend"],
+                                      probe.get("first_call_s") or 0.0)["clone"]
             demands.append(_value(f"client build: clone CPU more with {many:g} built at once", clone * (ratio - 1) * 1e3,
                                   f"the probe's rounds at {few:g} and {many:g} threads, one call a client: ×{ratio:.3f}; "
                                   f"the model scales the clone's build and first call by it at its requests per "

@@ -44,8 +44,7 @@ def model_cpu(demands: dict, probe: dict | None, config: dict, calibrated_on: st
         for t, s in charged.items():
             key = "service" if t in SERVICES else t
             out[key] = out.get(key, 0.0) + s
-        points = sorted(tuple(p) for p in probe.get("crowding") or ())
-        crowd = crowding_factor(points, users / cfg.clones) - 1.0
+        crowd = crowding_factor(probe.get("crowding") or (), users / cfg.clones) - 1.0
         out["clone"] = out.get("clone", 0.0) + crowd * charged.get("clone", 0.0)
     for t, u0 in (demands.get("background_cores") or {}).items():
         out[t] = out.get(t, 0.0) + u0 * cfg.replicas(t) / throughput
