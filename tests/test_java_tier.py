@@ -37,7 +37,8 @@ def test_the_heap_maximum_comes_from_jvm_heap(tmp_path, heap, flag):
 def test_a_bad_heap_stops_the_launcher_with_the_fix(tmp_path, heap):
     r, argv = launch(tmp_path, JVM_HEAP=heap)
     assert r.returncode == 2 and argv is None
-    assert f"JVM_HEAP={heap}: give the maximum heap as megabytes or gigabytes, at least 128m" in r.stderr
+    assert (f"JVM_HEAP={heap} (TIER_JVM_HEAP in .env): give the maximum heap as megabytes or gigabytes, "
+            f"at least 128m") in r.stderr
 
 
 @pytest.mark.parametrize("tier", sorted(n for n, t in tiers.TIERS.items() if t.java_jar))
