@@ -89,3 +89,11 @@ def process_env(tier: Tier, port: int, knobs: dict[str, str] | None = None,
             env[key[len(tier.prefix):]] = value
     env.update(extra or {})
     return env
+
+
+def knobs_read(knobs: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Each tier's knobs as its processes read them (process_env without the port and address,
+    which differ by replica and mode): what a result folder records of the stack it measured,
+    so that a run with CLONE_JVM_HEAP=1g or FRONT_TOMCAT_MAX_THREADS=50 in the environment says so."""
+    return {name: {k: v for k, v in process_env(tier, 0, knobs).items() if k not in ("PORT", "BIND")}
+            for name, tier in TIERS.items()}

@@ -30,6 +30,8 @@ def quick_run(name, stack, tmp_path) -> tuple:
     meta = json.loads((folder / "experiment.json").read_text())
     assert meta["mode"] == stack.mode == meta["stack"]["mode"]
     assert meta["stack"]["loadgen"]["where"] == "host" and meta["stack"]["loadgen"]["target"]
+    knobs = meta["stack"]["knobs"]      # what the tiers read: e.g. the heap, set in .env or the environment
+    assert knobs["clone"]["JVM_HEAP"] == stack.cfg.knobs["CLONE_JVM_HEAP"] and "PORT" not in knobs["clone"]
     summary = json.loads((folder / "summary.json").read_text())
     for r in summary["runs"]:           # nothing lost: Locust's successes = the front's own count
         a = r["accounting"]

@@ -15,6 +15,7 @@ from testbed.run import definition, reconfigure, results, threaddumps
 from testbed.run.locustrun import master_argv, worker_argv
 from testbed.run.progress import latest_history, line
 from testbed.run.sampler import CpuSampler, Target
+from testbed.tiers import knobs_read
 
 SEG5 = definition.load("clones").runs[0]
 
@@ -201,3 +202,12 @@ def test_sigterm_ends_a_run_like_ctrl_c_even_when_sigint_is_ignored(tmp_path):
     finally:
         p.kill()
     assert "interrupted: cleanup runs" in out and p.returncode == 0
+
+
+def test_a_result_folder_records_each_tiers_knobs_as_its_processes_read_them():
+    knobs = {"CLONE_JVM_HEAP": "1g", "FRONT_JVM_HEAP": "512m", "CLONE_TOMCAT_MAX_THREADS": "50",
+             "CLIENT_MODE": "pool", "GSOAP_SERVER_MODEL": "thread", "UI_PASSWORD": "s3cret"}
+    read = knobs_read(knobs)
+    assert read["clone"] == {"JVM_HEAP": "1g", "TOMCAT_MAX_THREADS": "50", "CLIENT_MODE": "pool"}
+    assert read["front"] == {"JVM_HEAP": "512m"} and read["gsoap"] == {"GSOAP_SERVER_MODEL": "thread"}
+    assert "s3cret" not in repr(read)          # HAProxy's UI password is no tier's: never written

@@ -32,6 +32,7 @@ from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
 from testbed.run.progress import Progress, latest_history, line
+from testbed.tiers import knobs_read
 from testbed.run import speedprobe
 from testbed.run.sampler import CpuSampler
 from testbed.stack import CpuTarget, Stack
@@ -119,7 +120,7 @@ class Runner:
             if self.remote is None:     # a cluster made here: Locust's workers on its load-generator node
                 self.remote = stack_workers(self.stack, max(1, max(self._workers(r) for r in exp.runs)), say)
                 self.remote_made, self.workers_override = bool(self.remote), 0 if self.remote else self.workers_override
-            self.meta["stack"] = self.stack.describe()
+            self.meta["stack"] = {**self.stack.describe(), "knobs": knobs_read(self.stack.cfg.knobs)}
             self.meta["cpu_quotas"] = self.meta["stack"].get("cpu_quotas")
             self._write_experiment()
             if exp.profile != "stack":
