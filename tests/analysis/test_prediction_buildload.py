@@ -199,7 +199,7 @@ def test_the_first_calls_extra_is_what_one_call_adds_less_what_a_second_adds_med
 
     def build_round(calls):
         asked.append(calls)
-        return next(readings)
+        return next(readings), 500
     out = buildprobe.first_call(build_round, 3)
     assert asked == [0, 1, 2] * 3
     assert [t["first_call_extra_s"] for t in out["turns"]] == pytest.approx([0.0002, 0.0, 0.00025])
@@ -217,7 +217,7 @@ def test_the_crowding_is_the_median_ratio_of_a_round_on_many_threads_to_one_on_f
 
     def build_round(threads):
         asked.append(threads)
-        return next(readings)
+        return next(readings), 500
     out = buildprobe.crowding(build_round, 3)
     assert asked == [buildprobe.THREADS, buildprobe.CROWD_THREADS] * 3 == [2, 64] * 3
     assert [t["ratio"] for t in out["turns"]] == pytest.approx([1.2, 1.05, 1.2])
@@ -227,6 +227,28 @@ def test_the_crowding_is_the_median_ratio_of_a_round_on_many_threads_to_one_on_f
     assert buildcost.crowding_points({**out, "ratio": 0.97}) == ()
     assert buildcost.crowding_points({"error": "ProbeError: no client built"}) == ()
     assert buildcost.crowding_points(None) == ()
+
+
+def test_a_turn_whose_rounds_built_too_few_or_read_no_clone_cpu_has_no_figure_and_says_why():
+    """buildprobe.unresolved: a round of few builds (each call held by the service's wait) reads
+    the idle window's noise, and one the idle rate swallowed reads 0 — such a turn gives no first
+    call and no crowding ratio; the medians are over the other turns, None without any (ci of
+    stop 57: 2.1, 11.2 and 0.0 ms a build from rounds of 40 and 20 builds made a first call of +20 ms)."""
+    from testbed.run import buildprobe
+    few = buildprobe.MIN_TURN_BUILDS - 1
+    readings = iter([(2.1e-3, 900), (11.2e-3, 40), (0.0, 20),              # too few builds
+                     (1.0e-3, 900), (1.2e-3, 400), (0.0, 300),             # idle rate took a round
+                     (1.0e-3, 900), (1.25e-3, 400), (1.30e-3, 200)])       # 0.20 ms
+    out = buildprobe.first_call(lambda calls: next(readings), 3)
+    assert [t["first_call_extra_s"] for t in out["turns"]] == [None, None, pytest.approx(0.0002)]
+    assert "built 20 clients" in out["turns"][0]["why"] and "idle CPU" in out["turns"][1]["why"]
+    assert out["turns"][0]["built"] == [900, 40, 20] and "why" not in out["turns"][2]
+    assert out["clone_s"] == pytest.approx(0.0002)
+    assert buildprobe.first_call(lambda calls: (1e-3, few), 1)["clone_s"] is None
+    alone = buildprobe.crowding(lambda k: (1e-3, few if k == buildprobe.THREADS else 2000), 2)
+    assert alone["ratio"] is None and [t["ratio"] for t in alone["turns"]] == [None, None]
+    assert buildcost.crowding_points(alone) == ()
+    assert buildprobe.crowding(lambda k: (0.0 if k > 2 else 1e-3, 500), 1)["ratio"] is None
 
 
 def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path, monkeypatch):

@@ -100,14 +100,19 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     probe = buildprobe.measure(experiment_stack, "axis", True, lambda _: None)
     assert "error" not in probe, probe["error"]
     assert probe["probe"]["built"] > 0 and probe["probe"]["failed"] == 0 and probe["cpu_s_per_build"]["clone"] > 0
-    # and a turn of rounds with 0, 1 and 2 calls on each fresh client: the clone's CPU per build of each
+    # and a turn of rounds with 0, 1 and 2 calls on each fresh client: the clone's CPU per build of
+    # each, and the first call's extra from them — or none, with the reason, where the service's
+    # wait (100 ms on a busy host) let the rounds build too few clients to tell (buildprobe.unresolved)
     turn, = probe["first_call"]["turns"]
-    assert len(turn["clone_s_per_build"]) == 3 and all(c > 0 for c in turn["clone_s_per_build"])
-    assert probe["first_call"]["clone_s"] == pytest.approx(turn["first_call_extra_s"])
+    assert len(turn["clone_s_per_build"]) == 3 and len(turn["built"]) == 3 and all(b > 0 for b in turn["built"])
+    assert probe["first_call"]["clone_s"] == (None if "why" in turn else pytest.approx(turn["first_call_extra_s"]))
+    assert ("why" in turn) == (min(turn["built"]) < buildprobe.MIN_TURN_BUILDS
+                               or min(turn["clone_s_per_build"]) <= 0)
     # and a turn of a round on 2 threads and one on 64, one call a client: the ratio of their CPU per build
     turn, = probe["crowding"]["turns"]
     few, many = turn["clone_s_per_build"]
-    assert few > 0 and many > 0 and probe["crowding"]["ratio"] == pytest.approx(many / few)
+    assert probe["crowding"]["ratio"] == (None if "why" in turn else pytest.approx(many / few))
+    assert ("why" in turn) == (min(turn["built"]) < buildprobe.MIN_TURN_BUILDS or min(few, many) <= 0)
 
 
 @pytest.mark.xdist_group("quick-calibration")     # in parallel with the other runs, on a stack of its own

@@ -22,7 +22,9 @@ the clone more than a call on a reused client (the singleton baseline's) — on 
 calling thread (its own CPU 0.10-0.11 against 0.09-0.10 ms: docs/predict.md, "The first call on a
 fresh client"). After the build rounds the clone builds in turns with no call, one and two pings on
 each client (`calls=0|1|2`), FIRST_CALL_TURNS times; per turn the first call's extra is
-(c1 − c0) − (c2 − c1) of the clone's CPU per build, the median over the turns its figure.
+(c1 − c0) − (c2 − c1) of the clone's CPU per build, the median over the turns its figure. A turn
+whose rounds built too few clients to read their CPU apart from the clone's idle CPU (each call
+waits the service's wait) has no figure, with its reason (`unresolved`); nor has crowding's.
 
 Crowding (`crowding`): a build with its first call costs the clone more when many are built at
 once (2 threads 1.03 ms, 64 threads 1.17 ms on the local stack, 4 turns each; compose +5-20 % at
@@ -77,6 +79,10 @@ MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
 FIRST_CALL_TURNS, QUICK_FIRST_CALL_TURNS = 4, 1   # turns of rounds with 0, 1 and 2 calls a client
 CROWD_THREADS = 64           # BuildProbeServlet.MAX_THREADS: a per-request clone's plateau holds 37-60
 CROWD_TURNS, QUICK_CROWD_TURNS = 4, 1             # turns of a round at THREADS and one at CROWD_THREADS
+# a turn's rounds compared only where each built this many (`unresolved`): at the clones
+# experiment's service wait of 21-25 ms a round with 2 calls a client builds about 2 threads × 5 s
+# / (2 × ~24 ms) ≈ 200; at --quick's 100 ms (a busy host) 2 × 2 s / 200 ms = 20
+MIN_TURN_BUILDS = 100
 # under load: steps of the calibration's load on its warm JVMs (no prime: the runner primes only
 # cold ones); the clone builds in calls of CALL_S for WARM_S — the build path's C2 compiler under
 # load, which worked for ~3 minutes here (docs/predict.md, "The per-request clone's compiler,
@@ -176,28 +182,58 @@ def settled(previous: dict[str, float] | None, now: dict[str, float]) -> bool:
     return b > 0 and abs(a - b) <= SETTLED * b
 
 
+def unresolved(rounds: list[tuple[float, int]]) -> str | None:
+    """Why a turn's rounds — (the clone's CPU per build, clients built) each — cannot be compared,
+    or None. Each round's CPU is its reading less the clone's idle rate over its duration, divided
+    by its builds: with few builds that quotient is the idle window's noise (ci of stop 57: rounds
+    of 40 and 20 builds, each call held 100 ms by the service's wait, read 11.2 and 0.0 ms a build
+    against 2.1 ms without calls), and a reading the idle rate swallowed is clamped to 0."""
+    fewest = min(b for _, b in rounds)
+    if fewest < MIN_TURN_BUILDS:
+        return (f"a round built {fewest} clients (fewer than {MIN_TURN_BUILDS}: the service's wait "
+                f"holds each call), too few to tell their CPU from the clone's idle CPU")
+    if any(c <= 0 for c, _ in rounds):
+        return "a round's CPU was within the clone's idle CPU"
+    return None
+
+
 def first_call(build_round, turns: int) -> dict:
     """The clone's CPU of a fresh client's first call beyond a reused client's call, in seconds:
-    build_round(calls) builds a round with that many calls on each client and gives the clone's
-    CPU per build; per turn rounds with 0, 1 and 2 calls, the extra (c1 − c0) − (c2 − c1)."""
+    build_round(calls) builds a round with that many calls on each client and gives (the clone's
+    CPU per build, clients built); per turn rounds with 0, 1 and 2 calls, the extra
+    (c1 − c0) − (c2 − c1) — none, with the reason, where `unresolved` — and the median over the
+    turns that have one (None if none)."""
     rows = []
     for _ in range(turns):
-        c0, c1, c2 = (build_round(calls) for calls in (0, 1, 2))
-        rows.append({"clone_s_per_build": [c0, c1, c2], "first_call_extra_s": (c1 - c0) - (c2 - c1)})
-    return {"turns": rows, "clone_s": statistics.median(r["first_call_extra_s"] for r in rows)}
+        got = [build_round(calls) for calls in (0, 1, 2)]
+        (c0, _), (c1, _), (c2, _) = got
+        why = unresolved(got)
+        rows.append({"clone_s_per_build": [c0, c1, c2], "built": [b for _, b in got],
+                     "first_call_extra_s": None if why else (c1 - c0) - (c2 - c1), **({"why": why} if why else {})})
+    extras = [r["first_call_extra_s"] for r in rows if r["first_call_extra_s"] is not None]
+    return {"turns": rows, "clone_s": statistics.median(extras) if extras else None}
 
 
 def crowding(build_round, turns: int) -> dict:
     """How much dearer a build with its first call is with CROWD_THREADS at once than THREADS:
-    build_round(threads) builds a round on that many threads, one call a client, and gives the
-    clone's CPU per build; per turn one round at each, their ratio; the median over the turns."""
+    build_round(threads) builds a round on that many threads, one call a client, and gives (the
+    clone's CPU per build, clients built); per turn one round at each, their ratio — none, with
+    the reason, where `unresolved`; the median over the turns that have one (None if none)."""
     rows = []
     for _ in range(turns):
-        few, many = (build_round(k) for k in (THREADS, CROWD_THREADS))
-        rows.append({"clone_s_per_build": [few, many], "ratio": many / few if few > 0 else None})
+        got = [build_round(k) for k in (THREADS, CROWD_THREADS)]
+        (few, _), (many, _) = got
+        why = unresolved(got)
+        rows.append({"clone_s_per_build": [few, many], "built": [b for _, b in got],
+                     "ratio": None if why else many / few, **({"why": why} if why else {})})
     ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
     return {"threads": [THREADS, CROWD_THREADS], "calls": 1, "turns": rows,
             "ratio": statistics.median(ratios) if ratios else None}
+
+
+def _clone(round_: dict) -> tuple[float, int]:
+    """A build round's (clone CPU per build, clients built)."""
+    return round_["cpu_s_per_build"].get("clone", 0.0), int(round_["probe"]["built"])
 
 
 def measure(stack, backend: str, quick: bool, say) -> dict:
@@ -232,17 +268,19 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
                 break
         last = rounds[-1]
         try:
-            out["first_call"] = first_call(lambda calls: build_round(calls)["cpu_s_per_build"].get("clone", 0.0),
+            out["first_call"] = first_call(lambda calls: _clone(build_round(calls)),
                                            QUICK_FIRST_CALL_TURNS if quick else FIRST_CALL_TURNS)
-            extra = f"a fresh client's first call: clone {out['first_call']['clone_s'] * 1e3:+.2f} ms"
+            fc = out["first_call"]
+            extra = (f"a fresh client's first call: clone {fc['clone_s'] * 1e3:+.2f} ms" if fc["clone_s"] is not None
+                     else f"the first call not measured ({fc['turns'][-1]['why']})"[:160])
         except ProbeError as e:          # the build's figures stand without it
             out["first_call"] = {"error": f"{e}"[:300]}
             extra = f"the first call not measured ({e})"[:120]
         try:
-            out["crowding"] = crowding(lambda k: build_round(1, k)["cpu_s_per_build"].get("clone", 0.0),
-                                       QUICK_CROWD_TURNS if quick else CROWD_TURNS)
+            out["crowding"] = crowding(lambda k: _clone(build_round(1, k)), QUICK_CROWD_TURNS if quick else CROWD_TURNS)
             ratio = out["crowding"]["ratio"]
-            extra += f"; {CROWD_THREADS} at once: clone ×{ratio:.2f}" if ratio else "; crowding not measured"
+            extra += (f"; {CROWD_THREADS} at once: clone ×{ratio:.2f}" if ratio
+                      else f"; crowding not measured ({out['crowding']['turns'][-1].get('why')})"[:160])
         except ProbeError as e:          # nor without this
             out["crowding"] = {"error": f"{e}"[:300]}
             extra += f"; crowding not measured ({e})"[:120]
