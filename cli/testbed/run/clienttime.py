@@ -7,6 +7,11 @@ counters are cumulative since the replica started; the analysis takes difference
 step's window (analysis/predict/demands.py). One row per replica and backend per sample:
 `timestamp,replica,backend,calls,wait_ns,hold_ns,hold_cpu_ns`. A replica that does not answer
 is skipped for that second (its counters keep counting); rows are flushed as written.
+
+From the same answers, clone_gc.csv: each replica's garbage collections and their time since it
+started (GET /status "gc", client-clones GcTime), one row per replica per sample:
+`timestamp,replica,collections,gc_ns` — the analysis reads the collector's time per request of
+each step from it (analysis/predict/clonegc.py).
 """
 from __future__ import annotations
 
@@ -20,6 +25,8 @@ from pathlib import Path
 FILE = "client_time.csv"
 HEADER = "timestamp,replica,backend,calls,wait_ns,hold_ns,hold_cpu_ns\n"
 KEYS = ("calls", "wait_ns", "hold_ns", "hold_cpu_ns")
+GC_FILE = "clone_gc.csv"
+GC_HEADER = "timestamp,replica,collections,gc_ns\n"
 INTERVAL_S = 1.0
 TIMEOUT_S = 0.8
 
@@ -34,8 +41,17 @@ def rows(replica: str, status: dict, now: float) -> list[str]:
     return out
 
 
+def gc_row(replica: str, status: dict, now: float) -> str:
+    """The clone_gc.csv row of one clone's GET /status answer ("" without a "gc" object)."""
+    g = status.get("gc")
+    if isinstance(g, dict) and isinstance(g.get("collections"), int) and isinstance(g.get("time_ns"), int):
+        return f"{now:.3f},{replica},{g['collections']},{g['time_ns']}\n"
+    return ""
+
+
 class ClientTimeSampler:
-    """Polls GET /status of each clone replica in `replicas()` ([{tier, replica, url}])."""
+    """Polls GET /status of each clone replica in `replicas()` ([{tier, replica, url}]); writes
+    `path` (client_time.csv) and GC_FILE beside it."""
 
     def __init__(self, path: Path, replicas, interval: float = INTERVAL_S):
         self.path, self.replicas, self.interval = path, replicas, interval
@@ -45,6 +61,7 @@ class ClientTimeSampler:
 
     def start(self) -> "ClientTimeSampler":
         self.path.write_text(HEADER)
+        self.path.with_name(GC_FILE).write_text(GC_HEADER)
         self._thread.start()
         return self
 
@@ -52,22 +69,24 @@ class ClientTimeSampler:
         self._stop.set()
         self._thread.join(timeout=5)
 
-    def _poll(self, out) -> None:
+    def _poll(self, out, gc) -> None:
         for r in self.replicas():
             if r.get("tier") != "clone" or not r.get("url"):
                 continue
             try:
                 with urllib.request.urlopen(r["url"] + "/status", timeout=TIMEOUT_S) as resp:
                     status = json.loads(resp.read())
-                out.write("".join(rows(str(r["replica"]), status, time.time())))
+                now = time.time()
+                out.write("".join(rows(str(r["replica"]), status, now)))
+                gc.write(gc_row(str(r["replica"]), status, now))
             except (OSError, ValueError) as e:
                 if len(self.errors) < 20:
                     self.errors.append(f"clone-{r.get('replica')}: {type(e).__name__}: {e}"[:160])
 
     def _loop(self) -> None:
         start = time.monotonic()
-        with open(self.path, "a", buffering=1) as out:
+        with open(self.path, "a", buffering=1) as out, open(self.path.with_name(GC_FILE), "a", buffering=1) as gc:
             for tick in itertools.count(1):        # on a fixed grid: a slow answer does not shift it
-                self._poll(out)
+                self._poll(out, gc)
                 if self._stop.wait(max(0.0, start + tick * self.interval - time.monotonic())):
                     return

@@ -18,8 +18,10 @@ import org.apache.axis2.context.ConfigurationContext;
  *                     unless clients leak),
  *  "backends": {"axis"|"gsoap": {"endpoint", "wsdl_loads", "wsdl_failures",
  *               "wsdl_load_ms_mean", "calls", "errors", "clients_open",
- *               "client_time": {"calls", "wait_ns", "hold_ns", "hold_cpu_ns"}, ...mode-specific}}}
+ *               "client_time": {"calls", "wait_ns", "hold_ns", "hold_cpu_ns"}, ...mode-specific}},
+ *  "gc": {"collections", "time_ns", "collectors"}}
  * </pre>
+ * gc: the JVM's collections and their time since start ({@link GcTime}).
  * client_time sums, since start, each call's wait for a client, the time it held it (the
  * singleton's lock) and its thread's CPU while holding it ({@link ClientTime}).
  * wsdl_loads counts every WSDL fetched and parsed: one per backend in singleton mode, one
@@ -66,6 +68,7 @@ final class StatusServlet extends HttpServlet {
             backends.put(b.label(), m);
         }
         body.put("backends", backends);
+        body.put("gc", GcTime.describe());
         InvokeServlet.send(resp, 200, body);
     }
 }
