@@ -5,7 +5,7 @@ measured one, the demands the model was calibrated on with their intervals, and 
 not be predicted."""
 from __future__ import annotations
 
-from analysis.predict import buildcost, tiercpu
+from analysis.predict import buildcost, clonegc, tiercpu
 
 
 def _demand(name: str, e: dict | None, source: str) -> dict:
@@ -41,7 +41,8 @@ def _tier_row(r: dict) -> dict:
     gap = (c["model_s"] - c["measured_s"]) / c["measured_s"] if c["measured_s"] else None
     return {"text_shown": r["text_shown"], "throughput": c["throughput"],
             "cells": [cells.get(t) for t in tiercpu.TIERS], "model_ms": c["model_s"] * 1e3,
-            "measured_ms": c["measured_s"] * 1e3, "gap": gap, "largest": tiercpu.largest_gaps(c)}
+            "measured_ms": c["measured_s"] * 1e3, "gap": gap, "largest": tiercpu.largest_gaps(c),
+            "gc": clonegc.text(r.get("clone_gc"))}
 
 
 def view(p: dict | None) -> dict | None:

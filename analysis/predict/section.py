@@ -21,7 +21,9 @@ Per configuration:
   lifecycle so; `clones` primes that run six minutes) — such rows are left out of the median
   and largest |error|, which `measured_cold_left_out` names;
   tier_cpu, each tier's CPU per request in the model against the one measured in the highest
-  step (analysis/predict/tiercpu.py: where a CPU-bound prediction misses).
+  step (analysis/predict/tiercpu.py: where a CPU-bound prediction misses);
+  clone_gc, the clone's collector time per request at the lowest and the highest step
+  (analysis/predict/clonegc.py: a demand that grows with load, which the model does not see).
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ import json
 import statistics
 from pathlib import Path
 
-from analysis.predict import buildcost, check, demands as dmod, forecast, tiercpu
+from analysis.predict import buildcost, check, clonegc, demands as dmod, forecast, tiercpu
 from analysis.predict.atspeed import reading as at_host_speed, reference_us as speed_reference_us
 from analysis.predict.model import Model
 
@@ -177,6 +179,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "measured_cold": _measured_cold(c, notes, ran),
             "tier_cpu": tiercpu.compare(now["demands"] if tuple(c["runs"]) in after else pred.get("demands", now["demands"]),
                                         probe, c["config"], c["calibrated_on"], steps, ran),
+            "clone_gc": clonegc.compare(result, steps, ran),
             **at_host_speed(result, steps, speed_ref, c, ran, meas_max)})
     held = [r for r in rows if not r["baseline"] and r["error"] is not None and not r["measured_cold"]]
     return {"target": _target(result.settings.extra, rows),

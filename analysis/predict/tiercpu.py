@@ -53,12 +53,12 @@ def model_cpu(demands: dict, probe: dict | None, config: dict, calibrated_on: st
 
 def measured_cpu(steps: dict, run_ids: list[str], backend: str) -> tuple[float, dict[str, float], float] | None:
     """(throughput, seconds of CPU per request of each tier, users) in each run's highest valid
-    step, the median over the runs; None without such a step."""
+    step (of equal throughputs, the one with the most users), the median over the runs; None without such a step."""
     tops = []
     for rid in run_ids:
         valid = [s for s in steps.get(rid, []) if s.valid and s.throughput]
         if valid:
-            tops.append(max(valid, key=lambda s: s.throughput))
+            tops.append(max(valid, key=lambda s: (s.throughput, s.users)))
     if not tops:
         return None
     per = [step_cpu(s, backend) for s in tops]

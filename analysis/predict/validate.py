@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 from analysis.folder import NotAResultFolder, load
-from analysis.predict import section, tiercpu
+from analysis.predict import clonegc, section, tiercpu
 from analysis.predict.command import fit_run_ids
 from analysis.predict.runsteps import run_steps
 
@@ -93,7 +93,8 @@ def main(argv=None) -> int:
                 c = r["tier_cpu"]
                 misses.append(f"{Path(f).name}: {r['text']} ({r['error']:+.1%}): the model's CPU per request "
                               f"{c['model_s'] * 1e3:.2f} ms against {c['measured_s'] * 1e3:.2f} measured at "
-                              f"{c['throughput']:.1f}/s; largest gaps {tiercpu.largest_gaps(c)}")
+                              f"{c['throughput']:.1f}/s; largest gaps {tiercpu.largest_gaps(c)}"
+                              + (f"; the clone's collector {gc} a request" if (gc := clonegc.text(r.get("clone_gc"))) else ""))
             if r.get("measured_cold"):
                 left_out.append(f"{Path(f).name}: {r['text']}, {r['measured_cold']}")
             every.append({**r, "left_out": bool(info["beside_other_load"] or r.get("measured_cold"))})

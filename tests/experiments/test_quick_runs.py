@@ -88,12 +88,18 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     # baseline before the second run started (docs/predict.md)
     timers = (folder / "runs" / "singleton-c1-a1-r0" / "client_time.csv").read_text().splitlines()
     assert timers[0] == "timestamp,replica,backend,calls,wait_ns,hold_ns,hold_cpu_ns" and len(timers) > 3
+    # and its collector's counters beside them: the baseline's collector time a request at its
+    # lowest and highest step in the prediction's rows (analysis/predict/clonegc.py)
+    gc = (folder / "runs" / "singleton-c1-a1-r0" / "clone_gc.csv").read_text().splitlines()
+    assert gc[0] == "timestamp,replica,collections,gc_ns" and len(gc) > 3
     prediction = json.loads((folder / "prediction.json").read_text())
     second = json.loads((folder / "runs" / "singleton-c1-a2-r0" / "run.json").read_text())
     assert prediction["calibrated_on"] == ["singleton-c1-a1-r0"] and prediction["written"] < second["started"]
     p = summary["prediction"]
     assert {tuple(c["runs"]) for c in p["configurations"]} >= {("singleton-c1-a2-r0",), ("singleton-c2-a1-r0",)}
     assert all(c["agree"] for c in p["configurations"] if c["agree"] is not None)
+    base_gc = next(c for c in p["configurations"] if c["runs"] == ["singleton-c1-a1-r0"])["clone_gc"]
+    assert base_gc["runs"] == 1 and base_gc["lowest"]["gc_s"] >= 0 and base_gc["highest"]["users"] >= base_gc["lowest"]["users"]
     # the client-build probe the runner makes before a per-request run (--quick has no room for
     # that run in its 2 minutes): on this stack as the run left it, with its CPU read per tier
     from testbed.run import buildprobe
