@@ -152,6 +152,9 @@ def test_the_build_probe_builds_clients_as_a_call_per_request_does_and_keeps_non
     assert after["backends"][backend]["wsdl_loads"] == before["backends"][backend]["wsdl_loads"] + 6
     assert after["backends"][backend]["clients_open"] == 0 and after["axis2_services"] == 0
     assert after["calls"] == before["calls"]          # no service call was made
+    # the JVM's collections during the probe, within those its GET /status counted around it
+    assert after["gc"]["collectors"] and 0 <= body["gc_collections"] <= after["gc"]["collections"] - before["gc"]["collections"]
+    assert 0 <= body["gc_time_ns"] <= after["gc"]["time_ns"] - before["gc"]["time_ns"]
 
 
 def test_the_build_probe_with_calls_times_the_first_and_the_second_call_of_each_fresh_client(clone_request):

@@ -106,6 +106,10 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     probe = buildprobe.measure(experiment_stack, "axis", True, lambda _: None)
     assert "error" not in probe, probe["error"]
     assert probe["probe"]["built"] > 0 and probe["probe"]["failed"] == 0 and probe["cpu_s_per_build"]["clone"] > 0
+    # every round's collector, the turns' below too (2 threads; 0, 1, 2 calls; 64 threads)
+    assert len(probe["gc_rounds"]) == len(probe["rounds"]) + 3 + 2
+    assert [(g["calls"], g["threads"]) for g in probe["gc_rounds"][-5:]] == [(0, 2), (1, 2), (2, 2), (1, 2), (1, 64)]
+    assert all(g["gc_s_per_build"] >= 0 and g["gc_collections"] >= 0 and g["built"] > 0 for g in probe["gc_rounds"])
     # and a turn of rounds with 0, 1 and 2 calls on each fresh client: the clone's CPU per build of
     # each, and the first call's extra from them — or none, with the reason, where the service's
     # wait (100 ms on a busy host) let the rounds build too few clients to tell (buildprobe.unresolved)

@@ -25,6 +25,9 @@ each client (`calls=0|1|2`), FIRST_CALL_TURNS times; per turn the first call's e
 (c1 − c0) − (c2 − c1) of the clone's CPU per build, the median over the turns its figure. A turn
 whose rounds built too few clients to read their CPU apart from the clone's idle CPU (each call
 waits the service's wait) has no figure, with its reason (`unresolved`); nor has crowding's.
+Every round, the turns' too, also keeps the clone's garbage collections during it and their time
+per build (`gc_rounds`: the probe's answer, client-clones GcTime) — the collector's part of the
+clone's CPU at each thread count, beside the run's own per step (analysis/predict/clonegc.py).
 
 Crowding (`crowding`): a build with its first call costs the clone more when many are built at
 once (2 threads 1.03 ms, 64 threads 1.17 ms on the local stack, 4 turns each; compose +5-20 % at
@@ -251,6 +254,7 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
         time.sleep(idle)
         r1 = _read(clock, targets)
         rounds: list[dict] = []
+        every: list[dict] = []           # each round's collector (gc_rounds), the turns' too
         steady = False
 
         def build_round(calls: int = 0, threads: int = THREADS) -> dict:
@@ -260,6 +264,9 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
             built = int(body.get("built") or 0)
             if not built:
                 raise ProbeError(f"no client built ({body.get('failed')} failed: {body.get('error')})")
+            every.append({"calls": calls, "threads": threads, "built": built,
+                          "gc_s_per_build": int(body.get("gc_time_ns") or 0) / 1e9 / built,
+                          "gc_collections": int(body.get("gc_collections") or 0)})
             return {"probe": body, "cpu_s_per_build": per_build(r0, r1, b, built, start=a), "wall_s": b[0] - a[0]}
         for _ in range(max_rounds):
             rounds.append(build_round())
@@ -284,13 +291,14 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
         except ProbeError as e:          # nor without this
             out["crowding"] = {"error": f"{e}"[:300]}
             extra += f"; crowding not measured ({e})"[:120]
-        out.update(rounds=rounds, settled=steady, probe=last["probe"], cpu_s_per_build=last["cpu_s_per_build"],
+        out.update(gc_rounds=every, rounds=rounds, settled=steady, probe=last["probe"], cpu_s_per_build=last["cpu_s_per_build"],
                    wall_s=last["wall_s"],
                    builds_per_s=last["probe"]["built"] / max(last["wall_s"], 1e-9),
                    build_s_median=(last["probe"].get("build_ms_median") or 0) / 1e3)
         shown = ", ".join(f"{t} {v * 1e3:.2f}" for t, v in sorted(last["cpu_s_per_build"].items()) if v > 0)
         say(f"  client-build probe: {len(rounds)} round(s){'' if out['settled'] else ', not settled'}; the last "
-            f"{last['probe']['built']} built in {last['wall_s']:.1f} s; CPU ms per build: {shown}; {extra}")
+            f"{last['probe']['built']} built in {last['wall_s']:.1f} s; CPU ms per build: {shown} (the clone's "
+            f"collector {every[len(rounds) - 1]['gc_s_per_build'] * 1e3:.2f}); {extra}")
     except (ProbeError, OSError, KeyError, ValueError) as e:
         out["error"] = f"{type(e).__name__}: {e}"[:300]
         say(f"  client-build probe: none ({out['error']})"[:200])

@@ -32,9 +32,11 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <pre>
  * {"backend", "requested", "built", "failed", "threads", "wall_s", "cpu_s", "build_ms_median",
- *  "call_cpu_ms_median": [first, second] with calls, "error": the first failure's message, or absent}
+ *  "call_cpu_ms_median": [first, second] with calls, "gc_collections", "gc_time_ns",
+ *  "error": the first failure's message, or absent}
  * </pre>
- * cpu_s sums the building threads' CPU time. One probe at a time (409 while one runs);
+ * cpu_s sums the building threads' CPU time; gc_* are the JVM's collections during the probe and
+ * their time ({@link GcTime}: the part of the clone's CPU a round's garbage cost its collector). One probe at a time (409 while one runs);
  * parameters out of range answer 400 naming the range.
  */
 final class BuildProbeServlet extends HttpServlet {
@@ -116,6 +118,7 @@ final class BuildProbeServlet extends HttpServlet {
         for (int i = 0; i < calls; i++) {
             callCpu.add(Collections.synchronizedList(new ArrayList<>()));
         }
+        Map<String, Object> gcBefore = GcTime.describe();
         long start = System.nanoTime();
         long deadline = start + seconds * 1_000_000_000L;
         Runnable builder = () -> {
@@ -160,6 +163,7 @@ final class BuildProbeServlet extends HttpServlet {
             }
         }
         double wall = (System.nanoTime() - start) / 1e9;
+        Map<String, Object> gcAfter = GcTime.describe();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("backend", backend.label());
         body.put("requested", n);
@@ -176,6 +180,8 @@ final class BuildProbeServlet extends HttpServlet {
             }
             body.put("call_cpu_ms_median", medians);
         }
+        body.put("gc_collections", (Long) gcAfter.get("collections") - (Long) gcBefore.get("collections"));
+        body.put("gc_time_ns", (Long) gcAfter.get("time_ns") - (Long) gcBefore.get("time_ns"));
         if (error.get() != null) {
             body.put("error", error.get());
         }
