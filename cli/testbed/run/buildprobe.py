@@ -82,9 +82,10 @@ MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
 FIRST_CALL_TURNS, QUICK_FIRST_CALL_TURNS = 4, 1   # turns of rounds with 0, 1 and 2 calls a client
 CROWD_THREADS = 64           # BuildProbeServlet.MAX_THREADS: a per-request clone's plateau holds 37-60
 CROWD_TURNS, QUICK_CROWD_TURNS = 4, 1             # turns of a round at THREADS and one at CROWD_THREADS
-# a turn's rounds compared only where each built this many (`unresolved`): at the clones
-# experiment's service wait of 21-25 ms a round with 2 calls a client builds about 2 threads × 5 s
-# / (2 × ~24 ms) ≈ 200; at --quick's 100 ms (a busy host) 2 × 2 s / 200 ms = 20
+# a turn's rounds compared only where each built this many (`unresolved`): `clones` probes on its
+# calibration's stack, without the service wait (3,111-4,672 a round with calls in 5 s,
+# results/clones-20261205-164532); the quick test probes after its run, each call held by the
+# service's wait — at 100 ms (a busy host) 2 threads × 2 s / 200 ms = 20 with 2 calls
 MIN_TURN_BUILDS = 100
 # under load: steps of the calibration's load on its warm JVMs (no prime: the runner primes only
 # cold ones); the clone builds in calls of CALL_S for WARM_S — the build path's C2 compiler under
