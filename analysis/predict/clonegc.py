@@ -18,27 +18,17 @@ highest-throughput one (the step tiercpu compares), the median over its runs.
 """
 from __future__ import annotations
 
-import csv
 import statistics
 from pathlib import Path
+
+from analysis.predict.demands import read_counter_rows, replica_spans
 
 FILE = "clone_gc.csv"          # cli/testbed/run/clienttime.py GC_FILE
 
 
 def read(path: Path) -> list[dict]:
     """clone_gc.csv rows as dicts of numbers; a cut or unreadable row is skipped."""
-    out = []
-    try:
-        with open(path, newline="", encoding="utf-8", errors="replace") as f:
-            for row in csv.DictReader(f):
-                try:
-                    out.append({"timestamp": float(row["timestamp"]), "replica": row["replica"],
-                                "collections": int(row["collections"]), "gc_ns": int(row["gc_ns"])})
-                except (KeyError, TypeError, ValueError):
-                    continue
-    except FileNotFoundError:
-        return []
-    return out
+    return read_counter_rows(path, {"timestamp": float, "replica": str, "collections": int, "gc_ns": int})
 
 
 def window_rate(rows: list[dict], start: float, end: float) -> tuple[float, float] | None:
@@ -46,11 +36,7 @@ def window_rate(rows: list[dict], start: float, end: float) -> tuple[float, floa
     replicas; None where no replica has two samples inside it (or each restarted)."""
     seconds = collections = 0.0
     seen = False
-    for rep in sorted({r["replica"] for r in rows}):
-        inside = [r for r in rows if r["replica"] == rep and start <= r["timestamp"] <= end]
-        if len(inside) < 2 or inside[-1]["collections"] < inside[0]["collections"]:
-            continue
-        a, b = inside[0], inside[-1]
+    for a, b in replica_spans(rows, "collections", start, end):
         span = b["timestamp"] - a["timestamp"]
         if span <= 0:
             continue

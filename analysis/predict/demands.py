@@ -137,16 +137,15 @@ def is_baseline(meta: dict) -> bool:
             and tiers.get("clone") == 1 and tiers.get(backend) == 1 and tiers.get("front", 1) == 1)
 
 
-def read_client_time(path: Path) -> list[dict]:
-    """client_time.csv rows as dicts of numbers; a cut or unreadable row is skipped."""
+def read_counter_rows(path: Path, columns: dict) -> list[dict]:
+    """A sampler's CSV (client_time.csv, clone_gc.csv) as dicts, each column converted by its
+    type in `columns`; a cut or unreadable row is skipped, a missing file reads as no rows."""
     out = []
     try:
         with open(path, newline="", encoding="utf-8", errors="replace") as f:
             for row in csv.DictReader(f):
                 try:
-                    out.append({"timestamp": float(row["timestamp"]), "replica": row["replica"],
-                                "backend": row["backend"], **{k: int(row[k]) for k in
-                                                             ("calls", "wait_ns", "hold_ns", "hold_cpu_ns")}})
+                    out.append({k: kind(row[k]) for k, kind in columns.items()})
                 except (KeyError, TypeError, ValueError):
                     continue
     except FileNotFoundError:
@@ -154,15 +153,28 @@ def read_client_time(path: Path) -> list[dict]:
     return out
 
 
+def replica_spans(rows: list[dict], counter: str, start: float, end: float, **match):
+    """Each replica's first and last sample inside [start, end] (rows whose fields equal
+    `match`), in replica order; a replica with fewer than two, or whose `counter` fell (it
+    restarted), is left out."""
+    rows = [r for r in rows if all(r[k] == v for k, v in match.items())]
+    for rep in sorted({r["replica"] for r in rows}):
+        inside = [r for r in rows if r["replica"] == rep and start <= r["timestamp"] <= end]
+        if len(inside) >= 2 and inside[-1][counter] >= inside[0][counter]:
+            yield inside[0], inside[-1]
+
+
+def read_client_time(path: Path) -> list[dict]:
+    """client_time.csv rows as dicts of numbers; a cut or unreadable row is skipped."""
+    return read_counter_rows(path, {"timestamp": float, "replica": str, "backend": str,
+                                    **{k: int for k in ("calls", "wait_ns", "hold_ns", "hold_cpu_ns")}})
+
+
 def window_times(rows: list[dict], backend: str, start: float, end: float) -> tuple[float, float, float] | None:
     """Per-call (wait, hold, hold CPU) in seconds over [start, end]: the increase of each
     replica's counters between its first and last sample inside the window, summed."""
     calls = wait = hold = cpu = 0
-    for rep in sorted({r["replica"] for r in rows if r["backend"] == backend}):
-        inside = [r for r in rows if r["backend"] == backend and r["replica"] == rep and start <= r["timestamp"] <= end]
-        if len(inside) < 2 or inside[-1]["calls"] < inside[0]["calls"]:
-            continue                    # too few samples, or the replica restarted
-        a, b = inside[0], inside[-1]
+    for a, b in replica_spans(rows, "calls", start, end, backend=backend):
         calls += b["calls"] - a["calls"]
         wait += b["wait_ns"] - a["wait_ns"]
         hold += b["hold_ns"] - a["hold_ns"]
