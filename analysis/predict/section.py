@@ -11,7 +11,14 @@ Per configuration:
   (predicted − measured) / measured; sweep_mae, the mean |error| over the user steps both have;
   the knee (first step within the tolerance of the maximum), predicted and measured, and how
   many user steps apart; the naive predictions (linear: baseline × multiple; usl: p copies of
-  the USL fitted to the baseline's sweep) with their errors; and the simulation's check
+  the USL fitted to the baseline's sweep) with their errors; beats_naive, the model's |error|
+  below both of theirs; measured_max_interval, what the measurement cannot resolve: the 95 %
+  interval of each run's highest step (steps.py), from the lowest low to the highest high over
+  the runs, so a repeated configuration's run-to-run spread is in it; naive_tied, the naive
+  predictions the model does not beat whose maximum lies in that interval as the model's does
+  (the measurement cannot tell the two apart: where a lock bounds the configuration, linear
+  scaling is exact to within the noise), and beats_or_ties_naive, a second reading of
+  beats_naive that counts such a tie, never in its place; and the simulation's check
   (the largest deviation between the analytic solution and the simulation, over the points);
   host_speed, predicted_at_host_speed and error_at_host_speed (analysis/predict/atspeed.py:
   the host's speed in the measured run against the baseline's, and the model at that speed);
@@ -53,6 +60,31 @@ def _measured(result, steps: dict, run_ids: list[str]) -> tuple[float | None, di
     if not maxima:
         return None, curve, None
     return statistics.median(maxima), curve, forecast.knee(list(curve), list(curve.values()), result.settings.tolerance)
+
+
+def _max_interval(steps: dict, run_ids: list[str]) -> list[float] | None:
+    """measured_max_interval (the module doc): [lowest low, highest high] of the 95 % intervals
+    of each run's highest valid step; None when a run's highest step has no interval."""
+    ivs = []
+    for rid in run_ids:
+        valid = [s for s in steps.get(rid, []) if s.valid]
+        if valid:
+            ivs.append(max(valid, key=lambda s: s.throughput).interval)
+    if not ivs or None in ivs:
+        return None
+    return [min(lo for lo, _ in ivs), max(hi for _, hi in ivs)]
+
+
+def naive_reading(err: float | None, pred: float | None, naive: dict[str, tuple[float | None, float | None]],
+                  interval: list[float] | None) -> dict:
+    """beats_naive, naive_tied and beats_or_ties_naive of one configuration (the module doc).
+    naive: name -> (its maximum, its error)."""
+    if err is None or pred is None or any(e is None for _, e in naive.values()):
+        return {"beats_naive": None, "naive_tied": [], "beats_or_ties_naive": None}
+    inside = (lambda x: interval is not None and x is not None and interval[0] <= x <= interval[1])  # noqa: E731
+    unbeaten = [n for n, (_, e) in naive.items() if not abs(err) < abs(e)]
+    tied = [n for n in unbeaten if inside(naive[n][0]) and inside(pred)]
+    return {"beats_naive": not unbeaten, "naive_tied": tied, "beats_or_ties_naive": len(tied) == len(unbeaten)}
 
 
 def _err(pred: float | None, meas: float | None) -> float | None:
@@ -148,6 +180,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
     for c in configs:
         ran = [rid for rid in c["runs"] if rid in started]
         meas_max, curve, meas_knee = _measured(result, steps, ran)
+        interval = _max_interval(steps, ran)
         users = c["users"]
         pred_x = [p["throughput"] for p in c["points"]]
         both = [(u, x, curve[u]) for u, x in zip(users, pred_x) if u in curve and curve[u]]
@@ -171,8 +204,9 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "knee_predicted": k_pred, "knee_measured": k_meas, "knee_steps_apart": apart,
             "linear_max_throughput": lin_max, "linear_error": lin_err,
             "usl_max_throughput": usl_max, "usl_error": usl_err,
-            "beats_naive": (None if err is None or lin_err is None or usl_err is None or c.get("baseline")
-                            else abs(err) < abs(lin_err) and abs(err) < abs(usl_err)),
+            "measured_max_interval": interval,
+            **naive_reading(None if c.get("baseline") else err, c["predicted_max_throughput"],
+                            {"linear": (lin_max, lin_err), "USL": (usl_max, usl_err)}, interval),
             "simulation": [s and {k: s[k] for k in ("throughput", "throughput_ci", "deviation", "agree")} for s in sims],
             "agreement_max_deviation": max(devs) if devs else None,
             "agree": all(s["agree"] for s in sims if s) if devs else None,
