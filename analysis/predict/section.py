@@ -46,33 +46,26 @@ from analysis.predict.model import Model
 CHECK_FILE = "prediction-check.json"
 
 
-def _measured(result, steps: dict, run_ids: list[str]) -> tuple[float | None, dict[int, float], int | None]:
-    """Median maximum over the runs, median throughput per user count, measured knee users."""
-    maxima, per_users = [], {}
+def _measured(result, steps: dict, run_ids: list[str]
+              ) -> tuple[float | None, dict[int, float], int | None, list[float] | None]:
+    """Median maximum over the runs, median throughput per user count, measured knee users, and
+    measured_max_interval (the module doc): [lowest low, highest high] of the 95 % intervals of
+    each run's highest valid step, None when one of those steps has no interval."""
+    tops, per_users = [], {}
     for rid in run_ids:
         valid = [s for s in steps.get(rid, []) if s.valid]
         if not valid:
             continue
-        maxima.append(max(s.throughput for s in valid))
+        tops.append(max(valid, key=lambda s: s.throughput))
         for s in valid:
             per_users.setdefault(s.users, []).append(s.throughput)
     curve = {u: statistics.median(v) for u, v in sorted(per_users.items())}
-    if not maxima:
-        return None, curve, None
-    return statistics.median(maxima), curve, forecast.knee(list(curve), list(curve.values()), result.settings.tolerance)
-
-
-def _max_interval(steps: dict, run_ids: list[str]) -> list[float] | None:
-    """measured_max_interval (the module doc): [lowest low, highest high] of the 95 % intervals
-    of each run's highest valid step; None when a run's highest step has no interval."""
-    ivs = []
-    for rid in run_ids:
-        valid = [s for s in steps.get(rid, []) if s.valid]
-        if valid:
-            ivs.append(max(valid, key=lambda s: s.throughput).interval)
-    if not ivs or None in ivs:
-        return None
-    return [min(lo for lo, _ in ivs), max(hi for _, hi in ivs)]
+    if not tops:
+        return None, curve, None, None
+    ivs = [s.interval for s in tops]
+    interval = None if None in ivs else [min(lo for lo, _ in ivs), max(hi for _, hi in ivs)]
+    return (statistics.median(s.throughput for s in tops), curve,
+            forecast.knee(list(curve), list(curve.values()), result.settings.tolerance), interval)
 
 
 def naive_reading(err: float | None, pred: float | None, naive: dict[str, tuple[float | None, float | None]],
@@ -179,8 +172,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
     rows = []
     for c in configs:
         ran = [rid for rid in c["runs"] if rid in started]
-        meas_max, curve, meas_knee = _measured(result, steps, ran)
-        interval = _max_interval(steps, ran)
+        meas_max, curve, meas_knee, interval = _measured(result, steps, ran)
         users = c["users"]
         pred_x = [p["throughput"] for p in c["points"]]
         both = [(u, x, curve[u]) for u, x in zip(users, pred_x) if u in curve and curve[u]]
