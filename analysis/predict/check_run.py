@@ -12,6 +12,8 @@ import json
 
 from analysis.predict.calibrate import Config
 
+BASELINE_PRIME_S = 240   # clones.toml's baseline prime (docs/predict.md, "The baseline's service, warm")
+
 TEMPLATE = """# Written by ./testbed predict --target {target:g}/s from {folder} (analysis/predict/check_run.py):
 # the model named {text} as the smallest configuration reaching it ({x:.1f}/s predicted at
 # saturation, critical users N* = {n_star}). The report's "Predicted before measured" section
@@ -41,10 +43,16 @@ client_mode = "singleton"
 tolerance = 0.05
 target_throughput = {target:g}   # the report's "Predicted before measured" says whether run
 target_run = "target-{slug}"     # target-{slug} measured at or above it
+target_predicted = {x:.1f}       # what ./testbed predict answered, from target_from
+target_from = {folder_json}
 
+# The baseline is primed as clones.toml primes its own: the stack starts fresh, and a baseline
+# measured while its JVMs still compile the request path reads 2-4 times the warm CPU a request,
+# so the model the report calibrates on it (its "Predicted before measured") would read low.
 [[runs]]
 id = "singleton-c1-{short}1"
 label = "the baseline (singleton, 1 clone, 1 {backend_key})"
+load = {{ prime_seconds = {baseline_prime} }}
 
 [[runs]]
 id = "target-{slug}"
@@ -63,7 +71,8 @@ def experiment_toml(cfg: Config, answer: dict, baseline_meta: dict, folder: str)
         inner = ", ".join(f"{k} = {json.dumps(v)}" for k, v in sorted(d.items()))
         demands += f"demands.{point} = {{ {inner} }}\n"
     mode = cfg.client_mode
-    return TEMPLATE.format(target=answer["target"], folder=folder, text=cfg.text(), x=answer["max_throughput"],
+    return TEMPLATE.format(target=answer["target"], folder=folder, folder_json=json.dumps(str(folder)),
+                           baseline_prime=BASELINE_PRIME_S, text=cfg.text(), x=answer["max_throughput"],
                            n_star=n_star, users=users, backend=json.dumps(backend),
                            op=json.dumps(str(baseline_meta.get("op") or "ping")), n=int(baseline_meta.get("n") or 0),
                            backend_key=backend, demands=demands, short=backend[0], clones=cfg.clones,

@@ -125,14 +125,20 @@ def _checks(folder: Path, configs: list[dict]) -> dict:
 def _target(settings: dict, rows: list[dict]) -> dict | None:
     """An experiment written by `./testbed predict --target X/s --experiment`: did the run of the
     configuration it named (settings.target_run) measure at least X (settings.target_throughput)?
-    None for any other experiment."""
+    With what `predict` answered for it and from which folder (settings.target_predicted,
+    target_from: files written before stop 63 have neither) beside what the model calibrated on
+    this run's own baseline predicts. None for any other experiment."""
     if settings.get("target_throughput") is None:
         return None
     want, run = float(settings["target_throughput"]), str(settings.get("target_run") or "")
     row = next((r for r in rows if not r["baseline"] and any(x == run or x.startswith(run + "-r") for x in r["runs"])),
                None)
     measured = row["measured_max_throughput"] if row else None
+    answered = settings.get("target_predicted")
     return {"throughput": want, "run": run, "configuration": row["text"] if row else None,
+            "answered_max_throughput": None if answered is None else float(answered),
+            "answered_from": settings.get("target_from"),
+            "answered_error": None if answered is None or not measured else float(answered) / measured - 1,
             "predicted_max_throughput": row["predicted_max_throughput"] if row else None,
             "measured_max_throughput": measured, "reached": None if measured is None else measured >= want}
 

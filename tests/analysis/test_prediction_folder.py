@@ -143,6 +143,16 @@ def test_a_target_check_says_whether_the_named_run_reached_the_target(folder, tm
     assert t["measured_max_throughput"] == pytest.approx(140, rel=0.01) and t["predicted_max_throughput"] > 0
     html = written["report.html"].read_text()
     assert 'id="prediction-target"' in html and shown in html and ("not reached" in html) == (not reached)
+    assert t["answered_max_throughput"] is None and "<code>predict</code> answered" not in html   # before stop 63
+    # what `predict` answered, and from where, beside this run's own re-prediction
+    exp["settings"].update(target_predicted=126.0, target_from="results/classic-x")
+    (copy / "experiment.json").write_text(json.dumps(exp))
+    written = regenerate(copy, tmp_path / "out2")
+    t = json.loads(written["summary.json"].read_text())["prediction"]["target"]
+    assert t["answered_max_throughput"] == 126.0 and t["answered_from"] == "results/classic-x"
+    assert t["answered_error"] == pytest.approx(126.0 / t["measured_max_throughput"] - 1)
+    html = written["report.html"].read_text()
+    assert "answered 126/s for it from results/classic-x (-10.0% against the measurement)" in html
     # any other experiment: no target line
     plain = json.loads(regenerate(folder, tmp_path / "plain")["summary.json"].read_text())["prediction"]
     assert plain["target"] is None
@@ -186,6 +196,10 @@ def test_cli_target_names_the_smallest_configuration_and_its_users(folder, tmp_p
     # and says what to compare: the report tells whether that run reached the target
     settings = load_definition(toml).settings
     assert settings["target_throughput"] == 120 and runs[1].id == settings["target_run"] + "-r0"   # its repeat 0
+    assert settings["target_predicted"] == pytest.approx(t["max_throughput"], abs=0.05)
+    assert settings["target_from"] == str(folder)
+    # the baseline primed warm as clones.toml's; the configuration checked as after any restart
+    assert runs[0].load.prime_seconds == 240 and runs[1].load.prime_seconds == 8
     over = subprocess.run(ROOT_PY + [str(folder), "--target", "1000/s"], capture_output=True, text=True, timeout=300)
     assert over.returncode == 0 and "not reachable" in over.stdout and "--cores" in over.stdout
 
