@@ -315,6 +315,9 @@ def clone_findings(summary: dict) -> list[Finding]:
     runs = summary.get("runs", [])
     out = []
     base = next((r for r in runs if r.get("scaled_tier") == "baseline" and r.get("client_mode") == "singleton"), None)
+    if base is None:   # no run scales a tier (a --target check: the baseline beside a pool): one of each
+        base = next((r for r in runs if r.get("client_mode") == "singleton"
+                     and all(int(n) in (0, 1) for n in (r.get("tiers") or {"-": 2}).values())), None)
     svc = [r for r in runs if r.get("scaling") == "service tier" and r.get("speedup") is not None]
     cli = [r for r in runs if r.get("scaling") == "client tier" and r.get("speedup") is not None]
     pub = PUBLISHED["singleton_clones"]

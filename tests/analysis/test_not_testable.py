@@ -19,9 +19,10 @@ from make_handmade import T0, experiment, plateau, run  # noqa: E402
 LOADGEN = {"loadgen/master": 5.0, "loadgen/worker-1": 20.0}
 
 
-def _folder(path, busy_host: float, busy_baseline: bool = False, others: float = 5.0):
+def _folder(path, busy_host: float, busy_baseline: bool = False, others: float = 5.0, only: tuple = ()):
     """runs: baseline 100/s, 2 clones 195/s, 4 clones 269/s, request 135/s, pool 700/s; at
-    their plateau the host is at host % (of 200), of which `others` % other programs'."""
+    their plateau the host is at host % (of 200), of which `others` % other programs'.
+    only: these run ids alone."""
     plan = [  # id, clones, mode, X, host % at the plateau (of 200)
         ("singleton-c1-a1", 1, "singleton", 100, 194.0 if busy_baseline else 30.0),
         ("singleton-c2-a1", 2, "singleton", 195, 50.0),
@@ -30,7 +31,7 @@ def _folder(path, busy_host: float, busy_baseline: bool = False, others: float =
         ("pool-c1-a1", 1, "pool", 700, 120.0),
     ]
     t, ids = T0, []
-    for rid, clones, mode, x, host in plan:
+    for rid, clones, mode, x, host in [p for p in plan if not only or p[0] in only]:
         rest = host - others - sum(LOADGEN.values())      # the stack's tiers
         cpu = {"front/1": rest * 0.4, **{f"clone/{i}": rest * 0.3 / clones for i in range(1, clones + 1)},
                "axis/1": rest * 0.3, **LOADGEN}
@@ -69,6 +70,15 @@ def test_a_host_bound_run_reads_not_testable_with_the_cause_and_the_fix(tmp_path
     assert f["pool_fix"].verdict == HOLDS and f["service_tier_flat"].verdict != NOT_TESTABLE
     line = next(x for x in text_lines([linear]))
     assert line.startswith("  [not testable on this host]") and "host CPU 97%" in line
+
+
+def test_a_singleton_baseline_beside_a_pool_alone_is_judged(tmp_path):
+    """No run scales a tier (the experiment `predict --target --experiment` writes: the baseline
+    and the configuration named): the singleton's own plateau is still judged on the baseline."""
+    f = _findings(build(_folder(tmp_path / "pair", busy_host=45.0, only=("singleton-c1-a1", "pool-c1-a1"))))
+    assert f["singleton_software_bottleneck"].verdict == HOLDS and "100/s" in f["singleton_software_bottleneck"].measured
+    assert f["pool_fix"].verdict == HOLDS
+    assert f["client_tier_linear"].verdict not in (HOLDS, DOES_NOT_HOLD, NOT_TESTABLE)   # not measured
 
 
 def test_the_same_figures_on_a_host_with_cpu_to_spare_do_not_hold(tmp_path):
