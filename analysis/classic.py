@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from analysis import regime
+from analysis import clones, regime
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
 
 PUBLISHED = {
@@ -316,8 +316,7 @@ def clone_findings(summary: dict) -> list[Finding]:
     out = []
     base = next((r for r in runs if r.get("scaled_tier") == "baseline" and r.get("client_mode") == "singleton"), None)
     if base is None:   # no run scales a tier (a --target check: the baseline beside a pool): one of each
-        base = next((r for r in runs if r.get("client_mode") == "singleton"
-                     and all(int(n) in (0, 1) for n in (r.get("tiers") or {"-": 2}).values())), None)
+        base = next((r for r in runs if clones.is_baseline(r.get("config") or {})), None)
     svc = [r for r in runs if r.get("scaling") == "service tier" and r.get("speedup") is not None]
     cli = [r for r in runs if r.get("scaling") == "client tier" and r.get("speedup") is not None]
     pub = PUBLISHED["singleton_clones"]

@@ -34,6 +34,7 @@ from pathlib import Path
 from scipy import stats as sps
 
 from analysis import bottleneck as bmod, regime
+from analysis.clones import is_baseline
 from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN, RUN_FILE, ResultFolder, load_run
 from analysis.predict import cpufit
 from analysis.steps import StepSample, warm_step
@@ -127,14 +128,6 @@ class Demands:
                 "steps": [{"run_id": s.run_id, "users": s.users, "throughput": s.throughput, "cpu_s": s.cpu,
                            "lock_wait_s": s.lock_wait, "lock_hold_s": s.lock_hold, "lock_cpu_s": s.lock_cpu,
                            "others": s.others} for s in self.steps]}
-
-
-def is_baseline(meta: dict) -> bool:
-    """A clone run with 1 front, 1 clone, 1 replica of its backend and the singleton client."""
-    tiers = {k: int(v or 0) for k, v in (meta.get("tiers") or {}).items()}
-    backend = meta.get("backend") or "axis"
-    return (meta.get("kind") in (None, "clones") and (meta.get("client_mode") or "singleton") == "singleton"
-            and tiers.get("clone") == 1 and tiers.get(backend) == 1 and tiers.get("front", 1) == 1)
 
 
 def read_counter_rows(path: Path, columns: dict) -> list[dict]:
