@@ -28,7 +28,7 @@ SINGLETON = "singleton"
 
 
 # the demand points the classic-system profile sets for one client lifecycle alone, as that
-# lifecycle's own cost (cli/testbed/run/profile.py: a client per request's build, CLONE; the
+# lifecycle's own cost (cli/testbed/fit/profile.py: a client per request's build, CLONE; the
 # pool run's Invoker CPU, INVOKER): with a profile, a lifecycle is held against the singleton
 # runs that differ from it only in these
 PROFILE_LIFECYCLE_POINTS = ("CLONE", "INVOKER")

@@ -1,4 +1,4 @@
-"""Faults injected during a run (runs/<id>/faults.jsonl, written by cli/testbed/faults.py): what
+"""Faults injected during a run (runs/<id>/faults.jsonl, written by cli/testbed/faults/injector.py): what
 failed inside each fault's window, and the per-second timeline the report draws them on.
 
 Method: a fault's window is [start, end + GRACE_S] (GRACE_S covers requests that were stuck

@@ -1,4 +1,4 @@
-"""speed.csv: the host speed probe's timings (cli/testbed/run/speedprobe.py), read per step.
+"""speed.csv: the host speed probe's timings (cli/testbed/run/record/speedprobe.py), read per step.
 
 `probe_us` is how many microseconds of CPU a fixed piece of work took: higher is a slower host.
 A step's figure is the mean over the probe's samples inside its measurement window; a

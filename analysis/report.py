@@ -152,7 +152,7 @@ def regenerate(folder: str | Path, outdir: str | Path | None = None) -> dict[str
 
 
 def _study_folder(folder: Path) -> bool:
-    """A study's folder (cli/testbed/run/study.py) has samples, not Locust runs."""
+    """A study's folder (cli/testbed/studies/runner.py) has samples, not Locust runs."""
     try:
         return bool(json.loads((folder / "experiment.json").read_text(encoding="utf-8")).get("study"))
     except (OSError, ValueError):

@@ -199,7 +199,7 @@ def emulation_lines(summary: dict) -> list[str]:
     if not p:
         return []
     d = p["demands_cpu_us"]
-    return [f"emulated by the {p['name']} profile (cli/testbed/run/profile.py): CPU per request added to the "
+    return [f"emulated by the {p['name']} profile (cli/testbed/fit/profile.py): CPU per request added to the "
             f"every path (segment ①) {d.get('SEG1', 0)} µs, JSP {d['SEG2']} µs, access bean {d['SEG3']} µs, session bean {d['SEG4']} µs, Invoker {d['INVOKER']} µs, "
             f"a client per request's build {p.get('request_cpu_us', 0)} µs on the clone (that run only); "
             f"front quota {p['quotas']['front']:g} core, clone quota {p['quotas']['clone']:g} core per replica; "
@@ -208,7 +208,7 @@ def emulation_lines(summary: dict) -> list[str]:
 
 
 EMULATION_INTRO = (
-    "The segment demands of this run are emulated by the {name} profile (cli/testbed/run/profile.py), "
+    "The segment demands of this run are emulated by the {name} profile (cli/testbed/fit/profile.py), "
     "from this stack's own costs measured first (calibration runs): CPU added per request so that the "
     "front's cost of each path relative to the static page is the published one, a client per request's "
     "build as dear relative to a pooled call as the classic's, a CPU quota per tier for the classic system's "

@@ -230,7 +230,7 @@ def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: 
 
 def first_step(steps: list[StepSample]) -> list[StepSample]:
     """A calibration step's first valid step (the one its plan always had: what the service
-    wait is chosen from, cli/testbed/run/costs.py), as a list (empty: none)."""
+    wait is chosen from, cli/testbed/fit/costs.py), as a list (empty: none)."""
     return [s for s in steps if s.valid and s.throughput][:1]
 
 

@@ -1,4 +1,4 @@
-"""The derived files of a study's result folder (cli/testbed/run/study.py): summary.json,
+"""The derived files of a study's result folder (cli/testbed/studies/runner.py): summary.json,
 plots/*.png + *.svg and report.html, from experiment.json and samples.jsonl alone.
 
 A study's analysis module, analysis.studies.<kind>, has:

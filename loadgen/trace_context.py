@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import gevent
 from locust import events
 
-from testbed.tracing import post_spans       # the same sender as HAProxy's span relay
+from testbed.observe.tracing import post_spans       # the same sender as HAProxy's span relay
 
 BATCH, QUEUE_MAX, FLUSH_S = 200, 10_000, 1.0
 SERVICE = "locust"

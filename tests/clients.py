@@ -15,7 +15,7 @@ import subprocess
 
 from stacks import RUN_DIR      # this worker's folder for the logs of the processes tests start
 from testbed import contract, tiers
-from testbed.run.study import PointError
+from testbed.studies.runner import PointError
 from testbed.studies.jvm_worker import JvmWorker
 
 CLIENTS = ("gsoap", "axis", "zeep")

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from testbed import bench
+from testbed.bench import services as bench
 
 
 ENOUGH = bench.WARMUP_MIN_REQUESTS

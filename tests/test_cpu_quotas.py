@@ -1,4 +1,4 @@
-"""CPU quotas of the local stack on the real system (cgroup v1 or v2, cli/testbed/quotas.py):
+"""CPU quotas of the local stack on the real system (cgroup v1 or v2, cli/testbed/cpu/quotas.py):
 a replica driven by CPU-bound requests stays within its quota, status shows it, scaling and
 restarting keep it, `down` leaves no group, a stale group is cleaned up, and where the system
 does not allow a group the error names the fix.
@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from stacks import RUN_DIR, make_stack_config
-from testbed import ROOT, quotas, tiers
-from testbed.local import LocalStack
-from testbed.quotas import QuotaError, Quotas
+from testbed import ROOT, tiers
+from testbed.cpu import quotas
+from testbed.stack.local import LocalStack
+from testbed.cpu.quotas import QuotaError, Quotas
 
 CALLS, CPU_US, CONNECTIONS = 60, 20_000, 4
 QUOTA = 0.25

@@ -1,8 +1,8 @@
-"""The readiness gate of the haproxy container (cli/testbed/haproxy_gate.py): what it sets
+"""The readiness gate of the haproxy container (cli/testbed/haproxy/gate.py): what it sets
 for each kind of slot, from `show servers state` text as HAProxy 2.6 prints it."""
 from __future__ import annotations
 
-from testbed.haproxy_gate import CMAINT, FMAINT, RMAINT, Gate, parse_state
+from testbed.haproxy.gate import CMAINT, FMAINT, RMAINT, Gate, parse_state
 
 HEAD = ("1\n# be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight srv_iweight "
         "srv_time_since_last_change srv_check_status srv_check_result srv_check_health srv_check_state "

@@ -1,4 +1,4 @@
-"""HAProxy's runtime API client (cli/testbed/haproxy.py Runtime) against a fake stats socket:
+"""HAProxy's runtime API client (cli/testbed/haproxy/config.py Runtime) against a fake stats socket:
 right after a reload the old worker, soft-stopping, may still answer a command."""
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from testbed.haproxy import HaproxyError, Runtime
+from testbed.haproxy.config import HaproxyError
+from testbed.haproxy.runtime import Runtime
 
 
 class FakeSocket:

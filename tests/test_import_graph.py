@@ -1,7 +1,8 @@
 """No import circle among the Python packages (cli/testbed, analysis, loadgen): every import a
 module writes — at the top, inside a function, under TYPE_CHECKING — read with `ast`, and the
 graph's strongly connected components must all be single files. An interface imports none of
-its implementations (testbed.stack vs local/docker/swarm; the factory is testbed.stacks).
+its implementations (testbed.stack.interface vs the local, compose and Swarm stacks; the factory
+is testbed.stack.factory).
 Imports by name at run time (importlib.import_module) are not seen, as by any reader."""
 from __future__ import annotations
 
@@ -96,11 +97,12 @@ def test_cli_analysis_and_loadgen_have_no_import_circle():
 
 def test_the_check_reads_every_package_and_the_stack_factory():
     known = modules(PACKAGES)
-    graph_of_stacks = imports("testbed.stacks", known["testbed.stacks"], known)
-    assert {"testbed.stack", "testbed.local", "testbed.docker", "testbed.swarm"} <= graph_of_stacks
-    assert imports("testbed.stack", known["testbed.stack"], known).isdisjoint(
-        {"testbed.local", "testbed.docker", "testbed.swarm", "testbed.stacks"})
-    assert {"analysis.report", "loadgen.shapes", "testbed.run.sampler"} <= set(known)
+    implementations = {"testbed.stack.local", "testbed.stack.compose", "testbed.swarm.stack"}
+    graph_of_factory = imports("testbed.stack.factory", known["testbed.stack.factory"], known)
+    assert {"testbed.stack.interface"} | implementations <= graph_of_factory
+    assert imports("testbed.stack.interface", known["testbed.stack.interface"], known).isdisjoint(
+        implementations | {"testbed.stack.factory"})
+    assert {"analysis.report", "loadgen.shapes", "testbed.run.record.sampler"} <= set(known)
 
 
 def test_a_circle_through_a_function_level_or_relative_import_is_found(tmp_path):

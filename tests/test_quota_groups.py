@@ -1,4 +1,4 @@
-"""CPU quota groups of the local stack (cli/testbed/quotas.py) without touching the system's
+"""CPU quota groups of the local stack (cli/testbed/cpu/quotas.py) without touching the system's
 cgroups: which hierarchy a mount table gives, where a stack's groups go, the files a quota is
 written to in a temporary directory laid out like a cgroup v2 hierarchy, and the errors."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from testbed import quotas
-from testbed.quotas import Hierarchy, QuotaError, Quotas
+from testbed.cpu import quotas
+from testbed.cpu.quotas import Hierarchy, QuotaError, Quotas
 
 V1_SPLIT = """\
 25 24 0:22 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755

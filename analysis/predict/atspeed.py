@@ -3,7 +3,7 @@
 The model's CPU demands are seconds of CPU measured while the baseline ran. A shared or virtual
 host can run the same code faster or slower minutes later (a neighbour on the physical core),
 and then a CPU-bound configuration measures more or fewer requests than any model of the
-baseline's host can predict. The host speed probe (cli/testbed/run/speedprobe.py, speed.csv)
+baseline's host can predict. The host speed probe (cli/testbed/run/record/speedprobe.py, speed.csv)
 times a fixed piece of work every second. Per configuration:
   host_speed -- the probe's mean over the baseline's valid steps divided by its mean in the
     measured run's highest step (the median over repeats): 1.10 = the host ran 10 % faster;

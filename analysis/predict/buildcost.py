@@ -2,14 +2,14 @@
 
 A per-request client builds its client on every call — WSDL fetched through HAProxy from the
 service, parsed, the stub created — which a singleton baseline never does. The runner measures
-that build on the baseline's stack before any held-out run (testbed/run/buildprobe.py:
+that build on the baseline's stack before any held-out run (testbed/fit/buildprobe.py:
 build_probe.json, each tier's CPU per build with its idle rate taken off, the median build's
 wall time, and the clone's CPU of the first call on a fresh client beyond a reused client's).
 The model of a per-request configuration is then the baseline's: all of its CPU outside any
 lock (there is none), plus each tier's CPU per build and the clone's first-call extra, and the
 build's wall time not spent on that CPU as a delay.
 
-Under load (testbed/run/buildprobe.py, under_load): built alone, a client costs the other tiers
+Under load (testbed/fit/buildprobe.py, under_load): built alone, a client costs the other tiers
 nothing, but while one clone builds clients beside the stack's own load every tier's requests
 cost more CPU. Where the runner ran its calibration step once more with the clone building
 clients (calibration/calibration-build/, its probe calls in PROBE_CALLS), each tier's CPU per

@@ -8,7 +8,7 @@ full collections in 7 minutes; docs/predict.md, "The per-request clone's garbage
 builds its clients at 2 threads and cannot see that growth, so where it shows, a CPU-bound
 prediction of the per-request clone reads high.
 
-Read from clone_gc.csv (cli/testbed/run/clienttime.py: each clone replica's collections and
+Read from clone_gc.csv (cli/testbed/run/record/clienttime.py: each clone replica's collections and
 their time since start, once a second): per step, the collectors' time per second summed over
 the replicas (each replica's increase between its first and last sample in the step's measured
 window, over that span) divided by the step's throughput. The time is the collectors' own
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from analysis.predict.demands import read_counter_rows, replica_spans
 
-FILE = "clone_gc.csv"          # cli/testbed/run/clienttime.py GC_FILE
+FILE = "clone_gc.csv"          # cli/testbed/run/record/clienttime.py GC_FILE
 
 
 def read(path: Path) -> list[dict]:

@@ -267,7 +267,7 @@ SAME_PATH = ("backend", "op", "n", "client_mode", "tiers")
 def calibration_runs(result: ResultFolder) -> list:
     """The complete runs in the folder's calibration/ (clones experiments with a scaled wait:
     /seg/5 with the first scaled run's stack and no service wait, run before it, in steps until
-    its throughput settles: cli/testbed/run/costs.py)."""
+    its throughput settles: cli/testbed/fit/costs.py)."""
     runs = []
     for run_file in sorted((Path(result.path) / CALIBRATION_DIR).glob(f"*/{RUN_FILE}")):
         try:

@@ -23,9 +23,9 @@ CLIENT_MODES = ("singleton", "request", "pool")
 def _stack(docker: bool | None = None):
     """The stack to act on: the one that runs (local or containers), else a local one
     (docker=True: a containerized one). Exits naming the fix when that cannot be."""
-    from testbed.config import ConfigError, StackConfig
-    from testbed.stack import StackError
-    from testbed.stacks import open_stack
+    from testbed.stack.config import ConfigError, StackConfig
+    from testbed.stack.interface import StackError
+    from testbed.stack.factory import open_stack
     try:
         return open_stack(StackConfig.load(), docker)
     except (ConfigError, StackError) as e:
@@ -50,10 +50,10 @@ def cmd_build(args) -> int:
 
 def cmd_up(args) -> int:
     from testbed import tiers
-    from testbed.monitoring import MonitoringError
+    from testbed.observe.monitoring import MonitoringError
     from testbed.procs import ProcError
-    from testbed.stack import StackError
-    from testbed.tracing import TracingError
+    from testbed.stack.interface import StackError
+    from testbed.observe.tracing import TracingError
     counts = {name: getattr(args, name) for name in TIER_FLAGS}
     bad = [f"{TIER_FLAGS[n]} {c}" for n, c in counts.items() if not 0 <= c <= tiers.MAX_REPLICAS]
     if bad:
@@ -70,7 +70,7 @@ def cmd_up(args) -> int:
         print(f"testbed: up: --cpus: {e}", file=sys.stderr)
         return 2
     if args.spread or args.placement:
-        from testbed import placement
+        from testbed.swarm import placement
         if not args.swarm:
             print("testbed: up: --spread and --placement place tiers on the nodes of a Swarm: add --swarm",
                   file=sys.stderr)
@@ -82,7 +82,7 @@ def cmd_up(args) -> int:
             return 2
     stack = _stack(docker=args.docker or args.swarm)
     if args.swarm and not stack.running():
-        from testbed.swarm import SwarmStack
+        from testbed.swarm.stack import SwarmStack
         stack = SwarmStack(stack.cfg)
     if stack.running():
         print(f"testbed: the {stack.mode} stack is already up (./testbed status); change replica counts "
@@ -109,7 +109,7 @@ def cmd_up(args) -> int:
 
 def _cpus_option(text: str | None) -> dict[str, str]:
     """--cpus clone=0.5,axis=1 -> {CPUS_CLONE: "0.5", CPUS_AXIS: "1"} (ValueError naming the form)."""
-    from testbed.quotas import QUOTA_TIERS, QuotaError, cores
+    from testbed.cpu.quotas import QUOTA_TIERS, QuotaError, cores
     out: dict[str, str] = {}
     for part in filter(None, (text or "").split(",")):
         tier, eq, value = part.strip().partition("=")
@@ -137,8 +137,8 @@ def _print_entry_points(entry_points: dict[str, str], tiers_up: set[str]) -> Non
 
 
 def cmd_down(args) -> int:
-    from testbed.stack import StackError
-    from testbed.stacks import detect
+    from testbed.stack.interface import StackError
+    from testbed.stack.factory import detect
     stack = detect()
     if stack is None:
         print("down: stopped nothing (no stack was running)")
@@ -155,7 +155,7 @@ def cmd_down(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from testbed.stacks import detect
+    from testbed.stack.factory import detect
     stack = detect()
     st = stack.status() if stack else {"mode": None, "up": False, "entry_points": {}, "haproxy": None,
                                        "locust": [], "replicas": []}
@@ -201,8 +201,8 @@ def _quota_text(cores: float | None) -> str:
 def cmd_scale(args) -> int:
     from testbed import tiers
     from testbed.procs import ProcError
-    from testbed.stack import StackError
-    from testbed.stacks import detect
+    from testbed.stack.interface import StackError
+    from testbed.stack.factory import detect
     stack = detect()
     if stack is None:
         print("testbed: scale: the stack is not up; start it with ./testbed up", file=sys.stderr)
@@ -227,7 +227,7 @@ def cmd_scale(args) -> int:
 
 
 def cmd_logs(args) -> int:
-    from testbed.stack import StackError
+    from testbed.stack.interface import StackError
     try:
         return _stack().logs(args.tier, args.lines, args.follow)
     except StackError as e:
@@ -236,12 +236,12 @@ def cmd_logs(args) -> int:
 
 
 def cmd_fault(args) -> int:
-    from testbed import faults
+    from testbed.faults import injector as faults
     return faults.command(args)
 
 
 def cmd_cluster(args) -> int:
-    from testbed import cluster
+    from testbed.swarm import cluster
     return cluster.command(args)
 
 
@@ -251,7 +251,8 @@ def cmd_test(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from testbed import bench, prereqs
+    from testbed import prereqs
+    from testbed.bench import services as bench
     bad = [f"--{k} {getattr(args, k)}" for k in ("duration", "repeat", "warmup", "connections")
            if getattr(args, k) < 1]
     if bad:
@@ -339,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "quota, joined into one Swarm, with a private registry on the manager holding "
                                    "the stack's images; down: remove every node, network and volume; status: "
                                    "the nodes and the tasks on each (docs/docker.md, 'A cluster on one machine')")
-    from testbed.cluster import add_arguments as cluster_arguments
+    from testbed.swarm.cluster import add_arguments as cluster_arguments
     cluster_arguments(s)
     s.set_defaults(func=cmd_cluster)
 
@@ -363,10 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_logs)
 
     s = sub.add_parser("fault", help="kill, pause or slow one replica (now or later, for a while)",
-                       description="Fault injection (cli/testbed/faults.py): kill = SIGKILL (with --for, "
+                       description="Fault injection (cli/testbed/faults/injector.py): kill = SIGKILL (with --for, "
                                    "restarted after D s); pause = SIGSTOP for D s; slow = runs only --speed of "
                                    "the time for D s. Prints when HAProxy took it out of rotation.")
-    from testbed.faults import add_arguments as fault_arguments
+    from testbed.faults.injector import add_arguments as fault_arguments
     fault_arguments(s)
     s.set_defaults(func=cmd_fault)
 

@@ -2,11 +2,11 @@
 """Start of the haproxy container (docker-compose.yml, Swarm): render the docker mode of
 haproxy.cfg.in from this container's environment -- the knobs compose hands over from
 .env, read once here -- then become HAProxy, in the foreground, as the container's main
-process. The tiers are server-templates resolved by Docker's DNS (cli/testbed/haproxy.py),
+process. The tiers are server-templates resolved by Docker's DNS (cli/testbed/haproxy/config.py),
 so scaling a tier never needs this to run again."""
 import os
 
-from testbed import haproxy
+from testbed.haproxy import config as haproxy
 
 
 def main() -> None:

@@ -2,12 +2,12 @@
 """Start of the prometheus container (docker-compose.monitoring.yml; compose's monitoring
 profile): render its configuration from the container's environment -- the knobs compose hands
 over from .env, read once here -- then become Prometheus, in the foreground. The replicas are
-found by Docker's DNS (cli/testbed/monitoring.py, docker_config), so scaling a tier never needs
+found by Docker's DNS (cli/testbed/observe/monitoring.py, docker_config), so scaling a tier never needs
 this to run again."""
 import os
 from pathlib import Path
 
-from testbed import monitoring
+from testbed.observe import monitoring
 
 
 def main() -> None:

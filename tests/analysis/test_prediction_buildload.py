@@ -1,4 +1,4 @@
-"""The client build's CPU under load (analysis/predict/buildcost.py, cli/testbed/run/buildprobe.py):
+"""The client build's CPU under load (analysis/predict/buildcost.py, cli/testbed/fit/buildprobe.py):
 where the runner ran its calibration step again while a clone built clients, each tier's CPU per
 build is that run's CPU above the calibration's per request, over the builds of each step. A
 hand-made clones folder (data/make_handmade) with a calibration step at 1000/s and a run under
@@ -191,7 +191,7 @@ def test_builds_are_counted_in_a_steps_window_by_their_calls_overlap():
 def test_the_first_calls_extra_is_what_one_call_adds_less_what_a_second_adds_median_over_turns():
     """buildprobe.first_call: rounds with 0, 1 and 2 calls a client in turns; per turn the clone's
     (c1 − c0) − (c2 − c1), the median over the turns."""
-    from testbed.run import buildprobe
+    from testbed.fit import buildprobe
     readings = iter([1.0e-3, 1.25e-3, 1.30e-3,      # +0.25 then +0.05: 0.20 ms
                      1.0e-3, 1.10e-3, 1.20e-3,      # +0.10 then +0.10: 0
                      0.9e-3, 1.20e-3, 1.25e-3])     # +0.30 then +0.05: 0.25 ms
@@ -211,7 +211,7 @@ def test_the_crowding_is_the_median_ratio_of_a_round_on_many_threads_to_one_on_f
     client), the ratio of the clone's CPU per build; the median over turns. The model's points
     (buildcost.crowding_points): 1 at the few, the ratio at the many; a ratio of at most 1 is
     noise and crowds nothing."""
-    from testbed.run import buildprobe
+    from testbed.fit import buildprobe
     readings = iter([1.0e-3, 1.2e-3, 1.0e-3, 1.05e-3, 0.9e-3, 1.08e-3])
     asked = []
 
@@ -234,7 +234,7 @@ def test_a_turn_whose_rounds_built_too_few_or_read_no_clone_cpu_has_no_figure_an
     the idle window's noise, and one the idle rate swallowed reads 0 — such a turn gives no first
     call and no crowding ratio; the medians are over the other turns, None without any (ci of
     stop 57: 2.1, 11.2 and 0.0 ms a build from rounds of 40 and 20 builds made a first call of +20 ms)."""
-    from testbed.run import buildprobe
+    from testbed.fit import buildprobe
     few = buildprobe.MIN_TURN_BUILDS - 1
     readings = iter([(2.1e-3, 900), (11.2e-3, 40), (0.0, 20),              # too few builds
                      (1.0e-3, 900), (1.2e-3, 400), (0.0, 300),             # idle rate took a round
@@ -258,7 +258,7 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
     import time
     from dataclasses import dataclass
     from standin import serve
-    from testbed.run import buildprobe
+    from testbed.fit import buildprobe
     # the run under load outlasts the compiler's warm-up by about five turns with and without builds
     assert buildprobe.LOADED_PLAN.seconds() >= buildprobe.WARM_S + 5 * (buildprobe.ON_S + buildprobe.OFF_S)
     monkeypatch.setattr(buildprobe, "WARM_S", 0.5)

@@ -1,5 +1,5 @@
 """The clone's collector per request, step by step (analysis/predict/clonegc.py), from the
-clone_gc.csv the runner's sampler writes (cli/testbed/run/clienttime.py), in summary.json, the
+clone_gc.csv the runner's sampler writes (cli/testbed/run/record/clienttime.py), in summary.json, the
 report's tier table and validate — on the hand-made folder's client per request (its 2-clone
 run's steps at 4, 8 and 16 users, 140/s each)."""
 import functools
@@ -33,7 +33,7 @@ def write_gc(run_dir: Path, x: float = 140.0, replicas: int = 1) -> None:
 
 
 def test_the_sampler_writes_a_gc_row_from_the_clone_status():
-    from testbed.run.clienttime import GC_HEADER, gc_row
+    from testbed.run.record.clienttime import GC_HEADER, gc_row
     assert GC_HEADER == "timestamp,replica,collections,gc_ns\n"
     assert gc_row("2", {"gc": {"collections": 7, "time_ns": 30_000_000, "collectors": ["G1 Young Generation"]}},
                   12.5) == "12.500,2,7,30000000\n"

@@ -230,7 +230,7 @@ def test_the_runner_predicts_right_after_the_last_baseline_run():
 
 
 def test_client_time_rows_come_from_the_clone_status_counters():
-    from testbed.run.clienttime import rows
+    from testbed.run.record.clienttime import rows
     status = {"backends": {"axis": {"client_time": {"calls": 3, "wait_ns": 10, "hold_ns": 20, "hold_cpu_ns": 5}},
                            "gsoap": {"calls": 0}}}
     assert rows("2", status, 12.5) == ["12.500,2,axis,3,10,20,5\n"]
@@ -323,7 +323,7 @@ def test_the_cli_predicts_a_client_per_request_with_the_probe(folder, tmp_path):
 
 
 def test_the_build_probe_ends_once_two_rounds_agree():
-    from testbed.run.buildprobe import seconds, settled
+    from testbed.fit.buildprobe import seconds, settled
     assert not settled(None, {"clone": 0.001})
     assert not settled({"clone": 0.00183, "axis": 0.0004}, {"clone": 0.0011, "axis": 0.0004})   # still compiling
     assert settled({"clone": 0.00112, "axis": 0.0004}, {"clone": 0.0011, "axis": 0.00038})
@@ -333,7 +333,7 @@ def test_the_build_probe_ends_once_two_rounds_agree():
 
 
 def test_the_build_probe_goes_on_through_a_compilers_pause_in_its_first_rounds():
-    from testbed.run.buildprobe import MIN_ROUNDS, warm
+    from testbed.fit.buildprobe import MIN_ROUNDS, warm
 
     def rounds(ms):
         return [{"clone": x / 1e3} for x in ms]
@@ -344,7 +344,7 @@ def test_the_build_probe_goes_on_through_a_compilers_pause_in_its_first_rounds()
 
 
 def test_the_build_probe_takes_each_tiers_idle_rate_off_its_cpu_per_build():
-    from testbed.run.buildprobe import due, per_build
+    from testbed.fit.buildprobe import due, per_build
     # readings: (monotonic s, CPU s per tier, host busy s); 2 s idle, then 100 builds in 4 s
     idle = (0.0, {"clone": 10.0, "axis": 5.0}, 100.0)
     start = (2.0, {"clone": 10.2, "axis": 5.0}, 100.4)      # clone idles at 0.1 core; 0.2 s unattributed

@@ -11,8 +11,8 @@ from analysis.folder import load
 from analysis.predict import atspeed, forecast, section
 from analysis.predict.model import Model, solve_model
 from analysis.predict.runsteps import run_steps
-from testbed.run import speedprobe
-from testbed.run.sampler import CpuSampler
+from testbed.run.record import speedprobe
+from testbed.run.record.sampler import CpuSampler
 
 
 def test_the_sampler_times_the_probe_beside_its_cpu_rows_only_where_asked(tmp_path):

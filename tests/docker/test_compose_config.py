@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from testbed import ROOT, haproxy, tiers, tracing
-from testbed.config import read_env_file
+from testbed import ROOT, tiers
+from testbed.haproxy import config as haproxy
+from testbed.observe import tracing
+from testbed.stack.config import read_env_file
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install pyyaml); "
                                           "these checks read docker-compose.yml with it")
@@ -365,3 +367,62 @@ def test_the_profile_checks_can_share_one_stack_with_both_profiles(monkeypatch):
     args, _, _ = mod.profile_options("doc", ["--no-build", "--reuse"])
     assert args.reuse and args.no_build and not args.keep
     sys.modules.pop("profilecheck_for_test", None)
+
+
+# The Python each image runs, and why: its entry scripts and the modules started in it by name.
+IMAGE_ENTRIES = {
+    "haproxy": ["services/haproxy/entrypoint.py",          # renders the config, becomes HAProxy
+                "testbed.haproxy.gate",                     # `program readiness-gate` in the config
+                "testbed.haproxy.spans",                    # the span relay's `program` (tracing on)
+                "testbed.haproxy.runtime"],                 # ComposeStack's `docker compose exec ... python3 -c`
+    "prometheus": ["services/prometheus/entrypoint.py",    # renders Prometheus' configuration
+                   "testbed.observe.exporter"],             # the cpu-exporter service's command
+    "locust-master": ["loadgen/locustfile.py", "loadgen/shapes.py", "loadgen/testbed_tab.py",
+                      "loadgen/trace_context.py"],          # Locust's -f files
+}
+
+
+def _python_closure(entries: list[str]) -> set[Path]:
+    """Every file of cli/testbed and analysis that the entries import, at any depth, imports
+    inside functions included (a branch that never runs in the container still counts)."""
+    from test_import_graph import PACKAGES, imports, modules
+    known = modules(PACKAGES)
+    todo = [e for e in entries if not e.endswith(".py")]
+    todo_files = [ROOT / e for e in entries if e.endswith(".py")]
+    found: set[str] = set()
+    for f in todo_files:
+        todo += imports("__entry__", f, known)
+    while todo:
+        m = todo.pop()
+        if m in found:
+            continue
+        found.add(m)
+        parts = m.split(".")
+        todo += [".".join(parts[:i]) for i in range(1, len(parts)) if ".".join(parts[:i]) in known]
+        todo += sorted(imports(m, known[m], known))
+    return {known[m] for m in found if not m.startswith("loadgen")}
+
+
+def _copied(path: Path) -> set[Path]:
+    """The repository files a Dockerfile's COPY instructions take from the build context (not
+    --from another stage), folders expanded."""
+    out: set[Path] = set()
+    for word, rest in instructions(path):
+        if word != "COPY" or rest.startswith("--from"):
+            continue
+        for src in rest.split()[:-1]:
+            p = ROOT / src
+            out |= set(p.rglob("*.py")) if p.is_dir() else {p}
+    return out
+
+
+@pytest.mark.parametrize("service", sorted(IMAGE_ENTRIES))
+def test_an_image_copies_exactly_the_python_it_runs(service):
+    """An image that runs the testbed's own Python copies each module its entries import (so
+    none fails at start with an ImportError), and no other module of the CLI or the analysis."""
+    copied = {p for p in _copied(dockerfile(service)) if p.suffix == ".py"
+              and (ROOT / "cli" / "testbed" in p.parents or ROOT / "analysis" in p.parents)}
+    needed = _python_closure(IMAGE_ENTRIES[service])
+    assert needed - copied == set(), f"{service}: imported but not copied: {sorted(map(str, needed - copied))}"
+    assert copied - needed == set(), f"{service}: copied but never imported: {sorted(map(str, copied - needed))}"
+    assert ROOT / "cli" / "testbed" / "stack" / "interface.py" in needed   # reached through imports of imports

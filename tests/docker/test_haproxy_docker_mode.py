@@ -1,4 +1,4 @@
-"""The docker mode of the HAProxy config (cli/testbed/haproxy.py render_docker, rendered
+"""The docker mode of the HAProxy config (cli/testbed/haproxy/config.py render_docker, rendered
 by the haproxy container at start): a server-template per tier resolved by Docker's DNS,
 accepted by `haproxy -c` for every gSOAP server model; local mode's config unchanged."""
 from __future__ import annotations
@@ -9,8 +9,9 @@ import subprocess
 
 import pytest
 
-from testbed import ROOT, haproxy, tiers
-from testbed.config import StackConfig, read_env_file
+from testbed import ROOT, tiers
+from testbed.haproxy import config as haproxy
+from testbed.stack.config import StackConfig, read_env_file
 
 KNOBS = {**read_env_file(ROOT / ".env"), "PUBLISHED_ON": "127.0.0.1"}   # compose, published on loopback
 

@@ -1,4 +1,4 @@
-"""The classic-system profile (cli/testbed/run/profile.py): measured costs in, emulated demands,
+"""The classic-system profile (cli/testbed/fit/profile.py): measured costs in, emulated demands,
 quotas, wait and pool out, and how they go into the runs (no stack)."""
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from dataclasses import replace
 import pytest
 
 from analysis.classic import PUBLISHED
-from testbed.run import definition, profile
-from testbed.run.profile import Measured, design
+from testbed.run import definition
+from testbed.fit import profile
+from testbed.fit.profile import Measured, design
 
 # about this 2-core host's figures: the static page's front cost, the JSP and the beans a few
 # µs each, /seg/5's front 0.6 ms; Locust and HAProxy included in total_s
@@ -190,7 +191,7 @@ def test_the_runner_step_calibrates_then_designs_and_applies_the_profile(tmp_pat
     import sys as _sys
     from pathlib import Path
 
-    from testbed.run import tohost
+    from testbed.fit import tohost
     _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
     from make_handmade import T0, plateau, run
     front = {1: 9.0, 2: 8.0, 3: 8.5, 4: 10.0, 5: 60.0}           # % of a core at 1000/s (or 100/s: ⑤)
@@ -253,7 +254,7 @@ def test_the_runner_retunes_before_the_first_seg5_run_from_path_one_and_a_probe(
     import sys as _sys
     from pathlib import Path
 
-    from testbed.run import tohost
+    from testbed.fit import tohost
     _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
     from make_handmade import T0, plateau, run
     exp = definition.load("classic", profile="classic-system")
@@ -313,7 +314,7 @@ def test_the_runner_retunes_the_build_from_a_probe_of_the_request_run(tmp_path):
     import sys as _sys
     from pathlib import Path
 
-    from testbed.run import tohost
+    from testbed.fit import tohost
     _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
     from make_handmade import T0, plateau, run
     exp = definition.load("classic", profile="classic-system")
@@ -405,7 +406,7 @@ def test_the_segments_are_set_again_from_segment_ones_cost_under_the_quota(tmp_p
     import sys as _sys
     from pathlib import Path
 
-    from testbed.run import tohost
+    from testbed.fit import tohost
     p = design(M)
     prof = p.to_json()
     f1 = 300e-6                      # under the front's quota segment ① cost 300 µs, not 450 planned

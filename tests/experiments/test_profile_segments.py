@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from analysis.classic import PUBLISHED
-from testbed.run import definition, profile, tohost
-from testbed.run.profile import Measured, design
+from testbed.run import definition
+from testbed.fit import profile
+from testbed.fit import tohost
+from testbed.fit.profile import Measured, design
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
 from make_handmade import T0, run  # noqa: E402

@@ -102,7 +102,7 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     assert base_gc["runs"] == 1 and base_gc["lowest"]["gc_s"] >= 0 and base_gc["highest"]["users"] >= base_gc["lowest"]["users"]
     # the client-build probe the runner makes before a per-request run (--quick has no room for
     # that run in its 2 minutes): on this stack as the run left it, with its CPU read per tier
-    from testbed.run import buildprobe
+    from testbed.fit import buildprobe
     probe = buildprobe.measure(experiment_stack, "axis", True, lambda _: None)
     assert "error" not in probe, probe["error"]
     assert probe["probe"]["built"] > 0 and probe["probe"]["failed"] == 0 and probe["cpu_s_per_build"]["clone"] > 0

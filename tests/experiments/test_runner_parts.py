@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from testbed.run import definition, reconfigure, results, threaddumps
+from testbed.run import definition, reconfigure, results
+from testbed.run.record import threaddumps
 from testbed.run.locustrun import master_argv, worker_argv
 from testbed.run.progress import latest_history, line
-from testbed.run.sampler import CpuSampler, Target
+from testbed.run.record.sampler import CpuSampler, Target
 from testbed.tiers import knobs_read
 
 SEG5 = definition.load("clones").runs[0]

@@ -1,4 +1,4 @@
-"""The scaling rule (cli/testbed/run/scaling.py): measured costs, the host and the experiment's
+"""The scaling rule (cli/testbed/fit/scaling.py): measured costs, the host and the experiment's
 lock-bound runs in, the service wait out; and the experiment keys that ask for it (no stack)."""
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from analysis.steps import LOADGEN_SATURATED, StepSample
-from testbed.run import definition, scaling
+from testbed.run import definition
+from testbed.fit import scaling
 from testbed.run.definition import DefinitionError
-from testbed.run.scaling import Capacity, Costs, LockedRun, ScaleSettings, choose_wait
+from testbed.fit.scaling import Capacity, Costs, LockedRun, ScaleSettings, choose_wait
 
 # 2 ms of CPU per /seg/5 request over the whole stack and Locust (about this 2-core host's figure)
 COSTS = Costs({"front": 0.0006, "clone": 0.0004, "axis": 0.0004, "haproxy": 0.0002, "loadgen": 0.0004},
@@ -199,7 +200,7 @@ def _fake_calibration(cpu: dict, host: float, x: int = 1000, warm: dict | None =
 
 
 def test_clones_calibrates_without_the_wait_then_puts_the_chosen_wait_into_every_scaled_run(tmp_path):
-    from testbed.run import tohost
+    from testbed.fit import tohost
     exp = definition.load("clones")
     # 2 ms per request over the tiers at 1000/s: 200 % of a core, on a host at 210 %
     run_one, calls = _fake_calibration({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
@@ -223,7 +224,8 @@ def test_the_wait_is_chosen_from_the_calibrations_first_step_and_the_fit_takes_i
     from analysis.folder import load_run
     from analysis.predict import demands as dmod
     from analysis.settings import Settings
-    from testbed.run import costs, tohost
+    from testbed.fit import costs
+    from testbed.fit import tohost
     exp = definition.load("clones")
     assert costs.CALIBRATION_LOAD.users == (16,) * 9 and costs.CALIBRATION_LOAD.plateau_tolerance == 0.05
     assert costs.CALIBRATION_LOAD.seconds() == 15 + 9 * 9
@@ -238,7 +240,7 @@ def test_the_wait_is_chosen_from_the_calibrations_first_step_and_the_fit_takes_i
 
 
 def test_classic_takes_its_costs_from_path_five_and_no_scale_runs_the_unscaled_wait(tmp_path):
-    from testbed.run import tohost
+    from testbed.fit import tohost
     exp = definition.load("classic")
     first = next(i for i, r in enumerate(exp.runs) if r.auto_wait)
     run_one, calls = _fake_calibration({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
@@ -258,7 +260,7 @@ def test_classic_takes_its_costs_from_path_five_and_no_scale_runs_the_unscaled_w
 def test_scale_from_an_earlier_folder_measures_nothing(tmp_path):
     import json
 
-    from testbed.run import tohost
+    from testbed.fit import tohost
     earlier = tmp_path / "earlier"
     earlier.mkdir()
     (earlier / "experiment.json").write_text(json.dumps({"scaling": {"costs": COSTS.to_json()}}))

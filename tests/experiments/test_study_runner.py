@@ -1,4 +1,4 @@
-"""The study runner (cli/testbed/run/study.py) and the study report (analysis/study_report.py),
+"""The study runner (cli/testbed/studies/runner.py) and the study report (analysis/study_report.py),
 with a small study defined here: its measurement is a real Python process run by run_json."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from analysis import pages
 from analysis.findings import HOLDS, NOT_MEASURED, Finding
-from testbed.run import study
+from testbed.studies import runner as study
 from testbed.run.progress import Progress
 
 PY = sys.executable

@@ -15,8 +15,9 @@ import pytest
 import requests
 
 from stacks import RUN_DIR
-from testbed import locust_ui, procs
-from testbed.config import StackConfig
+from testbed import procs
+from testbed.stack import locust_ui
+from testbed.stack.config import StackConfig
 
 pytestmark = pytest.mark.timeout(300)
 

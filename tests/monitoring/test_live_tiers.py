@@ -12,7 +12,8 @@ import urllib.request
 
 import pytest
 
-from testbed import locust_ui, monitoring
+from testbed.stack import locust_ui
+from testbed.observe import monitoring
 from stacks import RUN_DIR, make_stack_config
 
 pytestmark = [pytest.mark.stack, pytest.mark.own_stack]   # a stack with Prometheus of its own
@@ -37,7 +38,7 @@ def until(what: str, predicate, timeout: float = 90, interval: float = 1.0):
 
 @pytest.fixture(scope="module")
 def live():
-    from testbed.local import LocalStack
+    from testbed.stack.local import LocalStack
     st = LocalStack(make_stack_config("live-tiers", {"LOCUST_WORKERS": "1", "MONITORING_SCRAPE_INTERVAL": "2s"}),
                     log=lambda *a: None)
     if st.running():
@@ -137,10 +138,10 @@ def query(live, expr: str, at: float) -> dict[str, float]:
 
 
 def test_the_runners_cpu_per_tier_agrees_with_prometheus_on_one_run(load):
-    """cpu.csv's sampler (run/sampler.py, what every report's CPU comes from) and Prometheus'
+    """cpu.csv's sampler (run/record/sampler.py, what every report's CPU comes from) and Prometheus'
     testbed_cpu_seconds_total over the same 30 s window of one loaded run."""
     from analysis import cpu as cpumod
-    from testbed.run.sampler import CpuSampler
+    from testbed.run.record.sampler import CpuSampler
     path = RUN_DIR / "live-tiers-cpu.csv"
     sampler = CpuSampler(path, load.cpu_targets).start()
     try:

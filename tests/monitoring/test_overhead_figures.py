@@ -1,10 +1,10 @@
-"""The monitoring-overhead benchmark's two figures (cli/testbed/run/monitoring_overhead.py): the
+"""The monitoring-overhead benchmark's two figures (cli/testbed/bench/monitoring_overhead.py): the
 ratio to `off` paired within each round, and the accounted CPU cost of scraping."""
 from __future__ import annotations
 
 import pytest
 
-from testbed.run.monitoring_overhead import CONDITIONS, accounted, pair_figures, paired_ratios, round_order
+from testbed.bench.monitoring_overhead import CONDITIONS, accounted, pair_figures, paired_ratios, round_order
 
 
 def _row(rnd: int, cond: str, rps: float) -> dict:

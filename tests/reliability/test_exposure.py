@@ -11,8 +11,8 @@ import urllib.request
 import pytest
 
 from stacks import make_stack_config
-from testbed import haproxy
-from testbed.local import LocalStack
+from testbed.haproxy import config as haproxy
+from testbed.stack.local import LocalStack
 
 pytestmark = [pytest.mark.stack, pytest.mark.own_stack]    # stacks of its own, one per UI setting
 

@@ -1,4 +1,4 @@
-"""Fault injection (cli/testbed/faults.py, analysis/faults.py): parsing, the counts inside a
+"""Fault injection (cli/testbed/faults/injector.py, analysis/faults.py): parsing, the counts inside a
 fault's window, and, end to end on a private local stack, one of two clones killed mid-run."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from analysis import faults as afaults
 from analysis.locust_csv import History, HistoryRow
-from testbed import faults
+from testbed.faults import injector as faults
 from testbed.run import definition
 from testbed.run.runner import Runner
 
@@ -56,7 +56,7 @@ def test_a_node_faults_window_lasts_until_its_stuck_requests_time_out():
 @pytest.mark.own_stack
 def test_a_clone_killed_mid_run_is_ejected_fails_at_most_its_requests_in_flight_and_comes_back(tmp_path):
     from stacks import make_stack_config
-    from testbed.local import LocalStack
+    from testbed.stack.local import LocalStack
     st = LocalStack(make_stack_config("faults"), log=lambda *a: None)
     if st.running():
         st.down()

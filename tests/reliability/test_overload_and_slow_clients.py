@@ -47,7 +47,7 @@ def _rss_kib(pid: int) -> int:
 
 @pytest.fixture(scope="module")
 def small_stack():
-    from testbed.local import LocalStack
+    from testbed.stack.local import LocalStack
     # a gSOAP service of 2 workers, 200 ms a call: ~10 calls/s; HAProxy queues 3 s at most
     cfg = make_stack_config("overload", {"GSOAP_POOL_SIZE": "2", "DEMAND_SERVICE_WAIT_US": "200000",
                                          "HAPROXY_QUEUE_TIMEOUT_S": "3"})

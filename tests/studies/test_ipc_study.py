@@ -16,7 +16,7 @@ import pytest
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
 from analysis.studies import ipc as aipc
 from testbed import ROOT
-from testbed.run import study
+from testbed.studies import runner as study
 from testbed.run.progress import Progress
 from testbed.studies import ipc, ipc_objects
 

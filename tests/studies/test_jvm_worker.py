@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from testbed.run.study import PointError
+from testbed.studies.runner import PointError
 from testbed.studies.jvm_worker import JvmWorker
 
 SERVE = r"""

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from testbed import ROOT
-from testbed.run import study
+from testbed.studies import runner as study
 from testbed.run.progress import Progress
 
 # one worker for the RPC programs' tests (pytest -n): the Ctrl-C test checks that no /tmp/tb-rpc-*

@@ -13,7 +13,7 @@ from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
 from analysis.study_report import render
 from analysis.studies import rpc as report
 from analysis.studies import rpc_table as t
-from testbed.run.study import StudyError
+from testbed.studies.runner import StudyError
 from testbed.studies import rpc
 
 

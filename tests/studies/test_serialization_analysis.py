@@ -11,7 +11,7 @@ import pytest
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
 from analysis.studies import serialization as A
 from analysis.studies import serialization_findings as F
-from testbed.run import study
+from testbed.studies import runner as study
 
 ITEM = {"sendBytes": 1, "sendInts": 4, "sendFloats": 4, "sendDoubles": 8, "sendIntBuffer": 4}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from analysis.findings import VERDICTS
-from testbed.run import study
+from testbed.studies import runner as study
 from testbed.run.progress import Progress
 
 FILE = Path(__file__).resolve().parents[2] / "loadgen" / "experiments" / "serialization.toml"

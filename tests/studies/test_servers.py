@@ -13,7 +13,7 @@ from analysis.study_report import render
 from analysis.studies import servers as analysis
 from analysis.studies import servers_findings as sf
 from testbed import ROOT
-from testbed.run import study
+from testbed.studies import runner as study
 from testbed.studies import servers
 
 EXPERIMENT = ROOT / "loadgen" / "experiments" / "servers.toml"

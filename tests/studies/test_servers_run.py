@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from testbed import ROOT
-from testbed.run import study
+from testbed.studies import runner as study
 from testbed.run.progress import Progress
 
 # one worker runs the three: each checks that no servers.jar JVM is left running, which another

@@ -20,7 +20,8 @@ import uuid
 
 import pytest
 
-from testbed import ROOT, tracing
+from testbed import ROOT
+from testbed.observe import tracing
 from stacks import RUN_DIR, make_stack_config
 
 pytestmark = [pytest.mark.stack, pytest.mark.own_stack]   # a stack with Zipkin of its own
@@ -33,7 +34,7 @@ def get_json(url: str, timeout: float = 15):
 
 @pytest.fixture(scope="module")
 def traced():
-    from testbed.local import LocalStack
+    from testbed.stack.local import LocalStack
     st = LocalStack(make_stack_config("tracing"), log=lambda *a: None)
     if st.running():
         st.down()

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from analysis import traces
-from testbed import haproxy, haproxy_spans, tracing
-from testbed.config import StackConfig
+from testbed.haproxy import config as haproxy
+from testbed.haproxy import spans as haproxy_spans
+from testbed.observe import tracing
+from testbed.stack.config import StackConfig
 
 DATA = Path(__file__).parent / "data"
 LINE = ('tp 0af7651916cd43dd8448eb211c80319c b7ad6b7169203331 17abe49213124b2d 1795580886.259 0 2 0 1 3 6 15 '
@@ -217,7 +219,7 @@ def test_agreement_is_within_the_stated_share_of_one_over_t_k():
 
 
 def test_overhead_cycles_alternate_and_full_sampling_is_left_out_of_them():
-    from testbed.run.tracing_overhead import CONDITIONS, cycle_order
+    from testbed.bench.tracing_overhead import CONDITIONS, cycle_order
     cycles = [cycle_order(i) for i in range(4)]
     assert cycles[0] == ["off", "0%", "1%"] and cycles[1] == ["1%", "0%", "off"]
     assert cycles[2] == cycles[0] and cycles[3] == cycles[1]
@@ -230,7 +232,7 @@ def _run(rnd, cycle, name, rps, p95=10.0):
 
 
 def test_overhead_ratios_are_paired_per_cycle_then_median_of_rounds():
-    from testbed.run.tracing_overhead import figures
+    from testbed.bench.tracing_overhead import figures
     rows = []
     # round 0: off drifts up from cycle to cycle; 1 % is 0.98 of off in the same cycle each time
     for c, off in enumerate((1000.0, 1100.0)):
@@ -254,9 +256,9 @@ def test_overhead_ratios_are_paired_per_cycle_then_median_of_rounds():
 
 
 def test_the_traced_stack_takes_ports_and_a_state_folder_of_its_own(tmp_path):
-    from testbed import tracing
-    from testbed.config import StackConfig
-    from testbed.run.tracing_overhead import traced_config
+    from testbed.observe import tracing
+    from testbed.stack.config import StackConfig
+    from testbed.bench.tracing_overhead import traced_config
     cfg = StackConfig(replica_port_base=21000, state_dir=tmp_path / "st", knobs={"X": "1"})
     other = traced_config(cfg)
     assert other.replica_port_base >= 22000 and other.state_dir == tmp_path / "st" / "tracing-overhead"

@@ -1,13 +1,16 @@
-"""`./testbed run`: experiments as data (loadgen/experiments/*.toml) driven against the local
-stack, one result folder per experiment (docs/results.md, docs/experiments.md).
+"""`./testbed run`: experiments as data (loadgen/experiments/*.toml) driven against the stack,
+one result folder per experiment (docs/results.md, docs/experiments.md).
 
+  command      the `run` verb: its arguments and what it starts
   definition   the experiment file -> runs to do (RunSpec), --quick and --repeat applied
+  plan         the step plan of one run and the checks every value of a file goes through
+  runkeys      the values of a run's keys that set the stack (replicas, quotas, demands, knobs)
   reconfigure  make the stack match a run: replica counts, client mode, demand knobs
-  sampler      cpu.csv: every tier process, HAProxy, each Locust process and the host
-  locust       one headless Locust run (master + workers) per experiment run
-  threaddumps  jstack of the Java tiers at the plateau
+  locustrun    one headless Locust run (master + workers) per experiment run
+  record/      what a run records beside Locust: CPU, host speed, client timers, dumps, traces
   results      experiment.json / run.json, written atomically as things happen
-  progress     what the user sees while it runs
+  progress     what the user sees while it runs; headline: the lines printed at its end
+  predicting   the model's prediction, written after the baseline and before the next run
   runner       the whole experiment, Ctrl-C included
-  efficiency   the loadgen-efficiency benchmark (Seg1User vs a bare FastHttpUser)
+Fitting an experiment to the host is testbed.fit; the studies' runner is testbed.studies.runner.
 """

@@ -71,20 +71,20 @@ def _sigterm_as_ctrl_c() -> None:
 
 def _benchmark(args, stack, results_dir) -> int:
     if args.experiment == EFFICIENCY:
-        from testbed.run import efficiency
+        from testbed.bench import efficiency
         return efficiency.main(stack, results_dir, quick=args.quick, rounds=args.repeat,
                                keep_stack=args.keep_stack)
     if args.experiment == OVERHEAD:
-        from testbed.run import monitoring_overhead
+        from testbed.bench import monitoring_overhead
         return monitoring_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
-    from testbed.run import tracing_overhead
+    from testbed.bench import tracing_overhead
     return tracing_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
 
 
 def main(args) -> int:
     _sigterm_as_ctrl_c()
-    from testbed.config import ConfigError, StackConfig
-    from testbed.faults import FaultError
+    from testbed.stack.config import ConfigError, StackConfig
+    from testbed.faults.injector import FaultError
     from testbed.run import definition
     from testbed.run.runner import RESULTS_DIR, Runner
 
@@ -106,17 +106,17 @@ def main(args) -> int:
     except ConfigError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 2
-    from testbed.stack import StackError
-    from testbed.stacks import open_stack
+    from testbed.stack.interface import StackError
+    from testbed.stack.factory import open_stack
     try:
         stack = open_stack(cfg, docker=True if args.docker else None)
     except StackError as e:
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2
     if not stack.running() and not args.docker:
-        from testbed import nodes
+        from testbed.swarm import nodes
         if nodes.load(cfg.state_dir):        # a cluster made here and no stack on it yet: deploy there
-            from testbed.swarm import SwarmStack
+            from testbed.swarm.stack import SwarmStack
             stack = SwarmStack(cfg)
     if args.experiment in BENCHMARKS:
         try:
@@ -154,8 +154,9 @@ def main(args) -> int:
 
 
 def _study(args) -> int | None:
-    """Run the experiment if it is a study (cli/testbed/run/study.py); None if it is not."""
-    from testbed.run import definition, study
+    """Run the experiment if it is a study (cli/testbed/studies/runner.py); None if it is not."""
+    from testbed.run import definition
+    from testbed.studies import runner as study
     from testbed.run.runner import RESULTS_DIR
     try:
         path = definition.find(args.experiment)

@@ -12,16 +12,16 @@ The file's tables (docs/experiments.md has the long version):
   [defaults]                run keys every run starts from
   [parts.<part>]            classic only: run keys of every run of that part (over [defaults])
   [settings]                analysis thresholds (docs/results.md), copied to experiment.json
-  [scale], profile          experiments scaled to the host (run/scaling.py: demands.SERVICE =
+  [scale], profile          experiments scaled to the host (fit/scaling.py: demands.SERVICE =
                             {wait_us = "auto"} is chosen by the runner) and the classic-system
-                            profile (run/profile.py)
+                            profile (fit/profile.py)
   [[runs]]                  one entry per run: id, label, path (or paths = [..], one run per
                             path, ids <id>-path<k>), backend, op, n, tiers, client_mode,
                             pool_size, regime, demands, knobs, load = {..}, quick = {..};
                             classic: part = "segments" | "clones" (the run's kind, so the
                             analysis of that part applies to it); on a multi-node Swarm:
                             placement = {front = "node-2", clone = ["node-3", "node-4"]} and
-                            spread = "tier-per-node" (cli/testbed/placement.py; a run without
+                            spread = "tier-per-node" (cli/testbed/swarm/placement.py; a run without
                             either, in a file where another run has one, runs its tiers anywhere)
 
 Precedence of load keys: [load] < run.load, and with --quick: [load] < run.load < [quick] <
@@ -35,7 +35,9 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from testbed import ROOT, faults, placement
+from testbed import ROOT
+from testbed.faults import injector as faults
+from testbed.swarm import placement
 from testbed.run.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
 from testbed.run.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_REPLICAS,  # noqa: F401
                                  TIER_NAMES, demands_text)
@@ -43,7 +45,7 @@ from testbed.run.runkeys import demands as _demands
 from testbed.run.runkeys import knobs as _knobs
 from testbed.run.runkeys import tiers as _tiers
 from testbed.run.runkeys import tiers_cpus as _tiers_cpus
-from testbed.run.scaling import ScaleSettings
+from testbed.fit.scaling import ScaleSettings
 
 EXPERIMENTS_DIR = ROOT / "loadgen" / "experiments"
 KINDS = ("segments", "clones", "calibration", "classic")
@@ -310,7 +312,7 @@ def _choice(value, key: str, where: str, choices: tuple[str, ...]) -> str:
 
 
 def _placement(defaults: dict, entry: dict, where: str) -> dict[str, str]:
-    """placement and spread as the knobs PLACE_<TIER>, SPREAD (cli/testbed/placement.py)."""
+    """placement and spread as the knobs PLACE_<TIER>, SPREAD (cli/testbed/swarm/placement.py)."""
     try:
         return placement.from_tables(defaults, entry, where)
     except placement.PlacementError as e:

@@ -11,7 +11,7 @@ import time
 
 from testbed import tiers as tiermod
 from testbed.run.definition import KNOB_DEFAULTS
-from testbed.stack import Stack
+from testbed.stack.interface import Stack
 
 
 def knob(knobs: dict[str, str], key: str) -> str | None:

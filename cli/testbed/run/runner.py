@@ -21,21 +21,27 @@ import urllib.request
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from testbed import ROOT, placement, procs
-from testbed.faults import Injector
-from testbed.run import buildprobe, clienttime, predicting, reconfigure, results, threaddumps, tohost, traces
-from testbed.run.clienttime import ClientTimeSampler
-from testbed.run.costs import calibration_spec, needs_calibration, run_steps
-from testbed.run.profile import (PROBE_PRIME_S, SEGMENT_USERS as profile_users, calibration_specs as profile_calibration,
+from testbed import ROOT, procs
+from testbed.swarm import placement
+from testbed.faults.injector import Injector
+from testbed.run import predicting, reconfigure, results
+from testbed.fit import buildprobe
+from testbed.run.record import clienttime
+from testbed.run.record import threaddumps
+from testbed.fit import tohost
+from testbed.run.record import traces
+from testbed.run.record.clienttime import ClientTimeSampler
+from testbed.fit.costs import calibration_spec, needs_calibration, run_steps
+from testbed.fit.profile import (PROBE_PRIME_S, SEGMENT_USERS as profile_users, calibration_specs as profile_calibration,
                                  probe_specs as profile_probes)
 from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
 from testbed.run.progress import Progress, latest_history, line
 from testbed.tiers import knobs_read
-from testbed.run import speedprobe
-from testbed.run.sampler import CpuSampler
-from testbed.stack import CpuTarget, Stack
+from testbed.run.record import speedprobe
+from testbed.run.record.sampler import CpuSampler
+from testbed.stack.interface import CpuTarget, Stack
 
 RESULTS_DIR = ROOT / "results"
 FAULTS_FILE = "faults.jsonl"      # analysis/faults.py reads it
@@ -290,7 +296,7 @@ class Runner:
         return int(spec.load.workers)
 
     def _scale(self, i: int) -> None:
-        """The service wait of the "auto" runs, for this host (run/tohost.py, run/scaling.py)."""
+        """The service wait of the "auto" runs, for this host (fit/tohost.py, fit/scaling.py)."""
         cfg = self.stack.cfg
         self.progress.say("scaling: the CPU one /seg/5 request costs here decides the service wait ...")
         calibrating = needs_calibration(self.exp, self.scale_from)
@@ -307,7 +313,7 @@ class Runner:
         self._fitted(lines)
 
     def _profile(self) -> None:
-        """The classic-system profile's emulated demands, quotas and wait (run/profile.py)."""
+        """The classic-system profile's emulated demands, quotas and wait (fit/profile.py)."""
         self.progress.say(f"profile {self.exp.profile}: measuring this stack's own costs first (calibration runs) ...")
         self.meta["profile"], self.meta["scaling"], lines = tohost.fit_profile(    # FitError: the run fails
             self.exp, self.folder, self.failed, lambda spec, root: self._one_run(0, spec, root),
@@ -487,7 +493,7 @@ class Runner:
         run.finish(status, error)
 
     def _keep_traces(self, run: results.RunFile) -> None:
-        """With tracing on: the run's traces from Zipkin into its folder (run/traces.py)."""
+        """With tracing on: the run's traces from Zipkin into its folder (run/record/traces.py)."""
         tracing = run.meta["notes"].get("tracing")
         if not tracing or not run.meta["steps"]:
             return

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from analysis.studies.ipc import LABELS
 from testbed import ROOT
-from testbed.run.study import PointError, Point, StudyError, whole, wholes
+from testbed.studies.runner import PointError, Point, StudyError, whole, wholes
 from testbed.studies import ipc_objects
 
 BINARY = ROOT / "build" / "studies" / "ipc" / "tb-ipc"

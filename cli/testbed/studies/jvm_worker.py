@@ -19,7 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from testbed.run.study import PointError
+from testbed.studies.runner import PointError
 
 
 class JvmWorker:

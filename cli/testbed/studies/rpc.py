@@ -39,7 +39,7 @@ from pathlib import Path
 
 from analysis import stats
 from testbed import ROOT
-from testbed.run.study import Point, PointError, StudyError, whole, wholes
+from testbed.studies.runner import Point, PointError, StudyError, whole, wholes
 
 BIN_DIR = ROOT / "build" / "studies" / "rpc"
 PROGRAMS = {"onc": "rpc-onc-client", "gsoap": "rpc-gsoap-client", "raw": "rpc-raw-pingpong"}

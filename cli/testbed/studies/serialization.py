@@ -27,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from testbed import ROOT, procs, tiers
-from testbed.run.study import Point, PointError, StudyError, whole, wholes
+from testbed.studies.runner import Point, PointError, StudyError, whole, wholes
 from testbed.studies.jvm_worker import JvmWorker
 
 CPP = ROOT / "build" / "studies" / "serialization" / "tb-serialization"

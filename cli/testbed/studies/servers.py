@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from testbed import ROOT
-from testbed.run.study import Point, PointError, StudyError, whole, wholes
+from testbed.studies.runner import Point, PointError, StudyError, whole, wholes
 
 JAR = ROOT / "studies" / "servers" / "target" / "servers.jar"
 MODELS = ("thread", "poller", "pooled")

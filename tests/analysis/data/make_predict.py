@@ -24,7 +24,7 @@ CPU = {"loadgen/worker-1": 40.0, "haproxy/1": 15.0, "front/1": 30.0, "clone/1": 
 
 
 def client_time(run_dir: Path, steps: list[dict], calls_per_s: int = 100) -> None:
-    """Cumulative timers sampled each second (in the shape cli/testbed/run/clienttime.py writes)."""
+    """Cumulative timers sampled each second (in the shape cli/testbed/run/record/clienttime.py writes)."""
     meta = json.loads((run_dir / "run.json").read_text())
     rows = ["timestamp,replica,backend,calls,wait_ns,hold_ns,hold_cpu_ns"]
     calls = wait = hold = cpu = 0

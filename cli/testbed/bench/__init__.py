@@ -1,0 +1,7 @@
+"""Benchmarks: commands that measure and write their figures to a results folder.
+
+  services             `./testbed bench`: each service's throughput against the HTTP bound
+  efficiency           `./testbed run loadgen-efficiency`: what the testbed's Locust user costs
+  monitoring_overhead  `./testbed run monitoring-overhead`: what watching the stack costs it
+  tracing_overhead     `./testbed run tracing-overhead`: what tracing costs it
+"""
