@@ -13,7 +13,7 @@ import yaml
 
 from testbed.cpu import cgroup
 from testbed.swarm import cluster
-from testbed.faults import injector as faults
+from testbed.faults import spec as faults
 from testbed.swarm import placement
 from testbed.stack import interface as stack
 from testbed.swarm import tasks as swarmtasks

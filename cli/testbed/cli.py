@@ -236,8 +236,8 @@ def cmd_logs(args) -> int:
 
 
 def cmd_fault(args) -> int:
-    from testbed.faults import injector as faults
-    return faults.command(args)
+    from testbed.faults.command import command
+    return command(args)
 
 
 def cmd_cluster(args) -> int:
@@ -364,10 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_logs)
 
     s = sub.add_parser("fault", help="kill, pause or slow one replica (now or later, for a while)",
-                       description="Fault injection (cli/testbed/faults/injector.py): kill = SIGKILL (with --for, "
+                       description="Fault injection (cli/testbed/faults/): kill = SIGKILL (with --for, "
                                    "restarted after D s); pause = SIGSTOP for D s; slow = runs only --speed of "
                                    "the time for D s. Prints when HAProxy took it out of rotation.")
-    from testbed.faults.injector import add_arguments as fault_arguments
+    from testbed.faults.command import add_arguments as fault_arguments
     fault_arguments(s)
     s.set_defaults(func=cmd_fault)
 

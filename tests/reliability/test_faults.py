@@ -1,4 +1,4 @@
-"""Fault injection (cli/testbed/faults/injector.py, analysis/faults.py): parsing, the counts inside a
+"""Fault injection (cli/testbed/faults/, analysis/faults.py): parsing, the counts inside a
 fault's window, and, end to end on a private local stack, one of two clones killed mid-run."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from analysis import faults as afaults
 from analysis.locust_csv import History, HistoryRow
-from testbed.faults import injector as faults
+from testbed.faults import spec as faults
 from testbed.run import definition
 from testbed.run.runner import Runner
 

@@ -84,7 +84,7 @@ def _benchmark(args, stack, results_dir) -> int:
 def main(args) -> int:
     _sigterm_as_ctrl_c()
     from testbed.stack.config import ConfigError, StackConfig
-    from testbed.faults.injector import FaultError
+    from testbed.faults.spec import FaultError
     from testbed.run import definition
     from testbed.run.runner import RESULTS_DIR, Runner
 

@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from testbed import ROOT
-from testbed.faults import injector as faults
+from testbed.faults import spec as faults
 from testbed.swarm import placement
 from testbed.run.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
 from testbed.run.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_REPLICAS,  # noqa: F401

@@ -138,7 +138,7 @@ class Stack(ABC):
             pass
         return {**tiers.process_env(tiers.TIERS[tier], 0, knobs), "CPUS": cpus}
 
-    # ------------------------------------------------------------------ faults (faults.py)
+    # ------------------------------------------------------------------ faults (testbed.faults)
     @abstractmethod
     def signal(self, replica: dict, sig: int) -> None:
         """Send a signal to a replica's process (SIGKILL, SIGSTOP, SIGCONT); replica: a status() row."""
@@ -166,7 +166,7 @@ class Stack(ABC):
 
     # ------------------------------------------------------------------ nodes (a multi-node Swarm)
     def node_action(self, node: str, action: str) -> None:
-        """kill | pause | resume | start a whole node (faults.py): only a cluster has nodes."""
+        """kill | pause | resume | start a whole node (testbed.faults): only a cluster has nodes."""
         raise StackError(f"node faults need the Swarm stack on a cluster made by ./testbed cluster up "
                          f"(this is the {self.mode} stack)")
 

@@ -1,5 +1,5 @@
-"""A fault on a whole node of a cluster made by `./testbed cluster up` (faults.py hands node
-targets here): kill stops the node's container at once, pause freezes it; both are undone after
+"""A fault on a whole node of a cluster made by `./testbed cluster up` (the fault Injector hands
+node targets here): kill stops the node's container at once, pause freezes it; both are undone after
 `for` seconds when one is given. What is recorded besides a replica fault's fields: the replicas
 the node ran (and their HAProxy servers), how long HAProxy took to take all of them out of
 rotation (ejected_after_s), and how long until every tier the node ran was back at its replica
