@@ -22,6 +22,7 @@ import pytest
 from stacks import RUN_DIR, make_stack_config
 from testbed import ROOT, tiers
 from testbed.cpu import quotas
+from testbed.cpu.clock import process_seconds
 from testbed.stack.local import LocalStack
 from testbed.cpu.quotas import QuotaError, Quotas
 
@@ -84,11 +85,6 @@ def _usage_s(path: str) -> float:
     return int(next(ln for ln in text.splitlines() if ln.startswith("usage_usec ")).split()[1]) / 1e6
 
 
-def _proc_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def test_a_cpu_bound_replica_stays_within_its_quota(quota_stack):
     st = quota_stack
     usage = st.quotas.usage_file("gsoap-1")
@@ -96,11 +92,11 @@ def test_a_cpu_bound_replica_stays_within_its_quota(quota_stack):
     group = st.quotas.group_dirs("gsoap-1")[0]
     pid = next(r["pid"] for r in st.status()["replicas"] if r["tier"] == "gsoap")
     assert str(pid) in (group / "cgroup.procs").read_text().split(), "the replica runs inside its group"
-    throttled0, c0, p0, t0 = _throttled(group), _usage_s(usage), _proc_cpu_s(pid), time.monotonic()
+    throttled0, c0, p0, t0 = _throttled(group), _usage_s(usage), process_seconds(pid), time.monotonic()
     r = subprocess.run([str(tiers.GSOAP_CLIENT), "--endpoint", f"http://127.0.0.1:{st.cfg.soap_port}/gsoap",
                         "--op", "work", "--cpu-us", str(CPU_US), "--calls", str(CALLS),
                         "--connections", str(CONNECTIONS), "--json"], capture_output=True, text=True, timeout=60)
-    wall, cpu, proc_cpu = time.monotonic() - t0, _usage_s(usage) - c0, _proc_cpu_s(pid) - p0
+    wall, cpu, proc_cpu = time.monotonic() - t0, _usage_s(usage) - c0, process_seconds(pid) - p0
     out = json.loads(r.stdout)
     assert out["ok"] == CALLS, out
     burned = CALLS * CPU_US / 1e6

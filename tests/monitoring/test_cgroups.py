@@ -10,7 +10,7 @@ import psutil
 import pytest
 
 from testbed.cpu.containers import ContainerScan, cgroup_dirs, parse_name
-from testbed.cpu.clock import CpuClock, quota_cores
+from testbed.cpu.clock import CpuClock, process_seconds, quota_cores
 from testbed.stack.interface import CpuTarget
 
 ID_A, ID_B = "a" * 64, "b" * 64
@@ -112,3 +112,21 @@ def test_the_testbed_tab_loads_with_the_locust_images_packages_only():
     env = {"PYTHONPATH": f"{ROOT / 'cli'}:{ROOT}:{ROOT / 'loadgen'}", "PATH": "/usr/bin:/bin"}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0 and r.stdout.strip() == "StepSample", r.stderr[-2000:]
+
+
+def test_a_processs_seconds_count_its_threads_and_are_none_once_it_is_gone():
+    """process_seconds: user + system of every thread of one process (wrk's CPU per request)."""
+    burn = ("import threading, time\ndef spin():\n    t = time.thread_time()\n    while time.thread_time() - t < 0.3: pass\n"
+            "threading.Thread(target=spin).start()\ntime.sleep(60)")
+    proc = subprocess.Popen([sys.executable, "-c", burn])
+    try:
+        deadline = time.monotonic() + 20
+        seconds = 0.0
+        while time.monotonic() < deadline and seconds < 0.25:      # the thread's 0.3 s counted
+            time.sleep(0.1)
+            seconds = process_seconds(proc.pid) or 0.0
+        assert seconds >= 0.25
+    finally:
+        proc.kill()
+        proc.wait()
+    assert process_seconds(proc.pid) is None and process_seconds(None) is None

@@ -9,6 +9,8 @@ system time, with its children when it is a tree (HAProxy's master and workers).
 would drop when a child exits (an HAProxy reload retires a worker), which a Prometheus counter
 must never do: the clock adds each process's increase since the last reading instead, so the
 time of an exited child stays counted. The host is psutil's machine-wide CPU times.
+process_seconds is one process's user + system time, read once, for a caller that takes its
+own differences (the benchmarks: wrk's CPU per request, Zipkin's CPU during a run).
 """
 from __future__ import annotations
 
@@ -41,6 +43,17 @@ def host_cores() -> int:
 def _process_seconds(proc: psutil.Process) -> float:
     t = proc.cpu_times()
     return t.user + t.system
+
+
+def process_seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds of a process so far, all its threads (not its children);
+    None when there is no pid or the process is gone."""
+    if not pid:
+        return None
+    try:
+        return _process_seconds(psutil.Process(pid))
+    except psutil.Error:
+        return None
 
 
 class CpuClock:
