@@ -9,9 +9,10 @@ from types import SimpleNamespace
 import pytest
 
 from testbed.bench import services as bench
+from testbed.bench import wrk
 
 
-ENOUGH = bench.WARMUP_MIN_REQUESTS
+ENOUGH = wrk.WARMUP_MIN_REQUESTS
 
 
 @pytest.mark.parametrize("rates, requests, warm", [
@@ -20,11 +21,11 @@ ENOUGH = bench.WARMUP_MIN_REQUESTS
     ([2400.0, 9000.0], ENOUGH, False),                # still speeding up
     ([2400.0, 9000.0, 9800.0], ENOUGH, True),         # +9 %: within the tolerance
     ([9000.0, 8500.0], ENOUGH, True),                 # slower is warm too (noise, not JIT)
-    ([9000.0, 9000.0 * (1 + bench.WARMUP_TOLERANCE) + 1], ENOUGH, False),
+    ([9000.0, 9000.0 * (1 + wrk.WARMUP_TOLERANCE) + 1], ENOUGH, False),
     ([100.0, 61.0], 320, False),                      # flat, but held down before the JIT could run
 ])
 def test_a_target_is_warm_once_it_served_enough_and_stopped_speeding_up(rates, requests, warm):
-    assert bench.is_warm(rates, requests) is warm
+    assert wrk.is_warm(rates, requests) is warm
 
 
 def run_bench(stack, folder, **args) -> tuple[SimpleNamespace, list[str]]:
@@ -54,8 +55,8 @@ def test_bench_warms_every_target_first_and_reports_only_the_rounds_after(stack,
     rows = {r["target"]: r for r in result["rows"]}
     assert set(warm) == set(rows) and len(rows) == 11
     for target, w in warm.items():
-        assert 1 <= len(w["rps"]) <= bench.WARMUP_MAX_RUNS
-        assert w["warm"] == bench.is_warm(w["rps"], w["requests"]) == rows[target]["warm"]
+        assert 1 <= len(w["rps"]) <= wrk.WARMUP_MAX_RUNS
+        assert w["warm"] == wrk.is_warm(w["rps"], w["requests"]) == rows[target]["warm"]
         assert len(w["rps"]) >= 2 or not w["warm"]
         assert rows[target]["runs"] == args.repeat           # the warm-up runs are not among them
     md = (tmp_path / "bench.md").read_text()
@@ -93,3 +94,23 @@ def test_tuned_over_generated_compares_the_two_gsoap_targets_of_one_run():
     assert bench.tuned_over_generated(med, cpu, {"gsoap": "tuned", "gsoap-generated": "generated"}) == [
         {"op": "ping", "route": "direct", "ratio": 2.0, "cpu_ratio": 2.0}]
     assert bench.tuned_over_generated(med, cpu, {"gsoap": "tuned"}) == []
+
+
+WRK_OUT = """Running 5s test @ http://127.0.0.1:8080/seg/5
+  2 threads and 32 connections
+  12345 requests in 5.00s, 3.10MB read
+  Socket errors: connect 0, read 3, write 0, timeout 2
+  Non-2xx or 3xx responses: 7
+Requests/sec:   2469.00
+Transfer/sec:    634.12KB
+"""
+
+
+def test_wrk_output_gives_its_figures_and_a_scripts_latency_lines_where_it_printed_them():
+    plain = wrk.parse_wrk(WRK_OUT)
+    assert plain == {"rps": 2469.0, "requests": 12345, "non_2xx": 7, "socket_errors": 5,
+                     "p50_ms": None, "p95_ms": None}
+    scripted = wrk.parse_wrk(WRK_OUT + "p50_us 11873\np95_us 20411\n")      # a Lua done() printed them
+    assert scripted == {**plain, "p50_ms": 11.873, "p95_ms": 20.411}
+    with pytest.raises(RuntimeError, match="no Requests/sec"):
+        wrk.parse_wrk("unable to connect to 127.0.0.1:8080 Connection refused\n")

@@ -20,7 +20,7 @@ rounds of three (2026-11-27), the same condition later in the round 0.96-1.04. A
 load before the run is measured. Each run also records the CPU of the watchers themselves
 (Prometheus, the CPU exporter, the Locust master that reads the tab's data) and of HAProxy (its
 process tree), from /proc: where an overhead goes. A round is no-agent first (restarted, then
-back, each time warmed up until the tiers stop speeding up: bench.py's rule), then the four
+back, each time warmed up until the tiers stop speeding up: bench/wrk.py's rule), then the four
 with the agent in an order that reverses every round; a condition's ratio is the median over
 rounds of its throughput over `off`'s in the same round (the JVMs keep speeding up for many
 minutes: a ratio of two medians would carry that drift), with the rounds' range.
@@ -51,7 +51,7 @@ from pathlib import Path
 from testbed import procs, tiers
 from testbed.stack import locust_ui
 from testbed.observe import monitoring
-from testbed.bench.services import STACK_WARMUP_MAX_RUNS, warm_up, wrk
+from testbed.bench.wrk import STACK_WARMUP_MAX_RUNS, warm_up, wrk
 from testbed.cpu.clock import CpuClock, host_cores
 from testbed.stack.interface import CpuTarget
 from testbed.run import results
@@ -247,7 +247,7 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
             for cond in round_order(rnd):
                 cold |= _agents(stack, cond != "no-agent", say)
                 resumed = _scraping(stack, cond in ("prometheus", "watched"))
-                if cold:          # fresh JVMs: load them until they stop speeding up (bench.py's rule)
+                if cold:          # fresh JVMs: load them until they stop speeding up (bench/wrk.py's rule)
                     warm_up([("stack", "web", "seg5", url, None, None)], connections, warmup, say,
                             max_runs=STACK_WARMUP_MAX_RUNS)
                     cold = False

@@ -18,7 +18,7 @@ stack restarted between conditions measured its JIT and its start-up, not tracin
 off, 0 %, 1 % with a restart between read 1 % at 0.99, 0.91 and 0.84 of off, 2026-11-25). So
 a round starts two stacks at once -- `off` on the stack's own ports and a traced one on
 ports of its own (replica_port_base + 1000) -- warms each up until it stops speeding up
-(bench.py's rule) while the other is paused, then measures CYCLES cycles of off, 0 %, 1 %
+(bench/wrk.py's rule) while the other is paused, then measures CYCLES cycles of off, 0 %, 1 %
 (that order, then reversed), each run after a SETTLE_S s run that is not measured, the stack
 not measured paused (SIGSTOP: every process of it, so it takes no CPU). 0 % and 1 % are the
 same warm stack with a different share in wrk's script. 100 % is measured once at the end of
@@ -32,16 +32,15 @@ Results: results/tracing-overhead-<time>/overhead.{json,md}. Local stack only.
 from __future__ import annotations
 
 import os
-import re
 import statistics
-import subprocess
 import time
 from pathlib import Path
 
 from testbed import procs
 from testbed.stack import ports as portplan
 from testbed.observe import tracing
-from testbed.bench.services import STACK_WARMUP_MAX_RUNS, parse_wrk, warm_up
+from testbed.bench.wrk import STACK_WARMUP_MAX_RUNS, warm_up, wrk
+from testbed.cpu.clock import process_seconds
 from testbed.stack.config import StackConfig
 from testbed.run import results
 
@@ -87,18 +86,6 @@ def script(folder: Path, share: float) -> Path:
     path = folder / f"traceparent-{share:g}.lua"
     path.write_text(SCRIPT.format(share=repr(share)))
     return path
-
-
-def measure(url: str, connections: int, duration: int, lua: Path) -> dict:
-    argv = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{duration}s", "--timeout", "10s", "-s", str(lua), url]
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=duration + 60)
-    if r.returncode != 0:
-        raise RuntimeError(f"wrk failed: {r.stderr.strip() or r.stdout.strip()}")
-    res = parse_wrk(r.stdout)
-    for key in ("p50_us", "p95_us"):
-        m = re.search(rf"^{key} (\d+)$", r.stdout, re.M)
-        res[key.replace("_us", "_ms")] = int(m.group(1)) / 1000 if m else None
-    return res
 
 
 def traced_config(cfg: StackConfig) -> StackConfig:
@@ -205,11 +192,11 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
     def run(name: str, rnd: int, cycle: int | None) -> None:
         st = stack if name == "off" else traced
         only(st)
-        measure(urls[name], connections, settle_s, scripts[name])          # after a pause: not measured
+        wrk(urls[name], connections, settle_s, scripts[name])              # after a pause: not measured
         zipkin = _zipkin_pid(traced) if st is traced else None
-        cpu0 = _cpu(zipkin)
-        res = measure(urls[name], connections, run_s, scripts[name])
-        cpu1 = _cpu(zipkin)
+        cpu0 = process_seconds(zipkin)
+        res = wrk(urls[name], connections, run_s, scripts[name])
+        cpu1 = process_seconds(zipkin)
         rows.append({"round": rnd, "cycle": cycle, "condition": name, "share": SHARE[name], "rps": res["rps"],
                      "p50_ms": res["p50_ms"], "p95_ms": res["p95_ms"], "requests": res["requests"],
                      "errors": res["non_2xx"] + res["socket_errors"],
@@ -249,11 +236,6 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
 def _zipkin_pid(stack) -> int | None:
     tr = stack.load().get("tracing")
     return tr["zipkin"].pid if tr and tr.get("zipkin") and tr["zipkin"].alive() else None
-
-
-def _cpu(pid: int | None) -> float | None:
-    from testbed.bench.services import cpu_seconds
-    return cpu_seconds(pid)
 
 
 def _med(values: list) -> float | None:
