@@ -5,4 +5,6 @@
   monitoring_overhead  `./testbed run monitoring-overhead`: what watching the stack costs it
   tracing_overhead     `./testbed run tracing-overhead`: what tracing costs it
   wrk                  driving wrk: one run, its output read, a target warmed up first
+  overhead             the two overhead benchmarks' harness: the alternating order, ratios to a
+                       reference within a group, the figure of a set of them, overhead.json and .md
 """

@@ -37,12 +37,12 @@ the throughput can say about a small overhead on this host.
 Start-up: a clone started on its own with and without the agent, ROUNDS times each,
 interleaved: seconds until its /health answers (the singleton builds its clients from the WSDL
 before listening, so this is the tier's real start).
-Results: results/monitoring-overhead-<time>/overhead.{json,md}. Local stack only.
+Results: results/monitoring-overhead-<time>/overhead.{json,md}. Local stack only. The order, the
+ratios, their figures and the files are bench/overhead.py's, shared with tracing-overhead.
 """
 from __future__ import annotations
 
 import math
-import statistics
 import threading
 import time
 import urllib.request
@@ -51,7 +51,8 @@ from pathlib import Path
 from testbed import procs, tiers
 from testbed.stack import locust_ui
 from testbed.observe import monitoring
-from testbed.bench.wrk import STACK_WARMUP_MAX_RUNS, warm_up, wrk
+from testbed.bench import overhead
+from testbed.bench.wrk import wrk
 from testbed.cpu.clock import CpuClock, host_cores
 from testbed.stack.interface import CpuTarget
 from testbed.run import results
@@ -104,8 +105,7 @@ def round_order(rnd: int) -> list[str]:
     then again with it, each time warmed up), then the four with the agent in an order that
     reverses from round to round, so that the JIT's slow gains after the restart fall on each of
     them alike."""
-    watched = [c for c in CONDITIONS if c != "no-agent"]
-    return ["no-agent"] + (watched if rnd % 2 == 0 else watched[::-1])
+    return ["no-agent"] + overhead.alternating([c for c in CONDITIONS if c != "no-agent"], rnd)
 
 
 def _scraping(stack, on: bool) -> bool:
@@ -181,26 +181,17 @@ def accounted(costs_ms: dict[str, float], interval_s: float, watchers_pct: dict[
 
 def paired_ratios(rows: list[dict]) -> dict[str, list[float]]:
     """condition -> [its throughput / off's in the same round] over the rounds that have both."""
-    by_round: dict[int, dict[str, float]] = {}
-    for r in rows:
-        by_round.setdefault(r["round"], {})[r["condition"]] = r["rps"]
-    return {c: [rr[c] / rr["off"] for _, rr in sorted(by_round.items()) if c in rr and rr.get("off")]
-            for c in CONDITIONS}
+    per = overhead.ratios_to(rows, "off", lambda r: r["round"])
+    return {c: [x for xs in per.get(c, {}).values() for x in xs] for c in CONDITIONS}
 
 
 def pair_figures(pairs: list[dict]) -> dict | None:
     """The paired phase: watched / off of each pair, their median and range, and the mean
     ratio with its 95 % interval (Student's t over the pairs); None before two pairs."""
-    by: dict[int, dict[str, float]] = {}
-    for r in pairs:
-        by.setdefault(r["pair"], {})[r["condition"]] = r["rps"]
-    ratios = [p["watched"] / p["off"] for _, p in sorted(by.items()) if p.get("off") and "watched" in p]
-    if len(ratios) < 2:
+    fig = overhead.figure(list(overhead.ratios_to(pairs, "off", lambda r: r["pair"]).get("watched", {}).values()))
+    if fig is None or fig["ci95"] is None:
         return None
-    from analysis.stats import mean_ci
-    mean, half = mean_ci(ratios)
-    return {"ratios": [round(x, 4) for x in ratios], "median": round(statistics.median(ratios), 4),
-            "mean": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)]}
+    return {k: fig[k] for k in ("ratios", "median", "mean", "ci95")}     # a pair is its own round
 
 
 def _startup(stack, agent: bool, run_dir: Path) -> float:
@@ -247,9 +238,8 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
             for cond in round_order(rnd):
                 cold |= _agents(stack, cond != "no-agent", say)
                 resumed = _scraping(stack, cond in ("prometheus", "watched"))
-                if cold:          # fresh JVMs: load them until they stop speeding up (bench/wrk.py's rule)
-                    warm_up([("stack", "web", "seg5", url, None, None)], connections, warmup, say,
-                            max_runs=STACK_WARMUP_MAX_RUNS)
+                if cold:          # fresh JVMs: load them until they stop speeding up
+                    overhead.warm_stack(url, connections, warmup, say)
                     cold = False
                 else:             # resumed: a whole scrape interval (the first scrapes) before measuring
                     wrk(url, connections, max(warmup, math.ceil(interval_s)) if resumed else warmup, None)
@@ -268,11 +258,10 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
                 _write(folder, rows, startup, rounds, duration, connections, started, stack.cfg)
         cold |= _agents(stack, True, say)
         if cold:
-            warm_up([("stack", "web", "seg5", url, None, None)], connections, warmup, say,
-                    max_runs=STACK_WARMUP_MAX_RUNS)
+            overhead.warm_stack(url, connections, warmup, say)
         pair_s = 5 if quick else PAIR_S
         for i in range(2 if quick else PAIRS):
-            for cond in (("off", "watched") if i % 2 == 0 else ("watched", "off")):
+            for cond in overhead.alternating(("off", "watched"), i):
                 _scraping(stack, cond == "watched")
                 wrk(url, connections, max(warmup, math.ceil(interval_s)), None)
                 with (_TabReader(locust_ui.direct_url(stack.cfg)) if cond == "watched" else _Nothing()):
@@ -309,36 +298,33 @@ class _Nothing:
         return False
 
 
-def _med(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
-
-
 def _write(folder: Path, rows: list[dict], startup: list[dict], rounds: int, duration: int, connections: int,
            started: float, cfg, costs: dict[str, float] | None = None, pairs: list[dict] | None = None) -> str:
-    med = {c: _med([r["rps"] for r in rows if r["condition"] == c]) for c in CONDITIONS}
+    med = {c: overhead.median([r["rps"] for r in rows if r["condition"] == c]) for c in CONDITIONS}
     per_round = paired_ratios(rows)
-    ratio = {c: _med(per_round[c]) for c in CONDITIONS}
+    ratio = {c: overhead.median(per_round[c]) for c in CONDITIONS}
     paired = pair_figures(pairs or [])
-    start = {a: _med([s["seconds"] for s in startup if s["agent"] == a]) for a in (True, False)}
+    start = {a: overhead.median([s["seconds"] for s in startup if s["agent"] == a]) for a in (True, False)}
     interval = monitoring.scrape_interval(cfg.knobs)
-    watch = {k: _med([r["watchers_cpu_pct"][k] for r in rows if r["condition"] == "prometheus"
-                      and k in r["watchers_cpu_pct"]]) for k in ("prometheus", "cpu-exporter")}
+    watch = {k: overhead.median([r["watchers_cpu_pct"][k] for r in rows if r["condition"] == "prometheus"
+                                 and k in r["watchers_cpu_pct"]]) for k in ("prometheus", "cpu-exporter")}
     cost = accounted(costs, monitoring.interval_seconds(interval), {k: v for k, v in watch.items() if v is not None},
                      host_cores()) if costs else None
-    results.write_json(folder / "overhead.json", {
+    data = {
         "started": started, "rounds": rounds, "duration_s": duration, "connections": connections,
         "path": PATH, "client_mode": "pool", "scrape_interval": interval,
         "tab_poll_s": TAB_POLL_S, "host": results.host(), "median_rps": med, "ratio_to_off": ratio,
         "ratios_per_round": per_round, "scrape_cpu_ms": costs or {}, "accounted": cost,
         "paired": paired, "pair_runs": pairs or [],
-        "startup_s": {"agent": start[True], "no_agent": start[False]}, "runs": rows, "startup_runs": startup})
+        "startup_s": {"agent": start[True], "no_agent": start[False]}, "runs": rows, "startup_runs": startup}
     lines = ["| condition | runs | median req/s | ratio to off (median of rounds) | rounds' ratios "
              "| watchers' CPU, % of a core (median) |", "|---|---|---|---|---|---|"]
     for c in CONDITIONS:
         runs = [r for r in rows if r["condition"] == c]
         names = sorted({k for r in runs for k in r.get("watchers_cpu_pct", {})})
-        cpu = ", ".join(f"{k} {_med([r['watchers_cpu_pct'][k] for r in runs if k in r['watchers_cpu_pct']]):.1f}"
-                        for k in names)
+        cpu = ", ".join(
+            f"{k} {overhead.median([r['watchers_cpu_pct'][k] for r in runs if k in r['watchers_cpu_pct']]):.1f}"
+            for k in names)
         spread = f"{min(per_round[c]):.3f}–{max(per_round[c]):.3f}" if per_round[c] else "-"
         lines.append(f"| {c} | {len(runs)} | {med[c] or 0:.1f} | {ratio[c]:.3f} | {spread} | {cpu} |" if ratio[c]
                      else f"| {c} | {len(runs)} | - | - | - | {cpu} |")
@@ -358,10 +344,8 @@ def _write(folder: Path, rows: list[dict], startup: list[dict], rounds: int, dur
         lines.append(f"\nclone start-up to /health (median of {sum(1 for s in startup if s['agent'])}): with the "
                      f"JMX agent {start[True]:.2f} s, without {start[False]:.2f} s "
                      f"({start[True] - start[False]:+.2f} s)")
-    table = "\n".join(lines)
-    (folder / "overhead.md").write_text(
-        f"# Monitoring overhead\n\nwrk, {connections} connections, {duration} s per run after a warm-up run, "
+    return overhead.write(folder, data, "Monitoring overhead", (
+        f"wrk, {connections} connections, {duration} s per run after a warm-up run, "
         f"{PATH} with CLIENT_MODE=pool; {rounds} interleaved round(s); a ratio is the median over rounds of the "
         f"condition's req/s over `off`'s in the same round. `watched`: Prometheus scraping every {interval} "
-        f"and the Testbed tab read every {TAB_POLL_S:g} s.\n\n{table}\n")
-    return table
+        f"and the Testbed tab read every {TAB_POLL_S:g} s."), lines)

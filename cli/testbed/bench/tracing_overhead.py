@@ -27,7 +27,8 @@ A cycle's ratio is its condition's throughput over off's in the same cycle; a ro
 the median of its cycles' ratios; the result is the median of the rounds' figures, with every
 cycle's ratio, their mean and its 95 % interval. Each round starts both stacks afresh: two JVMs
 of the same code differ by what their JIT compiled, and only new pairs show that spread.
-Results: results/tracing-overhead-<time>/overhead.{json,md}. Local stack only.
+Results: results/tracing-overhead-<time>/overhead.{json,md}. Local stack only. The order, the
+ratios, their figures and the files are bench/overhead.py's, shared with monitoring-overhead.
 """
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ from pathlib import Path
 from testbed import procs
 from testbed.stack import ports as portplan
 from testbed.observe import tracing
-from testbed.bench.wrk import STACK_WARMUP_MAX_RUNS, warm_up, wrk
+from testbed.bench import overhead
+from testbed.bench.wrk import wrk
 from testbed.cpu.clock import process_seconds
 from testbed.stack.config import StackConfig
 from testbed.run import results
@@ -56,7 +58,7 @@ SLOT = 1000                        # the traced stack's replica ports: the stack
 def cycle_order(i: int) -> list[str]:
     """The conditions of cycle i: off, 0 %, 1 %, then reversed, so that a drift within a round
     (the JIT's last gains, the other stack's paused processes) falls on each alike."""
-    return list(CYCLED) if i % 2 == 0 else list(CYCLED[::-1])
+    return overhead.alternating(CYCLED, i)
 
 
 # wrk: a W3C traceparent (random ids, sampled flag) on SHARE of the requests; p50/p95 at the end
@@ -113,42 +115,19 @@ def figures(rows: list[dict]) -> dict:
     """From the runs: per condition, every cycle's ratio to off in the same cycle (throughput and
     p95), each round's median of them, the median of the rounds' figures, and the mean of every
     cycle's ratio with its 95 % interval; 100 %: its run over the round's median off."""
-    from analysis.stats import mean_ci
+    cycled = [r for r in rows if r["cycle"] is not None]
     out: dict[str, dict] = {}
-    cycles: dict[tuple[int, int], dict[str, dict]] = {}
-    for r in rows:
-        if r["cycle"] is not None:
-            cycles.setdefault((r["round"], r["cycle"]), {})[r["condition"]] = r
-    rounds = sorted({r["round"] for r in rows})
     for name, _ in CONDITIONS[1:]:
+        runs, group = ((cycled, lambda r: (r["round"], r["cycle"])) if name in CYCLED
+                       else (rows, lambda r: (r["round"],)))
         per_round: dict[int, list[float]] = {}
-        p95: list[float] = []
-        if name in CYCLED:
-            for (rnd, _), c in sorted(cycles.items()):
-                if name in c and "off" in c and c["off"]["rps"]:
-                    per_round.setdefault(rnd, []).append(c[name]["rps"] / c["off"]["rps"])
-                    if c[name]["p95_ms"] and c["off"]["p95_ms"]:
-                        p95.append(c[name]["p95_ms"] / c["off"]["p95_ms"])
-        else:
-            for rnd in rounds:
-                offs = [r["rps"] for r in rows if r["round"] == rnd and r["condition"] == "off"]
-                offp = [r["p95_ms"] for r in rows if r["round"] == rnd and r["condition"] == "off" and r["p95_ms"]]
-                for r in rows:
-                    if r["round"] == rnd and r["condition"] == name and offs:
-                        per_round.setdefault(rnd, []).append(r["rps"] / statistics.median(offs))
-                        if r["p95_ms"] and offp:
-                            p95.append(r["p95_ms"] / statistics.median(offp))
-        ratios = [x for rnd in sorted(per_round) for x in per_round[rnd]]
-        if not ratios:
+        for (rnd, *_), xs in overhead.ratios_to(runs, "off", group).get(name, {}).items():
+            per_round.setdefault(rnd, []).extend(xs)
+        fig = overhead.figure([per_round[rnd] for rnd in sorted(per_round)])
+        if fig is None:
             continue
-        round_figs = [statistics.median(per_round[rnd]) for rnd in sorted(per_round)]
-        ci = mean_ci(ratios)
-        out[name] = {"ratios": [round(x, 4) for x in ratios],
-                     "rounds": [round(x, 4) for x in round_figs],
-                     "median": round(statistics.median(round_figs), 4),
-                     "mean": round(ci[0], 4) if ci else None,
-                     "ci95": [round(ci[0] - ci[1], 4), round(ci[0] + ci[1], 4)] if ci else None,
-                     "p95_ratio_median": round(statistics.median(p95), 4) if p95 else None}
+        p95 = [x for xs in overhead.ratios_to(runs, "off", group, "p95_ms").get(name, {}).values() for x in xs]
+        out[name] = {**fig, "p95_ratio_median": round(statistics.median(p95), 4) if p95 else None}
     return out
 
 
@@ -214,9 +193,7 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
             warm.append({})
             for st, name in ((stack, "off"), (traced, "1%")):     # fresh JVMs: the JIT, one stack at a time
                 only(st)
-                w = warm_up([("stack", "web", "seg5", urls[name], scripts[name], None)], connections, 5, say,
-                            max_runs=STACK_WARMUP_MAX_RUNS)
-                warm[-1][name] = all(t["warm"] for t in w.values())
+                warm[-1][name] = overhead.warm_stack(urls[name], connections, 5, say, scripts[name])
             for i in range(cycles):
                 for name in cycle_order(i):
                     run(name, rnd, i)
@@ -238,23 +215,18 @@ def _zipkin_pid(stack) -> int | None:
     return tr["zipkin"].pid if tr and tr.get("zipkin") and tr["zipkin"].alive() else None
 
 
-def _med(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
-
 def _write(folder: Path, rows: list[dict], rounds: int, cycles: int, run_s: int, connections: int,
            started: float, backend: str, warm: list[dict]) -> str:
     names = [n for n, _ in CONDITIONS]
-    med = {n: {k: _med([r[k] for r in rows if r["condition"] == n]) for k in ("rps", "p95_ms", "p50_ms",
-                                                                             "zipkin_cpu_pct")} for n in names}
+    med = {n: {k: overhead.median([r[k] for r in rows if r["condition"] == n])
+               for k in ("rps", "p95_ms", "p50_ms", "zipkin_cpu_pct")} for n in names}
     fig = figures(rows)
-    results.write_json(folder / "overhead.json", {
+    data = {
         "started": started, "rounds": rounds, "cycles": cycles, "duration_s": run_s, "connections": connections,
         "path": PATH.format(backend=backend), "client_mode": "pool", "host": results.host(),
         "method": "two stacks side by side, the one not measured paused (SIGSTOP)", "warm_per_round": warm,
         "load_average_at_end": list(os.getloadavg()),
-        "median": med, "ratio_to_off": fig, "runs": rows})
+        "median": med, "ratio_to_off": fig, "runs": rows}
     f = lambda v, spec: "-" if v is None else format(v, spec)  # noqa: E731
     lines = ["| condition | runs | median req/s | throughput ÷ off: median of rounds | rounds | every ratio: "
              "mean [95 % interval] | p95 ÷ off | Zipkin CPU (% of a core) |", "|---|---|---|---|---|---|---|---|"]
@@ -268,11 +240,9 @@ def _write(folder: Path, rows: list[dict], rounds: int, cycles: int, run_s: int,
             lines.append(f"| {n} | {k} | {f(m['rps'], '.1f')} | **{q['median']:.3f}** | "
                          f"{', '.join(format(x, '.3f') for x in q['rounds'])} | {ci} | "
                          f"{f(q['p95_ratio_median'], '.3f')} | {f(m['zipkin_cpu_pct'], '.1f')} |")
-    table = "\n".join(lines)
-    (folder / "overhead.md").write_text(
-        f"# Tracing overhead\n\nwrk, {connections} connections, {run_s} s runs, {PATH.format(backend=backend)} "
+    return overhead.write(folder, data, "Tracing overhead", (
+        f"wrk, {connections} connections, {run_s} s runs, {PATH.format(backend=backend)} "
         f"with CLIENT_MODE=pool; two stacks side by side (tracing off; tracing on), the one not measured "
         f"paused; {rounds} round(s) of fresh stacks, {cycles} cycle(s) of off, 0 %, 1 % each, 100 % last; "
         f"a ratio is a run's throughput over off's in the same cycle (100 %: over the round's median off); "
-        f"the share of requests with a sampled traceparent per condition (wrk's Lua script).\n\n{table}\n")
-    return table
+        f"the share of requests with a sampled traceparent per condition (wrk's Lua script)."), lines)
