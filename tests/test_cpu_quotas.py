@@ -178,7 +178,7 @@ def test_a_stale_group_is_cleaned_up_and_a_process_left_in_one_is_stopped_by_dow
 def test_a_non_root_user_gets_a_one_line_error_naming_the_fix(rights, tmp_path):
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv to run the creation as another user")
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from testbed.quotas import Quotas, QuotaError\n"
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from testbed.cpu.quotas import Quotas, QuotaError\n"
             "try:\n    Quotas(sys.argv[2], {'CPUS_CLONE': '0.5'}).place('clone-1', 'clone')\n"
             "except QuotaError as e:\n    print(e); raise SystemExit(3)\n")
     py = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
