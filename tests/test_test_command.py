@@ -125,3 +125,15 @@ def test_a_process_with_its_share_of_slots_takes_its_own_again_before_a_new_one(
     finally:
         for lock in stacks._bases_taken.values():
             lock.close()
+
+
+def test_the_help_lists_every_verb_once_under_the_group_of_what_it_does():
+    text = cli.build_parser().format_help()
+    grouped = [v for _, verbs in cli.VERB_GROUPS for v in verbs]
+    assert sorted(grouped) == sorted(set(grouped))                 # no verb in two groups
+    for title, verbs in cli.VERB_GROUPS:
+        block = text.split(f"\n{title}:\n", 1)[1].split("\n\n", 1)[0]
+        assert [line.split()[0] for line in block.splitlines() if line.startswith("  ") and
+                not line.startswith("   ")] == list(verbs), title
+    assert "\nother:\n" not in text                              # every verb has a group
+    assert "other:\n  extra" in cli.verbs_by_group({"up": "start", "extra": "a new verb"})

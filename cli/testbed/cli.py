@@ -18,6 +18,11 @@ from testbed import ROOT
 
 TIER_FLAGS = {"front": "--fronts", "clone": "--clones", "axis": "--axis", "gsoap": "--gsoap"}
 CLIENT_MODES = ("singleton", "request", "pool")
+VERB_GROUPS = (                       # `./testbed --help` lists the verbs by what they do
+    ("the stack", ("up", "status", "scale", "logs", "fault", "down", "cluster")),
+    ("experiments and their results", ("run", "report", "predict", "traces", "analyze")),
+    ("build, test, measure", ("setup", "build", "test", "bench")),
+)
 
 
 def _stack(docker: bool | None = None):
@@ -275,20 +280,26 @@ def cmd_analysis(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="testbed", description=__doc__,
+    p = argparse.ArgumentParser(prog="testbed", usage="testbed [-h] VERB ...",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    # the verbs are listed by what they do (VERB_GROUPS), in the description, not argparse's one list
+    sub = p.add_subparsers(dest="verb", metavar="VERB", required=True, help=argparse.SUPPRESS)
+    helps: dict[str, str] = {}
 
-    s = sub.add_parser("setup", help="install the system packages the testbed needs (apt-get as root; "
+    def add_verb(name: str, help: str, **kw) -> argparse.ArgumentParser:
+        helps[name] = help
+        return sub.add_parser(name, help=help, **kw)
+
+    s = add_verb("setup", help="install the system packages the testbed needs (apt-get as root; "
                                      "up, test, build, bench and run do it too when something is missing)")
     s.add_argument("-y", "--yes", action="store_true", help="accepted for scripts: setup never asks")
     s.set_defaults(func=cmd_setup)
 
-    s = sub.add_parser("build", help="build the Java tiers (Maven) and the gSOAP tools (CMake)")
+    s = add_verb("build", help="build the Java tiers (Maven) and the gSOAP tools (CMake)")
     s.add_argument("--force", action="store_true", help="rebuild even if nothing changed")
     s.set_defaults(func=cmd_build)
 
-    s = sub.add_parser("up", help="build what is missing and start the stack on loopback",
+    s = add_verb("up", help="build what is missing and start the stack on loopback",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Start every tier as local processes behind HAProxy and wait until "
                                    "all are healthy. Knobs: .env (docs in the file).",
@@ -335,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --swarm: the nodes a tier may run on, e.g. front=node-2,clone=node-3+node-4")
     s.set_defaults(func=cmd_up)
 
-    s = sub.add_parser("cluster", help="a multi-node Docker Swarm on this machine (Docker-in-Docker nodes)",
+    s = add_verb("cluster", help="a multi-node Docker Swarm on this machine (Docker-in-Docker nodes)",
                        description="up: N nodes, each a container with its own Docker engine, network and CPU "
                                    "quota, joined into one Swarm, with a private registry on the manager holding "
                                    "the stack's images; down: remove every node, network and volume; status: "
@@ -344,26 +355,26 @@ def build_parser() -> argparse.ArgumentParser:
     cluster_arguments(s)
     s.set_defaults(func=cmd_cluster)
 
-    s = sub.add_parser("down", help="stop everything `up` and `scale` started, and nothing else")
+    s = add_verb("down", help="stop everything `up` and `scale` started, and nothing else")
     s.set_defaults(func=cmd_down)
 
-    s = sub.add_parser("status", help="every replica: port, pid, health, HAProxy state")
+    s = add_verb("status", help="every replica: port, pid, health, HAProxy state")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.set_defaults(func=cmd_status)
 
-    s = sub.add_parser("scale", help="add or remove replicas while load runs (TIER=N ...)",
+    s = add_verb("scale", help="add or remove replicas while load runs (TIER=N ...)",
                        description="Start new replicas and reload HAProxy seamlessly, or drain replicas "
                                    "in HAProxy, wait for their requests to finish, then stop them.")
     s.add_argument("spec", nargs="+", metavar="TIER=N")
     s.set_defaults(func=cmd_scale)
 
-    s = sub.add_parser("logs", help="the log of every replica of a tier (or haproxy)")
+    s = add_verb("logs", help="the log of every replica of a tier (or haproxy)")
     s.add_argument("tier")
     s.add_argument("-f", "--follow", action="store_true")
     s.add_argument("-n", "--lines", type=int, default=40)
     s.set_defaults(func=cmd_logs)
 
-    s = sub.add_parser("fault", help="kill, pause or slow one replica (now or later, for a while)",
+    s = add_verb("fault", help="kill, pause or slow one replica (now or later, for a while)",
                        description="Fault injection (cli/testbed/faults/): kill = SIGKILL (with --for, "
                                    "restarted after D s); pause = SIGSTOP for D s; slow = runs only --speed of "
                                    "the time for D s. Prints when HAProxy took it out of rotation.")
@@ -371,14 +382,14 @@ def build_parser() -> argparse.ArgumentParser:
     fault_arguments(s)
     s.set_defaults(func=cmd_fault)
 
-    s = sub.add_parser("test", help="build everything and run every test (JUnit, ctest, pytest)",
+    s = add_verb("test", help="build everything and run every test (JUnit, ctest, pytest)",
                        description="Arguments after the verb (and its own options) go to pytest, "
                                    "e.g. ./testbed test -k interop -x")
     from testbed.testcmd import add_arguments as test_arguments
     test_arguments(s)
     s.set_defaults(func=cmd_test)
 
-    s = sub.add_parser("bench", help="measure service throughput vs this machine's HTTP bound")
+    s = add_verb("bench", help="measure service throughput vs this machine's HTTP bound")
     s.add_argument("--duration", type=int, default=10, help="seconds per measurement (default 10)")
     s.add_argument("--connections", type=int, default=16, help="concurrent keep-alive connections")
     s.add_argument("--repeat", type=int, default=3, help="runs of every measurement (median reported)")
@@ -396,7 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", default=None, help="result folder (default results/bench-<time>)")
     s.set_defaults(func=cmd_bench)
 
-    s = sub.add_parser("run", help="run an experiment (segments, clones, calibration) into results/",
+    s = add_verb("run", help="run an experiment, a study or a benchmark (loadgen/experiments/) into results/",
                        description="Drive an experiment of loadgen/experiments/ against the local stack "
                                    "(started if down) and write results/<name>-<time>/ with a report. "
                                    "docs/experiments.md says what each measures and how to edit one.")
@@ -408,11 +419,30 @@ def build_parser() -> argparse.ArgumentParser:
                        ("analyze", "apply the segment or capacity laws to numbers you give"),
                        ("traces", "where the time goes, from a traced run's spans (docs/tracing.md)"),
                        ("predict", "predict another configuration from a result folder's baseline (docs/predict.md)")):
-        s = sub.add_parser(verb, help=text, add_help=False, prefix_chars="\0",
+        s = add_verb(verb, help=text, add_help=False, prefix_chars="\0",
                            description=f"./testbed {verb} --help for the options (the analysis package's CLI)")
         s.add_argument("args", nargs=argparse.REMAINDER)
         s.set_defaults(func=cmd_analysis)
+    p.description = __doc__ + "\n" + verbs_by_group(helps)
     return p
+
+
+def verbs_by_group(helps: dict[str, str]) -> str:
+    """The verbs under VERB_GROUPS' headings, each with its one-line help, wrapped to the terminal."""
+    import shutil
+    import textwrap
+    width = max(60, min(100, shutil.get_terminal_size().columns)) - 14
+    grouped = [v for _, verbs in VERB_GROUPS for v in verbs]
+    ungrouped = tuple(sorted(set(helps) - set(grouped)))      # a verb added without a group: never lost
+    out = []
+    for title, verbs in (*VERB_GROUPS, *((("other", ungrouped),) if ungrouped else ())):
+        out.append(f"{title}:")
+        for v in (v for v in verbs if v in helps):
+            lines = textwrap.wrap(helps[v], width) or [""]
+            out.append(f"  {v:10s}  {lines[0]}")
+            out += [" " * 14 + line for line in lines[1:]]
+        out.append("")
+    return "\n".join(out)
 
 
 def main(argv=None) -> int:
