@@ -197,12 +197,12 @@ def test_a_killed_clone_is_marked_down_and_seg5_keeps_answering(stack):
 
 
 def test_entry_points_shown_are_those_running_and_an_empty_tier_says_how_to_fill_it(stack, capsys):
-    from testbed import cli
+    from testbed.stack import verbs as stack_verbs
     shown = stack.entry_points()
     off = ("locust", "prometheus", "zipkin")       # the test stack runs without the Locust UI, monitoring, tracing
     assert not set(off) & set(shown)
     assert shown == {n: u for n, u in stack.urls().items() if n not in off}
-    cli._print_entry_points(shown, {"front", "clone", "axis"})
+    stack_verbs._print_entry_points(shown, {"front", "clone", "axis"})
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
     assert lines["gsoap"].endswith("(no gsoap replica: ./testbed scale gsoap=1)")
     assert "no " not in lines["axis"] and "no " not in lines["web"]

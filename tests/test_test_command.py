@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from testbed import cli, testcmd
+from testbed import ROOT, cli, testcmd
 
 
 def _args(words):
@@ -49,7 +49,7 @@ def test_a_slot_another_process_holds_is_not_taken(tmp_path, monkeypatch):
     holder = subprocess.Popen(
         [sys.executable, "-c", "import stacks, sys; print(stacks.replica_port_base(), flush=True); sys.stdin.read()"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": "tests:cli:."}, cwd=cli.ROOT)
+        env={**os.environ, "PYTHONPATH": "tests:cli:."}, cwd=ROOT)
     try:
         held = int(holder.stdout.readline())
         import stacks      # tests/stacks.py, as the fixtures use it

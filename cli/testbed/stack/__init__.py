@@ -8,5 +8,6 @@
   config      the knobs: .env, overridden by the environment, overridden by flags (StackConfig)
   ports       the ports a local stack may listen on, for a second stack beside it
   locust_ui   the Locust web UI processes of a local stack (master and workers)
+  verbs       the stack's verbs: up, down, status, scale, logs
 The Swarm stack is in testbed.swarm.
 """
