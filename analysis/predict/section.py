@@ -95,21 +95,38 @@ def _measured_cold(c: dict, notes: dict[str, dict], ran: list[str]) -> str | Non
             f"rests on the probe's warm build ({buildcost.FILE})")
 
 
+# what the simulation's verdict on a point is made by: a change to any of them re-checks every point
+SIMULATION_SOURCES = ("simulate.py", "check.py", "model.py")
+
+
+def simulation_fingerprint() -> str:
+    """A hash of SIMULATION_SOURCES (the simulation, its check and the model it simulates)."""
+    h = hashlib.sha256()
+    for name in SIMULATION_SOURCES:
+        h.update(Path(__file__).with_name(name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def check_key(model: dict, point: dict, fingerprint: str) -> str:
+    """The cache key of one point's check: everything its verdict depends on — the model, the
+    users, the analytic answer being checked (throughput and response time), the simulation's
+    settings and the fingerprint of its code."""
+    return hashlib.sha256(json.dumps([model, point["users"], point["throughput"], point["response_time"],
+                                      check.REQUESTS, check.DISPATCH, fingerprint],
+                                     sort_keys=True).encode()).hexdigest()[:16]
+
+
 def _checks(folder: Path, configs: list[dict]) -> dict:
-    """The simulation's check of every predicted point, cached by the model and users it was
-    made for (the simulation takes a second or so a point; the missing ones run side by side,
-    one process per core: check.check_all)."""
+    """The simulation's check of every predicted point, cached by check_key (the simulation
+    takes a second or so a point; the missing ones run side by side, one process per core:
+    check.check_all)."""
     path = folder / CHECK_FILE
     try:
         cache = json.loads(path.read_text())
     except (OSError, ValueError):
         cache = {}
-    keyed = []
-    for c in configs:
-        m = c["model"]
-        for pt in c["points"]:
-            key = hashlib.sha256(json.dumps([m, pt["users"], check.REQUESTS, check.DISPATCH], sort_keys=True).encode()).hexdigest()[:16]
-            keyed.append((key, c, pt))
+    fingerprint = simulation_fingerprint()
+    keyed = [(check_key(c["model"], pt, fingerprint), c, pt) for c in configs for pt in c["points"]]
     todo = {key: (Model(**{k: (float("inf") if v is None and k in ("lock_servers", "concurrency") else v)
                            for k, v in c["model"].items()}), pt)
             for key, c, pt in keyed if key not in cache}
