@@ -1,4 +1,4 @@
-"""Hostile SOAP input (issue 10, item 4) to both services, directly and through HAProxy's
+"""Hostile SOAP input (docs/hostile-input.md) to both services, directly and through HAProxy's
 soap entry: every input of tests/hostile/inputs.py -- attribute flood, billion laughs,
 external entities by file and by URL, 100 000-deep nesting, 100 MB bodies, an array over
 MAX_XML_OCCURS, truncated, wrong namespace, invalid UTF-8, SOAPAction mismatch, oversized

@@ -1,5 +1,5 @@
 """Time and peak memory of every hostile input (tests/hostile/inputs.py) against both
-services, directly and through HAProxy's soap entry: the figures of issue 10, item 4.
+services, directly and through HAProxy's soap entry: the figures of docs/hostile-input.md.
 
 Starts its own processes on loopback (a gSOAP pool service and an Axis2 service on free
 ports, and a private stack of HAProxy + axis + gsoap on free ports, tests/stacks.py), sends each

@@ -1,4 +1,4 @@
-"""The hostile SOAP inputs of issue 10 (item 4) -- one catalogue for the tests
+"""The hostile SOAP inputs of docs/hostile-input.md -- one catalogue for the tests
 (tests/test_hostile.py: both services, directly and through HAProxy) and the benchmark
 (tests/hostile/hostile_bench.py).
 

@@ -1,5 +1,5 @@
 """A client that holds a connection by trickling its request (tests and benchmarks of
-issue 10.3): only to 127.0.0.1, bounded in time."""
+docs/reliability.md): only to 127.0.0.1, bounded in time."""
 from __future__ import annotations
 
 import socket

@@ -1,4 +1,4 @@
-"""Exposure (issue 10.7): the entry points, the stats page and the Locust UI listen on loopback
+"""Exposure (docs/reliability.md): the entry points, the stats page and the Locust UI listen on loopback
 by default; with UI_PASSWORD set, HAProxy asks for credentials on the stats page (and
 /metrics) and the Locust UI, never on the load entry points; binding beyond loopback without
 a password is refused; the runtime API is a unix socket, never a port."""

@@ -1,4 +1,4 @@
-"""Overload and slow clients (issue 10.2, 10.3), on a private local stack.
+"""Overload and slow clients (docs/reliability.md), on a private local stack.
 
 - Overload: far more clients than a small gSOAP service can serve. Every answer is a 200
   (served after queueing in HAProxy) or a 503 (its queue timeout expired): no other error,

@@ -4,7 +4,7 @@ A shared or virtual machine does not always run the same code at the same speed:
 the same physical core, cache or memory bandwidth slows every process alike, and no CPU counter
 of ours shows it — the same CPU seconds just buy fewer requests. On this project's 2-core
 reference host one configuration measured 334, 455 and 327 requests/s in three rounds with
-every tier at the same CPU % in each (docs/predict.md, stop 41). The probe times a fixed piece
+every tier at the same CPU % in each (docs/log/2026-11-28-prediction-client-build.md). The probe times a fixed piece
 of interpreter work in the sampling thread's own CPU time (time.thread_time_ns: waiting for a
 core or for the GIL is not counted, only how long the work took once running) — the median of
 REPS timings after one warm-up, once a sample (every second: about 3 ms, 0.3 % of a core).
