@@ -78,9 +78,9 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     assert not any(m.endswith("SingletonSoapClient") for m in threaddump_monitors(pool, "clone"))
     meta = json.loads((folder / "runs" / "pool-c1-a1-r0" / "run.json").read_text())
     assert (meta["client_mode"], meta["pool_size"], meta["tiers"]["clone"]) == ("pool", 8, 1)
-    # the service wait was chosen for this host from a calibration step, and every run has it
+    # the service wait was chosen for this host from a cost probe, and every run has it
     chosen = json.loads((folder / "experiment.json").read_text())["scaling"]
-    assert chosen["scaled"] and chosen["costs"]["source"] == "a calibration step of this experiment"
+    assert chosen["scaled"] and chosen["costs"]["source"] == "a cost probe of this experiment"
     assert (folder / "calibration" / "calibration" / "cpu.csv").is_file()
     assert meta["demands"]["SERVICE"] == {"cpu_us": 0, "wait_us": chosen["wait_us"], "locked": False}
     assert summary["experiment"]["scaling"]["sentence"].startswith("scaled to this host: service wait")
@@ -187,7 +187,7 @@ def test_classic_quick_run_has_both_analyses_their_findings_and_the_side_by_side
     report = (folder / "report.html").read_text()
     assert report.index('id="findings"') < report.index('id="side-by-side"') < report.index('id="runs"')
     assert (folder / "runs" / "singleton-c1-a1-r0" / "threaddump-clone-1.txt").is_file()
-    chosen = json.loads((folder / "experiment.json").read_text())["scaling"]      # from path 5: no calibration
+    chosen = json.loads((folder / "experiment.json").read_text())["scaling"]      # from path 5: no cost probe
     assert chosen["scaled"] and chosen["costs"]["source"] == "run axis-path5-r0 of this experiment"
     assert runs["singleton-c2-a1-r0"]["config"]["demands"]["SERVICE"]["wait_us"] == chosen["wait_us"]
     assert not (folder / "calibration").exists()

@@ -177,8 +177,8 @@ def test_an_unknown_profile_on_the_command_line_is_an_error():
 
 
 # ------------------------------------------------------------------------------ the runner's step
-def _fake_calibration(cpu: dict, host: float, x: int = 1000, warm: dict | None = None):
-    """A run_one that writes what a calibration run at x/s with this CPU would leave; with warm,
+def _fake_cost_probe(cpu: dict, host: float, x: int = 1000, warm: dict | None = None):
+    """A run_one that writes what a cost probe at x/s with this CPU would leave; with warm,
     two more steps at 1.45 and 1.5 x/s with that CPU (its JVMs warmed up)."""
     import sys as _sys
     _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
@@ -199,11 +199,11 @@ def _fake_calibration(cpu: dict, host: float, x: int = 1000, warm: dict | None =
     return run_one, calls
 
 
-def test_clones_calibrates_without_the_wait_then_puts_the_chosen_wait_into_every_scaled_run(tmp_path):
+def test_clones_probes_its_costs_without_the_wait_then_puts_the_chosen_wait_into_every_scaled_run(tmp_path):
     from testbed.fit import tohost
     exp = definition.load("clones")
     # 2 ms per request over the tiers at 1000/s: 200 % of a core, on a host at 210 %
-    run_one, calls = _fake_calibration({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
+    run_one, calls = _fake_cost_probe({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
                                         "loadgen/master": 40.0}, host=210.0)
     failed: list[str] = []
     chosen, lines = tohost.scale(exp, 0, tmp_path, failed, run_one, 4.0)
@@ -211,14 +211,14 @@ def test_clones_calibrates_without_the_wait_then_puts_the_chosen_wait_into_every
     # 8 calls at once × 2 ms / (0.6 × (4 − 0.1 other programs' cores)) = 6.8 ms -> 7 ms
     assert chosen["wait_us"] == 7_000 and chosen["scaled"] and chosen["binding"]["run"] == "pool-c1-a1-r0"
     assert chosen["costs"]["background_cores"] == pytest.approx(0.1, abs=0.01)
-    assert chosen["costs"]["source"] == "a calibration step of this experiment"
+    assert chosen["costs"]["source"] == "a cost probe of this experiment"
     assert lines[0].startswith("scaled to this host: service wait 7 ms because a pool of 8 on 1 clone")
     assert {r.demands["SERVICE"]["wait_us"] for r in exp.runs} == {7_000} and not failed
     assert (tmp_path / "calibration" / "calibration" / "run.json").is_file()
 
 
-def test_the_wait_is_chosen_from_the_calibrations_first_step_and_the_fit_takes_its_last(tmp_path):
-    """The calibration step goes on until its throughput settles: the wait is still chosen from
+def test_the_wait_is_chosen_from_the_cost_probes_first_step_and_the_fit_takes_its_last(tmp_path):
+    """The cost probe goes on until its throughput settles: the wait is still chosen from
     its first step (what the rule was set by), the model's second point is its last, warm."""
     from analysis import steps as asteps
     from analysis.folder import load_run
@@ -227,10 +227,10 @@ def test_the_wait_is_chosen_from_the_calibrations_first_step_and_the_fit_takes_i
     from testbed.fit import costs
     from testbed.fit import tohost
     exp = definition.load("clones")
-    assert costs.CALIBRATION_LOAD.users == (16,) * 9 and costs.CALIBRATION_LOAD.plateau_tolerance == 0.05
-    assert costs.CALIBRATION_LOAD.seconds() == 15 + 9 * 9
+    assert costs.COST_PROBE_LOAD.users == (16,) * 9 and costs.COST_PROBE_LOAD.plateau_tolerance == 0.05
+    assert costs.COST_PROBE_LOAD.seconds() == 15 + 9 * 9
     cold = {"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0, "loadgen/master": 40.0}
-    run_one, calls = _fake_calibration(cold, host=210.0, warm={k: v * 0.75 for k, v in cold.items()})
+    run_one, calls = _fake_cost_probe(cold, host=210.0, warm={k: v * 0.75 for k, v in cold.items()})
     chosen, _ = tohost.scale(exp, 0, tmp_path, [], run_one, 4.0)
     assert chosen["wait_us"] == 7_000 and chosen["costs"]["steps"] == [0]       # as from one step
     run = load_run(tmp_path / "calibration" / "calibration")
@@ -243,7 +243,7 @@ def test_classic_takes_its_costs_from_path_five_and_no_scale_runs_the_unscaled_w
     from testbed.fit import tohost
     exp = definition.load("classic")
     first = next(i for i, r in enumerate(exp.runs) if r.auto_wait)
-    run_one, calls = _fake_calibration({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
+    run_one, calls = _fake_cost_probe({"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0,
                                         "loadgen/master": 40.0}, host=200.0)
     path5 = next(r for r in exp.runs[:first] if r.path == 5)     # the segment part's, run first
     run_one(path5, tmp_path / "runs")                             # as run
@@ -264,7 +264,7 @@ def test_scale_from_an_earlier_folder_measures_nothing(tmp_path):
     earlier = tmp_path / "earlier"
     earlier.mkdir()
     (earlier / "experiment.json").write_text(json.dumps({"scaling": {"costs": COSTS.to_json()}}))
-    run_one, calls = _fake_calibration({}, host=0.0)
+    run_one, calls = _fake_cost_probe({}, host=0.0)
     exp = definition.load("clones")
     chosen, _ = tohost.scale(exp, 0, tmp_path / "new", [], run_one, 2.0, scale_from=earlier)
     assert not calls and chosen["wait_us"] == 14_000 and "in earlier" in chosen["costs"]["source"]

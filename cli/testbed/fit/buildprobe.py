@@ -39,17 +39,17 @@ scales the clone's build and first call by (analysis/predict/model.py, "Crowding
 Under load (`under_load`): built alone, a client costs the other tiers nothing, but a clone that
 builds clients while the stack serves makes every tier's requests dearer (measured here: the
 front's CPU per /seg/5 request 0.50 ms alone, 0.56-0.65 ms while one clone built clients beside
-it — results/regime2-20261129-034822). So where the runner ran a calibration step (the stack
+it — results/regime2-20261129-034822). So where the runner ran a cost probe (the stack
 without the service wait, warm), it measures the build alone first (its rounds compile the build
 path on an idle host: under load a cold one took 40 s and more, 3-4 ms of clone CPU a build
 against 1.7 warm, results/perreq-20261201-221445), then runs the same load once more while the
-clone builds clients — LOADED_PLAN, the calibration's own stack, no reconfiguration — and keeps
+clone builds clients — LOADED_PLAN, the cost probe's own stack, no reconfiguration — and keeps
 every probe call's start, end and count in that run's PROBE_CALLS. The clone builds without pause
 for WARM_S (the build path's JIT under load), then in calls of ON_S with pauses of OFF_S
 (`alternate_from` in PROBE_CALLS): the analysis (analysis/predict/buildcost.py, side_by_side)
 charges to the builds what each tier's CPU grows by between the windows without builds and those
 with them, both measured in the same run on the same warm JVMs. (Before stop 39 the clone built
-without pause and the reference was the calibration step measured a minute earlier, whose JVMs
+without pause and the reference was the cost probe measured a minute earlier, whose JVMs
 were still getting cheaper: 1.09-4.09 ms a build over seven folders.)
 """
 from __future__ import annotations
@@ -83,11 +83,11 @@ FIRST_CALL_TURNS, QUICK_FIRST_CALL_TURNS = 4, 1   # turns of rounds with 0, 1 an
 CROWD_THREADS = 64           # BuildProbeServlet.MAX_THREADS: a per-request clone's plateau holds 37-60
 CROWD_TURNS, QUICK_CROWD_TURNS = 4, 1             # turns of a round at THREADS and one at CROWD_THREADS
 # a turn's rounds compared only where each built this many (`unresolved`): `clones` probes on its
-# calibration's stack, without the service wait (3,111-4,672 a round with calls in 5 s,
+# cost probe's stack, without the service wait (3,111-4,672 a round with calls in 5 s,
 # results/clones-20261205-164532); the quick test probes after its run, each call held by the
 # service's wait — at 100 ms (a busy host) 2 threads × 2 s / 200 ms = 20 with 2 calls
 MIN_TURN_BUILDS = 100
-# under load: steps of the calibration's load on its warm JVMs (no prime: the runner primes only
+# under load: steps of the cost probe's load on its warm JVMs (no prime: the runner primes only
 # cold ones); the clone builds in calls of CALL_S for WARM_S — the build path's C2 compiler under
 # load, which worked for ~3 minutes here (docs/predict.md, "The per-request clone's compiler,
 # timed"; 18 s until stop 43 measured the build mid-climb, 2.46 ms of clone CPU a build against
@@ -110,7 +110,7 @@ def _plan(quick: bool) -> tuple[int, int, int]:
 
 def seconds(quick: bool, under_load: bool = False) -> float:
     """The longest the probe takes (for the experiment's estimate), with its run under load
-    (after a calibration step; never --quick) and that run's Locust start."""
+    (after a cost probe; never --quick) and that run's Locust start."""
     idle, round_s, rounds = _plan(quick)
     turns = QUICK_FIRST_CALL_TURNS if quick else FIRST_CALL_TURNS
     crowd = QUICK_CROWD_TURNS if quick else CROWD_TURNS
@@ -307,25 +307,25 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
     return out
 
 
-def loaded_spec(calibration):
-    """The calibration step's run once more, while a clone builds clients (under_load)."""
-    return replace(calibration, id=LOADED_PROBE_RUN, entry=LOADED_PROBE_RUN, load=LOADED_PLAN,
-                   label="calibration: /seg/5, no service wait, while clone-1 builds clients")
+def loaded_spec(cost_probe):
+    """The cost probe's run once more, while a clone builds clients (under_load)."""
+    return replace(cost_probe, id=LOADED_PROBE_RUN, entry=LOADED_PROBE_RUN, load=LOADED_PLAN,
+                   label="client-build probe under load: /seg/5, no service wait, while clone-1 builds clients")
 
 
-def under_load(stack, calibration, run_one, folder: Path, say) -> None:
-    """After a complete calibration step in folder/CALIBRATION_DIR/: run loaded_spec(calibration)
+def under_load(stack, cost_probe, run_one, folder: Path, say) -> None:
+    """After a complete cost probe in folder/CALIBRATION_DIR/: run loaded_spec(cost_probe)
     there with run_one(spec, root) while one clone builds clients in calls of CALL_S, each call's
     start, end and builds written to PROBE_CALLS in its run folder (with the error, if the clone
     could not be asked)."""
     root = Path(folder) / CALIBRATION_DIR
     try:
-        done = json.loads((root / calibration.id / "run.json").read_text(encoding="utf-8")).get("status")
+        done = json.loads((root / cost_probe.id / "run.json").read_text(encoding="utf-8")).get("status")
     except (OSError, ValueError):
         done = None
     if done != "complete":
         return
-    spec, backend = loaded_spec(calibration), calibration.backend
+    spec, backend = loaded_spec(cost_probe), cost_probe.backend
     calls: list[dict] = []
     out: dict = {"format": CALLS_FORMAT, "backend": backend, "threads": THREADS, "calls": calls,
                  "warm_s": WARM_S, "on_s": ON_S, "off_s": OFF_S, "alternate_from": None}
@@ -347,7 +347,7 @@ def under_load(stack, calibration, run_one, folder: Path, say) -> None:
                     stop.wait(OFF_S)
         except (ProbeError, OSError, ValueError) as e:
             out["error"] = f"{type(e).__name__}: {e}"[:300]
-    say("  client-build probe under load: the calibration's load again while clone-1 builds clients "
+    say("  client-build probe under load: the cost probe's load again while clone-1 builds clients "
         f"({LOADED_PLAN.seconds():.0f} s; after {WARM_S:.0f} s in turns of {ON_S} s with and {OFF_S} s without)")
     worker = threading.Thread(target=build, name="build-probe-under-load", daemon=True)
     worker.start()

@@ -336,7 +336,7 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
     and ④ it is a first pass of the path itself: its user steps after a probe's prime, read at
     its plateau like the path it stands for (a one-step probe at the largest load read the front
     cold and at another point: 770/s against the path's 1,120/s in classic-20261204-100321)."""
-    from testbed.fit.costs import CALIBRATION_LOAD_QUICK, CALIBRATION_STEP
+    from testbed.fit.costs import COST_PROBE_LOAD_QUICK, COST_PROBE_STEP
     if run.kind == "segments" and run.path in SEGMENT_PROBED:        # a first pass of a segment path (retune_segment)
         name = f"calibration-path{run.path}-probe{suffix}"
         return replace(with_prime(run), id=name, entry=name,
@@ -347,7 +347,7 @@ def probe_spec(run, quick: bool = False, suffix: str = ""):
     prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
     return replace(run, id=name, entry=name,
                    label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
-                   load=replace(CALIBRATION_LOAD_QUICK if quick else replace(CALIBRATION_STEP, prime_seconds=prime),
+                   load=replace(COST_PROBE_LOAD_QUICK if quick else replace(COST_PROBE_STEP, prime_seconds=prime),
                                 users=(max(run.load.users),)))
 
 
@@ -433,8 +433,8 @@ def with_build(specs, build_us: int, quick: bool = False) -> list:
 def calibration_specs(first, quick: bool = False) -> list:
     """The runs that measure this stack's own costs: /seg/1 … /seg/5 with the singleton client,
     then /seg/5 with a pool and with a client per request; no demand, no wait, no quota."""
-    from testbed.fit.costs import CALIBRATION_LOAD_QUICK, CALIBRATION_STEP
-    load = CALIBRATION_LOAD_QUICK if quick else CALIBRATION_STEP
+    from testbed.fit.costs import COST_PROBE_LOAD_QUICK, COST_PROBE_STEP
+    load = COST_PROBE_LOAD_QUICK if quick else COST_PROBE_STEP
     knobs = {k: v for k, v in first.knobs.items() if not k.startswith("CPUS_")}
     base = replace(first, demands={}, knobs=knobs, auto_wait=False, load=load, client_mode="singleton",
                    pool_size=None, tiers={**first.tiers, "front": 1, "clone": 1, first.backend: 1})

@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "instead of choosing it for this host (docs/experiments.md, 'The regime')")
     p.add_argument("--scale-from", default=None, metavar="FOLDER",
                    help="choose the scaled wait from the CPU costs an earlier result folder measured "
-                        "(no calibration step)")
+                        "(no cost probe)")
     p.add_argument("--profile", default=None, choices=("stack", "classic-system"),
                    help="classic experiments: stack = the stack's own costs (default); classic-system = "
                         "emulated segment demands that give the classic system's shape (experimental: docs/experiments.md)")

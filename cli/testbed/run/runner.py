@@ -31,7 +31,7 @@ from testbed.run.record import threaddumps
 from testbed.fit import tohost
 from testbed.run.record import traces
 from testbed.run.record.clienttime import ClientTimeSampler
-from testbed.fit.costs import calibration_spec, needs_calibration, run_steps
+from testbed.fit.costs import cost_probe_spec, needs_cost_probe, run_steps
 from testbed.fit.profile import (PROBE_PRIME_S, SEGMENT_USERS as profile_users, calibration_specs as profile_calibration,
                                  probe_specs as profile_probes)
 from testbed.run.results import served_counts
@@ -195,8 +195,8 @@ class Runner:
         runs = self.exp.runs
         seconds = sum(r.load.seconds() + LOCUST_START_S for r in runs)
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
-        if needs_calibration(self.exp, self.scale_from):       # one Locust run and one restart more
-            seconds += calibration_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
+        if needs_cost_probe(self.exp, self.scale_from):       # one Locust run and one restart more
+            seconds += cost_probe_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
         if self.exp.profile != "stack":      # its calibration runs and probes, a client restart there and back,
             cal = profile_calibration(runs[0], self.exp.quick) + profile_probes(runs, self.exp.quick)   # the quotas,
             seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 10 * JVM_START_S + (
@@ -204,7 +204,7 @@ class Runner:
                 (len(profile_users) - len(r.load.users)) * r.load.step_seconds
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
         if self.exp.kind in ("clones", "classic") and buildprobe.due([r.config() for r in runs]):
-            seconds += buildprobe.seconds(self.exp.quick, under_load=needs_calibration(self.exp, self.scale_from))
+            seconds += buildprobe.seconds(self.exp.quick, under_load=needs_cost_probe(self.exp, self.scale_from))
         return seconds + changes * JVM_START_S
 
     # ------------------------------------------------------------------ the stack
@@ -234,8 +234,8 @@ class Runner:
         self.progress.say(f"stack: starting the {self.stack.mode} stack with "
                           + ", ".join(f"{t}×{n}" for t, n in first.tiers.items() if n))
         t0 = time.monotonic()
-        if needs_calibration(self.exp, self.scale_from) and self.exp.runs.index(first) == 0:
-            first = calibration_spec(first, self.exp.quick)     # what runs first: saves a restart
+        if needs_cost_probe(self.exp, self.scale_from) and self.exp.runs.index(first) == 0:
+            first = cost_probe_spec(first, self.exp.quick)     # what runs first: saves a restart
         self.stack.up({t: n for t, n in first.tiers.items() if n > 0}, first.stack_knobs(), locust=False,
                       tracing=self.tracing)
         self.started_stack = True
@@ -299,16 +299,16 @@ class Runner:
         """The service wait of the "auto" runs, for this host (fit/tohost.py, fit/scaling.py)."""
         cfg = self.stack.cfg
         self.progress.say("scaling: the CPU one /seg/5 request costs here decides the service wait ...")
-        calibrating = needs_calibration(self.exp, self.scale_from)
-        calibration = calibration_spec(self.exp.runs[i], self.exp.quick)
+        probing = needs_cost_probe(self.exp, self.scale_from)
+        cost_probe = cost_probe_spec(self.exp.runs[i], self.exp.quick)
         self.meta["scaling"], lines = tohost.scale(
             self.exp, i, self.folder, self.failed, lambda spec, root: self._one_run(i, spec, root),
             float(self.meta["host"]["cores"]), cfg.stack_cpus, cfg.loadgen_cpus, self.scale_from)
-        if calibrating and not self.exp.quick and buildprobe.due([r.config() for r in self.exp.runs]):
+        if probing and not self.exp.quick and buildprobe.due([r.config() for r in self.exp.runs]):
             # the build alone first: its rounds compile the build path on an idle host, so the run
             # under load measures warm builds (buildprobe.under_load)
-            self._probe_build(calibration.backend)
-            buildprobe.under_load(self.stack, calibration, lambda spec, root: self._one_run(i, spec, root),
+            self._probe_build(cost_probe.backend)
+            buildprobe.under_load(self.stack, cost_probe, lambda spec, root: self._one_run(i, spec, root),
                                   self.folder, self.progress.say)
         self._fitted(lines)
 
