@@ -1,5 +1,5 @@
 """The classic-system profile's segments ③ and ④ chosen again from a first pass of their paths
-under the front's quota (profile.retune_segment, tohost.retune_segment): no stack, handmade runs."""
+under the front's quota (profile.next_segment, tohost.retune_segment): no stack, handmade runs."""
 from __future__ import annotations
 
 import json
@@ -13,24 +13,25 @@ import pytest
 from analysis.classic import PUBLISHED
 from testbed.run import definition
 from testbed.fit import profile
+from testbed.fit import rewrite
 from testbed.fit import tohost
-from testbed.fit.profile import Measured, design
+from testbed.fit.probes import profile_probe_specs
+from testbed.fit.profile import design
+
+from profilecase import M  # tests/experiments/profilecase.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis" / "data"))
 from make_handmade import T0, run  # noqa: E402
 
-M = Measured(front_s={1: 90e-6, 2: 92e-6, 3: 95e-6, 4: 100e-6, 5: 600e-6},
-             total_s={1: 340e-6, 5: 2.0e-3}, clone_request_s=3.0e-3, total_request_s=5.0e-3,
-             clone_pool_s=1.0e-3, total_pool_s=2.5e-3, round_trip_s=1.0e-3, host_cores=2.0)
 PATHS = PUBLISHED["paths"]
 
 
 def test_a_segment_dearer_under_the_quota_than_planned_loses_the_difference():
-    prof = profile.retune_paths(design(M).to_json(), 400e-6)
+    prof = profile.next_paths(design(M).to_json(), 400e-6)
     planned = prof["demands_cpu_us"]["SEG3"]
     f1, f2 = 390e-6, 395e-6                        # paths ① and ② as they ran, at their plateau
-    probe = f2 + planned / 1e6 + 60e-6             # the probe: the bean's own cost 60 µs, not the calibration's 3
-    new = profile.retune_segment(prof, 3, f1, f2, probe)
+    probe = f2 + planned / 1e6 + 60e-6             # the probe: the bean's own cost 60 µs, not the cost probes' 3
+    new = profile.next_segment(prof, 3, f1, f2, probe)
     cpu = new["demands_cpu_us"]["SEG3"]
     assert cpu == pytest.approx(planned - 60 + (f1 * (PATHS[1] / PATHS[3] - PATHS[1] / PATHS[2])
                                                 - planned / 1e6) * 1e6, abs=1)
@@ -41,7 +42,7 @@ def test_a_segment_dearer_under_the_quota_than_planned_loses_the_difference():
                                             "f1_s": f1, "target_s": pytest.approx(f3, abs=1e-6), "cpu_us": cpu}
     assert new["demands_cpu_us"]["SEG4"] == prof["demands_cpu_us"]["SEG4"] and not new["notes"]
     # ④ after it: the shape's share of ④ on top of path ③ as it ran
-    new4 = profile.retune_segment(new, 4, f1, 700e-6, 700e-6 + 100e-6)
+    new4 = profile.next_segment(new, 4, f1, 700e-6, 700e-6 + 100e-6)
     f4 = 800e-6 + (new4["demands_cpu_us"]["SEG4"] - new["demands_cpu_us"]["SEG4"]) / 1e6
     assert f1 / (f4 - 700e-6) == pytest.approx(PUBLISHED["segments"][4] / PATHS[1], rel=0.02)
     assert set(new4["segments_retuned"]) == {"3", "4"}
@@ -49,7 +50,7 @@ def test_a_segment_dearer_under_the_quota_than_planned_loses_the_difference():
 
 def test_a_segment_dearer_than_the_shape_without_any_demand_gets_none_and_says_so():
     prof = design(M).to_json()
-    new = profile.retune_segment(prof, 3, 300e-6, 300e-6, 300e-6 + prof["demands_cpu_us"]["SEG3"] / 1e6 + 400e-6)
+    new = profile.next_segment(prof, 3, 300e-6, 300e-6, 300e-6 + prof["demands_cpu_us"]["SEG3"] / 1e6 + 400e-6)
     assert new["demands_cpu_us"]["SEG3"] == 0 and any("the shape asks; nothing added" in n for n in new["notes"])
 
 
@@ -71,9 +72,9 @@ def _segment_three(tmp_path: Path, front_us):
     (exp, i, planned, probes, new profile, lines, said)."""
     p = design(M)
     exp = definition.load("classic", profile="classic-system")
-    exp.runs[:] = profile.apply(exp.runs, p)
-    prof = profile.retune_paths(p.to_json(), 400e-6)
-    exp.runs[:] = profile.with_demands(exp.runs, prof["demands_cpu_us"])
+    exp.runs[:] = rewrite.apply(exp.runs, p)
+    prof = profile.next_paths(p.to_json(), 400e-6)
+    exp.runs[:] = rewrite.with_demands(exp.runs, prof["demands_cpu_us"])
     # segment runs primed briefly, so that the probe's prime shows where it is given
     exp.runs[:] = [replace(r, load=replace(r.load, prime_seconds=5.0)) if r.kind == "segments" else r for r in exp.runs]
     by_path = {r.path: r for r in exp.runs if r.kind == "segments"}
@@ -116,8 +117,8 @@ def test_the_runner_probes_path_three_twice_then_sets_its_segment_for_the_runs_f
     assert all(s.demands["SEG3"]["cpu_us"] == r["cpu_us"] for s in exp.runs[i:] if "SEG3" in s.demands)
     assert all(s.demands["SEG3"]["cpu_us"] == planned for s in exp.runs[:i])
     # path ③ runs on a front restarted for it: primed as long as a probe; the runs after it are not
-    assert exp.runs[i].load.prime_seconds == profile.PROBE_PRIME_S
-    assert exp.runs[i + 1].load.prime_seconds == 5.0 < profile.PROBE_PRIME_S
+    assert exp.runs[i].load.prime_seconds == rewrite.PROBE_PRIME_S
+    assert exp.runs[i + 1].load.prime_seconds == 5.0 < rewrite.PROBE_PRIME_S
     assert "segment 3" in lines[0] and f"(was {planned})" in lines[0] and "first pass" in lines[0]
     assert "second pass" in lines[1] and f"(was {first['cpu_us']})" in lines[1]
     # once only: a second path ③ (a repeat) is not probed again
@@ -140,7 +141,7 @@ def test_a_first_pass_that_moves_its_segment_less_than_a_pass_s_noise_is_the_onl
 def test_without_path_one_or_its_front_cpu_the_planned_segment_stays_and_nothing_is_probed(tmp_path):
     p = design(M)
     exp = definition.load("classic", profile="classic-system")
-    exp.runs[:] = profile.apply(exp.runs, p)
+    exp.runs[:] = rewrite.apply(exp.runs, p)
     i = next(k for k, r in enumerate(exp.runs) if r.kind == "segments" and r.path == 4)
     probes = []
     new, _, lines = tohost.retune_before(exp, i, tmp_path, [], lambda spec, root: probes.append(spec.id),
@@ -150,16 +151,16 @@ def test_without_path_one_or_its_front_cpu_the_planned_segment_stays_and_nothing
 
 
 def test_the_probes_include_paths_three_and_four_but_not_with_quick():
-    runs = profile.apply(definition.load("classic").runs, design(M))
-    probes = profile.probe_specs(runs)
+    runs = rewrite.apply(definition.load("classic").runs, design(M))
+    probes = profile_probe_specs(runs)
     assert [s.id for s in probes[:4]] == ["calibration-path3-probe", "calibration-path4-probe",    # at most two passes
                                           "calibration-path3-probe-2", "calibration-path4-probe-2"]
     for s, k in zip(probes, (3, 4)):
         path = next(r for r in runs if r.kind == "segments" and r.path == k)
         assert s.path == k and s.demands == path.demands and s.load.users == path.load.users
         assert s.load.step_seconds == path.load.step_seconds and s.load.plateau_tolerance == path.load.plateau_tolerance
-        assert s.load.prime_seconds == max(path.load.prime_seconds, profile.PROBE_PRIME_S)
+        assert s.load.prime_seconds == max(path.load.prime_seconds, rewrite.PROBE_PRIME_S)
         assert f"a first pass of /seg/{k} under" in s.label
     assert "a second pass of /seg/3 under" in probes[2].label and "a second pass of /seg/4 under" in probes[3].label
-    quick = profile.probe_specs(profile.apply(definition.load("classic", quick=True).runs, design(M), True), True)
+    quick = profile_probe_specs(rewrite.apply(definition.load("classic", quick=True).runs, design(M), True), True)
     assert not any("path" in s.id for s in quick)

@@ -9,6 +9,7 @@ import pytest
 
 from analysis.steps import LOADGEN_SATURATED, StepSample
 from testbed.run import definition
+from testbed.fit import rewrite
 from testbed.fit import scaling
 from testbed.run.definition import DefinitionError
 from testbed.fit.scaling import Capacity, Costs, LockedRun, ScaleSettings, choose_wait
@@ -94,7 +95,7 @@ def test_a_client_per_request_is_left_out_and_a_fixed_wait_is_not_touched():
              _spec("pool", "pool", 1, pool=8), _spec("fixed", "singleton", 4, auto=False)]
     runs = scaling.locked_runs(specs)
     assert [(r.id, r.locks) for r in runs] == [("s1", 1), ("s4", 4), ("pool", 8)]
-    out = scaling.with_wait(specs, 14_000)
+    out = rewrite.with_wait(specs, 14_000)
     assert [s.demands["SERVICE"]["wait_us"] for s in out] == [14_000] * 4 + [20_000]
     assert out[0].stack_knobs()["DEMAND_SERVICE_WAIT_US"] == "14000"
 

@@ -29,37 +29,25 @@ runs' scaling comes from the clones' own monitors. T(1) itself — the scale of 
 chosen like the scaled wait of fit/scaling.py: the heaviest configuration (path ① at T(1), or
 the pool at 13.5 singletons, or the client per request) needs at most `share` of the host.
 
-A tier under a CPU quota does not cost what the calibration measured without one, so five
-settings are chosen again during the run, each from a measurement under the quotas:
-retune_paths (the segments, from path ①'s front CPU), retune_segment (③ and ④ each, from a
-first pass of its path, and a second where the first moved it by more than SECOND_PASS_US), retune (the wait, from T(①) and a singleton probe), retune_request (the build, from a probe of that run) and retune_pool (the pool
-run's Invoker CPU, from a probe of it); fit/tohost.py runs them.
+A tier under a CPU quota does not cost what the cost probes measured without one, so five
+settings are chosen again during the run, each from a measurement under the quotas: next_paths
+(the segments, from path ①'s front CPU), next_segment (③ and ④ each, from a pass of its path),
+next_wait (the wait, from T(①) and a singleton probe), next_build (a client per request's build,
+from a probe of that run) and next_invoker (the pool run's Invoker CPU, from a probe of it).
 
-design() is the rule (data in, profile out: unit-tested); apply() puts a profile into the runs.
+This module is the arithmetic: design() and the next_* functions take figures and return
+settings (no I/O; unit-tested). fit/rewrite.py puts them into the runs, fit/probes.py plans and
+reads the runs that measure, and fit/tohost.py, the runner's side, runs those and retunes.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 POOL_SIZE = 32                 # pre-built clients: more than the front lets through at once
-# users of the segment paths ①-④: a tier under a CPU quota runs a share of every 100 ms period
-# and then waits for the next, so a request's time there grows by tens of ms and the front's
-# quota is only reached with some hundreds of requests in flight (Little's law: N = X·R)
-SEGMENT_USERS = (16, 32, 64, 128, 256, 512)
-SEGMENT_USERS_QUICK = (64, 512)
-SEGMENT_PROBED = (3, 4)        # the segments whose emulated CPU a first pass of their path chooses again (retune_segment)
-SEGMENT_PLATEAU = 0.9          # a path's steps at this share of its best or above: its plateau, the front at its quota
-# a first pass that moves its segment's demand by more than this is run again with the new demand
-# and the demand chosen once more from it: a µs of spin taken out of path ③ lowered its front CPU
-# a request by 1.06-1.55 µs in five runs (the rule assumes 1; T(③) read 2.30 and 2.34 against
-# 1.85 where it was largest), so each pass leaves (1 − slope) of the error; one pass's noise is
-# about ±30 µs (path ④'s first passes against their paths), below which a second pass would
-# only add its own
-SECOND_PASS_US = 30
 NAME = "classic-system"
 MIN_QUOTA = 0.1                # cores: below this a CFS quota (100 ms periods) throttles in coarse bursts
-# the pool may use this share of the clone's quota, as the calibration measured its clone CPU
+# the pool may use this share of the clone's quota, as the cost probes measured its clone CPU
 # (the front's quota holds it); under a quota the clone used 1.9 times that per call here
 CLONE_SHARE = 0.35
 # at least this share of segment ①'s cost is emulated CPU: this stack's own static page costs
@@ -67,10 +55,6 @@ CLONE_SHARE = 0.35
 # front's quota here), and an emulated cost does not move, so T(①) and every path relative to
 # it come out as planned
 SEGMENT_ONE_EMULATED = 0.8
-PROBE_PRIME_S = 30.0           # the probes' prime: /seg/5's JVMs are cold before them (docs/predict.md: 30 s)
-REQUEST_PROBE_PRIME_S = 60.0   # a clone building a client per call under its quota kept speeding up for a
-                               # minute: a probe 30 s after its restart read 94/s, the run with the same
-                               # build and users 139/s at its last step, ~60 s after its own restart
 
 
 def published() -> dict:
@@ -80,7 +64,7 @@ def published() -> dict:
 
 @dataclass(frozen=True)
 class Measured:
-    """This stack's own costs on this host (a calibration without demands, wait or quotas).
+    """This stack's own costs on this host (its cost probes: no demands, wait or quotas).
 
     front_s -- path k -> the front's CPU-seconds per request on /seg/k (k = 1..5)
     total_s -- path k -> every process's CPU-seconds per request (stack and Locust), k = 1, 5
@@ -90,8 +74,8 @@ class Measured:
     round_trip_s -- one singleton call without a service wait at its plateau (1/X): the lock's
         own time beside the wait (an upper bound)
     host_cores, background_cores -- the host, and what other programs used meanwhile
-    request_rate -- the client per request's calibration throughput (the first point of its
-        clone CPU against its rate, retune_request)
+    request_rate -- the client per request's throughput in its cost probe (the first point of
+        its clone CPU against its rate, next_build)
     """
     front_s: dict[int, float]
     total_s: dict[int, float]
@@ -102,7 +86,7 @@ class Measured:
     round_trip_s: float
     host_cores: float
     background_cores: float = 0.0
-    request_rate: float = 0.0       # the client per request's calibration throughput (/s)
+    request_rate: float = 0.0       # the client per request's throughput in its cost probe (/s)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -197,17 +181,18 @@ def _segments(front_s: dict, f1_shape: float) -> dict[str, int]:
     own, extra = 0.0, {1: 0.0}
     for k, r in _ratios().items():
         # this stack's own cost of segments ② .. k: a path with more segments costs no less (a
-        # calibration that reads the JSP cheaper than the static page reads noise: ±7 µs here)
+        # cost probe that reads the JSP cheaper than the static page reads noise: ±7 µs here)
         own = max(own, front_s[k] - front_s[1])
         extra[k] = f1_shape * (r - 1.0) - own
     return {point: max(int(round((extra[k] - max(extra[k - 1], 0.0)) * 1e6)), 0)
             for k, point in ((2, "SEG2"), (3, "SEG3"), (4, "SEG4"), (5, "INVOKER"))}
 
 
-def retune_paths(prof: dict, f1_measured: float) -> dict:
+def next_paths(prof: dict, f1_measured: float) -> dict:
     """The segments' emulated CPU again, once path ① ran under the front's quota: segment ①
     cost the front f1_measured a request there (this stack's own part of it is not what the
-    calibration measured without the quota), and paths ②-⑤ are set relative to that."""
+    cost probes measured without the quota), and paths ②-⑤ are set relative to that.
+    Returns the profile with them, the figures kept under "paths_retuned"."""
     front_s = {int(k): v for k, v in prof["measured"]["front_s"].items()}      # JSON keys are text
     demands = {**prof["demands_cpu_us"], **_segments(front_s, f1_measured)}
     return {**prof, "demands_cpu_us": demands,
@@ -215,13 +200,13 @@ def retune_paths(prof: dict, f1_measured: float) -> dict:
                               "f1_measured_s": f1_measured, "planned": prof["demands_cpu_us"]}}
 
 
-def retune_segment(prof: dict, k: int, f1_s: float, previous_s: float, probe_s: float) -> dict:
+def next_segment(prof: dict, k: int, f1_s: float, previous_s: float, probe_s: float) -> dict:
     """Segment k's emulated CPU (③ the access bean, ④ the session bean) again, once a first pass
     of path k measured the front's CPU per request under its quota with the demand in force
-    (probe_s): this stack's own part of a segment under the quota is not what the calibration
+    (probe_s): this stack's own part of a segment under the quota is not what the cost probes
     read without one (the access bean's lookup and the container's dispatch cost the front
-    about 60 µs a request more each at the plateau of classic-20261204-045804 than the
-    calibration's 6 and 17 µs). Path k must cost the front what path k-1 did as it ran
+    about 60 µs a request more each at the plateau of classic-20261204-045804 than the cost
+    probes' 6 and 17 µs). Path k must cost the front what path k-1 did as it ran
     (previous_s, at its plateau) plus the segment's share of the shape, f1_s·(T(1)/T(1..k) −
     T(1)/T(1..k-1)) with f1_s path ①'s cost at its plateau; the demand moves by the difference.
     Returns the profile with it, the figures kept under "segments_retuned"[k]."""
@@ -240,68 +225,7 @@ def retune_segment(prof: dict, k: int, f1_s: float, previous_s: float, probe_s: 
             "segments_retuned": {**(prof.get("segments_retuned") or {}), str(k): retuned}}
 
 
-def with_demands(specs, demands: dict[str, int]) -> list:
-    """The runs with the front's emulated CPU changed (retune_paths)."""
-    for point in ("SEG2", "SEG3", "SEG4", "INVOKER"):
-        specs = with_demand(specs, point, _cpu(demands[point]) if demands.get(point) else None)
-    return specs
-
-
-def with_demand(specs, point: str, demand: dict | None, which=lambda s: True, primed: bool = False) -> list:
-    """The runs `which` picks with one demand point set (None: removed). primed: their prime at
-    least a probe's, for a tier restarted for the new value (a cold JVM's compiler shares the
-    tier's quota: a pool run without a prime measured 25 % below its probe)."""
-    out = []
-    for s in specs:
-        if which(s):
-            d = {k: v for k, v in s.demands.items() if k != point}
-            if demand is not None:
-                d[point] = demand
-            s = with_prime(replace(s, demands=d)) if primed else replace(s, demands=d)
-        out.append(s)
-    return out
-
-
-def with_prime(spec):
-    """The run primed at least as long as a probe: its tier restarts for a new demand."""
-    return replace(spec, load=replace(spec.load, prime_seconds=max(spec.load.prime_seconds, PROBE_PRIME_S)))
-
-
-def _cpu(us: int) -> dict:
-    """An emulated CPU demand of us µs, outside any lock."""
-    return {"cpu_us": us, "wait_us": 0, "locked": False}
-
-
-def apply(specs, p: Profile, quick: bool = False) -> list:
-    """The runs with the profile: every run gets the quotas, the front's demands and the service
-    wait (unlocked, in the scaled wait's place); pool runs the profile's pool size; the segment
-    paths ①-④, held by the front's quota, SEGMENT_USERS, and in path order (path ① first: the
-    runner retunes the wait from T(①) before the first /seg/5 run, tohost.retune_profile; the
-    profile's own calibration runs warmed the stack's JVMs before them)."""
-    out = []
-    seg = [k for k, s in enumerate(specs) if s.kind == "segments"]
-    specs = list(specs)
-    for k, s in zip(seg, sorted((specs[k] for k in seg), key=lambda s: s.path)):
-        specs[k] = s
-    for s in specs:
-        demands = {k: v for k, v in s.demands.items() if k not in ("SEG1", "SEG2", "SEG3", "SEG4", "INVOKER", "SERVICE")}
-        for point, cpu in p.demands_cpu_us.items():
-            if cpu:
-                demands[point] = _cpu(cpu)
-        demands.pop("CLONE", None)
-        if s.client_mode == "request" and p.request_cpu_us:     # the emulated build, that run only
-            demands["CLONE"] = _cpu(p.request_cpu_us)
-        # every run: only /seg/5 reaches the service, and one value spares the service a restart
-        demands["SERVICE"] = {"cpu_us": 0, "wait_us": p.wait_us, "locked": False}
-        knobs = {**s.knobs, **{f"CPUS_{t.upper()}": f"{q:g}" for t, q in p.quotas.items()}}
-        users = SEGMENT_USERS_QUICK if quick else SEGMENT_USERS
-        load = replace(s.load, users=users) if s.kind == "segments" and s.path < 5 else s.load
-        out.append(replace(s, demands=demands, knobs=knobs, auto_wait=False, load=load,
-                           pool_size=p.pool_size if s.client_mode == "pool" else s.pool_size))
-    return out
-
-
-def retune(prof: dict, t1: float, probe_rate: float) -> dict:
+def next_wait(prof: dict, t1: float, probe_rate: float) -> dict:
     """The service wait again, once path ① and a singleton probe ran under the profile
     (experiment.json's "profile", as design() made it): the front's quota gave T(①) = t1 (a
     tier under a quota does not cost exactly what it did without one), and the singleton, with
@@ -322,57 +246,14 @@ def retune(prof: dict, t1: float, probe_rate: float) -> dict:
     return {**prof, "singleton": target, "wait_us": wait_us, "notes": notes, "retuned": retuned}
 
 
-def with_wait(specs, wait_us: int) -> list:
-    """The runs with the profile's service wait changed (retune)."""
-    return with_demand(specs, "SERVICE", {"cpu_us": 0, "wait_us": wait_us, "locked": False},
-                       lambda s: "SERVICE" in s.demands)
-
-
-def probe_spec(run, quick: bool = False, suffix: str = ""):
-    """A probe before `run` (path ⑤'s singleton, the client per request, the pool): that run's
-    configuration (quotas, demands, wait) and its largest user count (a tier's CPU per request
-    under a quota moves with the requests in flight), a calibration's short load after a longer
-    prime (longer still for a client per request: see REQUEST_PROBE_PRIME_S). Before paths ③
-    and ④ it is a first pass of the path itself: its user steps after a probe's prime, read at
-    its plateau like the path it stands for (a one-step probe at the largest load read the front
-    cold and at another point: 770/s against the path's 1,120/s in classic-20261204-100321)."""
-    from testbed.fit.costs import COST_PROBE_LOAD_QUICK, COST_PROBE_STEP
-    if run.kind == "segments" and run.path in SEGMENT_PROBED:        # a first pass of a segment path (retune_segment)
-        name = f"calibration-path{run.path}-probe{suffix}"
-        return replace(with_prime(run), id=name, entry=name,
-                       label=f"calibration: a {'second' if suffix == '-2' else 'first'} pass of /seg/{run.path} under "
-                             "the profile's quotas and demands")
-    what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
-    name = f"calibration-{run.client_mode}-probe{suffix}"
-    prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
-    return replace(run, id=name, entry=name,
-                   label=f"calibration: /seg/5, {what} under the profile's quotas, demands and wait",
-                   load=replace(COST_PROBE_LOAD_QUICK if quick else replace(COST_PROBE_STEP, prime_seconds=prime),
-                                users=(max(run.load.users),)))
-
-
-def probe_specs(runs, quick: bool = False) -> list:
-    """The probes the retunes may run for these runs (tohost.retune_before): paths ③ and ④'s
-    first and second passes (not with --quick), the singleton's before the first /seg/5 run, the client per request's
-    two (one with --quick), the pool's."""
-    first = lambda pick: next((r for r in runs if pick(r)), None)      # noqa: E731
-    paths = [] if quick else [run for k in SEGMENT_PROBED
-                              if (run := first(lambda r, k=k: r.kind == "segments" and r.path == k))]
-    out = [probe_spec(run) for run in paths] + [probe_spec(run, suffix="-2") for run in paths]   # at most two passes
-    for run, n in ((first(lambda r: r.path == 5), 1), (first(lambda r: r.client_mode == "request"), 1 if quick else 2),
-                   (first(lambda r: r.client_mode == "pool"), 1)):
-        out += [probe_spec(run, quick, f"-{k}" if k > 1 else "") for k in range(1, n + 1)] if run else []
-    return out
-
-
-def retune_request(prof: dict, clone_per_request_s: float, rate: float = 0.0, other: tuple | None = None) -> dict:
+def next_build(prof: dict, clone_per_request_s: float, rate: float = 0.0, other: tuple | None = None) -> dict:
     """A client per request's emulated build again, once a probe of that run measured the
     clone's CPU per call under its quota (clone_per_request_s, the build included, at `rate`
     calls/s): the build that holds it, under the clone's quota, at 22/7.4 of the singleton
     aimed at. A JVM that builds a client per call spends CPU beside the calls (its collector
     above all), so its CPU is a line against its rate, U = a + b·X, through the probe's point and
-    `other` ((rate, CPU per call besides the build) measured elsewhere: by default the
-    calibration's); the probe's own CPU per call where the two do not give a line (rates within
+    `other` ((rate, CPU per call besides the build) measured elsewhere: by default the cost
+    probes'); the probe's own CPU per call where the two do not give a line (rates within
     20 % of each other, or a line that does not rise). The probe's figures and the line are
     kept under "request_retuned"."""
     pub = published()
@@ -399,7 +280,7 @@ def retune_request(prof: dict, clone_per_request_s: float, rate: float = 0.0, ot
     return {**prof, "request_cpu_us": max(int(round(build * 1e6)), 0), "notes": notes, "request_retuned": retuned}
 
 
-def retune_pool(prof: dict, front_per_request_s: float, invoker_us: int) -> tuple[dict, int]:
+def next_invoker(prof: dict, front_per_request_s: float, invoker_us: int) -> tuple[dict, int]:
     """The Invoker's emulated CPU for the pool run, once a probe of it measured the front's CPU
     per /seg/5 request under its quota (front_per_request_s, the demands included, with
     invoker_us of Invoker CPU): the Invoker CPU that holds the pool, under the front's quota,
@@ -416,53 +297,3 @@ def retune_pool(prof: dict, front_per_request_s: float, invoker_us: int) -> tupl
     retuned = {"probe_invoker_us": invoker_us, "front_per_request_s": front_per_request_s, "own_s": own,
                "target": target, "invoker_us": new}
     return {**prof, "notes": notes, "pool_retuned": retuned}, new
-
-
-def with_invoker(specs, invoker_us: int, quick: bool = False) -> list:
-    """The pool runs with the Invoker's emulated CPU changed (retune_pool), primed as long as a
-    probe (not with --quick): the front restarts for it."""
-    return with_demand(specs, "INVOKER", _cpu(invoker_us), lambda s: s.client_mode == "pool", primed=not quick)
-
-
-def with_build(specs, build_us: int, quick: bool = False) -> list:
-    """The client-per-request runs with the emulated build changed (retune_request), primed as
-    long as a probe (not with --quick): the clone restarts for it."""
-    return with_demand(specs, "CLONE", _cpu(build_us), lambda s: s.client_mode == "request", primed=not quick)
-
-
-def calibration_specs(first, quick: bool = False) -> list:
-    """The runs that measure this stack's own costs: /seg/1 … /seg/5 with the singleton client,
-    then /seg/5 with a pool and with a client per request; no demand, no wait, no quota."""
-    from testbed.fit.costs import COST_PROBE_LOAD_QUICK, COST_PROBE_STEP
-    load = COST_PROBE_LOAD_QUICK if quick else COST_PROBE_STEP
-    knobs = {k: v for k, v in first.knobs.items() if not k.startswith("CPUS_")}
-    base = replace(first, demands={}, knobs=knobs, auto_wait=False, load=load, client_mode="singleton",
-                   pool_size=None, tiers={**first.tiers, "front": 1, "clone": 1, first.backend: 1})
-    out = [replace(base, id=f"calibration-path{k}", entry=f"calibration-path{k}", path=k,
-                   label=f"calibration: /seg/{k}, the stack's own cost") for k in (1, 2, 3, 4, 5)]
-    out.append(replace(base, id="calibration-pool", entry="calibration-pool", path=5, client_mode="pool",
-                       pool_size=POOL_SIZE, label="calibration: /seg/5, a pool of clients"))
-    out.append(replace(base, id="calibration-request", entry="calibration-request", path=5, client_mode="request",
-                       label="calibration: /seg/5, a client per request"))
-    return out
-
-
-def measure(exp, first, folder, run_one, host_cores: float) -> tuple[Measured | None, str]:
-    """Run the calibration (run_one(spec, root) as in fit/costs.py) and read what it measured."""
-    from testbed.fit import costs
-    root = folder / costs.CALIBRATION_DIR
-    got = {}
-    for spec in calibration_specs(first, exp.quick):
-        run_one(spec, root)
-        c = costs.of_run(root / spec.id, exp.settings, f"calibration run {spec.id}")
-        if c is None or "front" not in c.per_request_s:
-            return None, f"calibration run {spec.id} measured no valid step with CPU samples"
-        got[spec.id] = c
-    paths = {k: got[f"calibration-path{k}"] for k in (1, 2, 3, 4, 5)}
-    req, pool = got["calibration-request"], got["calibration-pool"]
-    return Measured(front_s={k: c.per_request_s["front"] for k, c in paths.items()},
-                    total_s={1: paths[1].total_s, 5: paths[5].total_s},
-                    clone_request_s=req.per_request_s.get("clone", 0.0), total_request_s=req.total_s,
-                    clone_pool_s=pool.per_request_s.get("clone", 0.0), total_pool_s=pool.total_s,
-                    round_trip_s=1.0 / paths[5].throughput, host_cores=host_cores, request_rate=req.throughput,
-                    background_cores=sum(c.background_cores for c in got.values()) / len(got)), ""

@@ -238,6 +238,7 @@ def unscaled(settings: ScaleSettings, why: str) -> Choice:
 
 
 # ------------------------------------------------------------------------------ runs
+# (the rule's input; the chosen wait goes into the runs by fit/rewrite.py's with_wait)
 def locked_runs(specs) -> list[LockedRun]:
     """The runs the rule bounds (RunSpec list): those whose wait is "auto", except a client per
     request (CPU-bound by design)."""
@@ -256,15 +257,3 @@ def locked_runs(specs) -> list[LockedRun]:
         out.append(LockedRun(s.id, locks, dict(s.tiers), what, quotas))
     return out
 
-
-def with_wait(specs, wait_us: int) -> list:
-    """The specs with every "auto" service wait set to wait_us (others unchanged)."""
-    from dataclasses import replace
-    out = []
-    for s in specs:
-        if s.auto_wait:
-            demands = {**s.demands, SCALED_POINT: {**s.demands.get(SCALED_POINT, {"cpu_us": 0, "locked": False}),
-                                                   "wait_us": int(wait_us)}}
-            s = replace(s, demands=demands)
-        out.append(s)
-    return out

@@ -32,8 +32,8 @@ from testbed.fit import tohost
 from testbed.run.record import traces
 from testbed.run.record.clienttime import ClientTimeSampler
 from testbed.fit.costs import cost_probe_spec, needs_cost_probe, run_steps
-from testbed.fit.profile import (PROBE_PRIME_S, SEGMENT_USERS as profile_users, calibration_specs as profile_calibration,
-                                 probe_specs as profile_probes)
+from testbed.fit.probes import cost_probe_specs, profile_probe_specs
+from testbed.fit.rewrite import PROBE_PRIME_S, SEGMENT_USERS as profile_users
 from testbed.run.results import served_counts
 from testbed.run.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers, stack_workers
@@ -197,9 +197,9 @@ class Runner:
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
         if needs_cost_probe(self.exp, self.scale_from):       # one Locust run and one restart more
             seconds += cost_probe_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
-        if self.exp.profile != "stack":      # its calibration runs and probes, a client restart there and back,
-            cal = profile_calibration(runs[0], self.exp.quick) + profile_probes(runs, self.exp.quick)   # the quotas,
-            seconds += sum(r.load.seconds() + LOCUST_START_S for r in cal) + 10 * JVM_START_S + (
+        if self.exp.profile != "stack":      # its cost and profile probes, a client restart there and back,
+            extra = cost_probe_specs(runs[0], self.exp.quick) + profile_probe_specs(runs, self.exp.quick)  # the quotas,
+            seconds += sum(r.load.seconds() + LOCUST_START_S for r in extra) + 10 * JVM_START_S + (
                 0 if self.exp.quick else 2 * PROBE_PRIME_S) + sum(
                 (len(profile_users) - len(r.load.users)) * r.load.step_seconds
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
@@ -314,7 +314,7 @@ class Runner:
 
     def _profile(self) -> None:
         """The classic-system profile's emulated demands, quotas and wait (fit/profile.py)."""
-        self.progress.say(f"profile {self.exp.profile}: measuring this stack's own costs first (calibration runs) ...")
+        self.progress.say(f"profile {self.exp.profile}: measuring this stack's own costs first (cost probes) ...")
         self.meta["profile"], self.meta["scaling"], lines = tohost.fit_profile(    # FitError: the run fails
             self.exp, self.folder, self.failed, lambda spec, root: self._one_run(0, spec, root),
             float(self.meta["host"]["cores"]))
