@@ -48,9 +48,9 @@ every probe call's start, end and count in that run's PROBE_CALLS. The clone bui
 for WARM_S (the build path's JIT under load), then in calls of ON_S with pauses of OFF_S
 (`alternate_from` in PROBE_CALLS): the analysis (analysis/predict/buildcost.py, side_by_side)
 charges to the builds what each tier's CPU grows by between the windows without builds and those
-with them, both measured in the same run on the same warm JVMs. (Before stop 39 the clone built
-without pause and the reference was the cost probe measured a minute earlier, whose JVMs
-were still getting cheaper: 1.09-4.09 ms a build over seven folders.)
+with them, both measured in the same run on the same warm JVMs. (When the clone built without
+pause and the reference was the cost probe measured a minute earlier, whose JVMs were still
+getting cheaper, the build read 1.09-4.09 ms over seven folders: docs/log/2026-11-28-prediction-client-build.md.)
 """
 from __future__ import annotations
 
@@ -89,9 +89,9 @@ CROWD_TURNS, QUICK_CROWD_TURNS = 4, 1             # turns of a round at THREADS 
 MIN_TURN_BUILDS = 100
 # under load: steps of the cost probe's load on its warm JVMs (no prime: the runner primes only
 # cold ones); the clone builds in calls of CALL_S for WARM_S — the build path's C2 compiler under
-# load, which worked for ~3 minutes here (docs/predict.md, "The per-request clone's compiler,
-# timed"; 18 s until stop 43 measured the build mid-climb, 2.46 ms of clone CPU a build against
-# ~1.4 at the per-request run's plateau) — then alternates calls of ON_S with pauses of OFF_S,
+# load, which worked for ~3 minutes here (docs/log/2026-11-28-prediction-client-build.md, "the
+# per-request clone's compiler, timed"; a warm-up of 18 s measured the build mid-climb, 2.46 ms of
+# clone CPU a build against ~1.4 at the per-request run's plateau) — then alternates calls of ON_S with pauses of OFF_S,
 # about five of each, to the run's end
 WARM_S = 180.0
 LOADED_PLAN = LoadPlan(users=(16,) * 25, step_seconds=10.0, warmup_seconds=3.0)
@@ -189,7 +189,7 @@ def settled(previous: dict[str, float] | None, now: dict[str, float]) -> bool:
 def unresolved(rounds: list[tuple[float, int]]) -> str | None:
     """Why a turn's rounds — (the clone's CPU per build, clients built) each — cannot be compared,
     or None. Each round's CPU is its reading less the clone's idle rate over its duration, divided
-    by its builds: with few builds that quotient is the idle window's noise (ci of stop 57: rounds
+    by its builds: with few builds that quotient is the idle window's noise (a CI run: rounds
     of 40 and 20 builds, each call held 100 ms by the service's wait, read 11.2 and 0.0 ms a build
     against 2.1 ms without calls), and a reading the idle rate swallowed is clamped to 0."""
     fewest = min(b for _, b in rounds)
