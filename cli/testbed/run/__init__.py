@@ -11,6 +11,9 @@ one result folder per experiment (docs/results.md, docs/experiments.md).
   results      experiment.json / run.json, written atomically as things happen
   progress     what the user sees while it runs; headline: the lines printed at its end
   predicting   the model's prediction, written after the baseline and before the next run
-  runner       the whole experiment, Ctrl-C included
+  stackuse     the stack around an experiment: started or reused before it, put back after it
+  onerun       one run: the stack reconfigured, Locust driven, and all it records beside it
+  ctrlc        Ctrl-C held until a block that must not be cut in half (a reconfiguration) ends
+  runner       the whole experiment: its runs, fitted to the host, the prediction, the report, Ctrl-C
 Fitting an experiment to the host is testbed.fit; the studies' runner is testbed.studies.runner.
 """
