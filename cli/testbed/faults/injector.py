@@ -1,6 +1,6 @@
 """Fault injection: kill, pause or slow one replica of a tier, now or at a time offset, for a
 while; by hand (`./testbed fault kill clone#2 --for 20`) or from an experiment (`[[faults]]`,
-cli/testbed/run/runner.py). The same in every mode: the Stack sends the signals and brings a
+cli/testbed/run/onerun.py). The same in every mode: the Stack sends the signals and brings a
 killed replica back (stack.py: signal, revive, server_states).
 
   kill   SIGKILL: the replica is gone at once (a crash, an OOM kill). With --for D it is
