@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from relay import Relay, in_front_of   # tests/relay.py
 from stacks import RUN_DIR   # tests/stacks.py: one folder per worker
 from testbed import procs, tiers
 
@@ -65,6 +66,28 @@ def start_clone(label: str, axis: str, gsoap: str, **env: str) -> Clone:
         procs.stop(proc)
         pytest.fail(str(e))
     return Clone(proc, port)
+
+
+def start_relayed(label: str, services: dict[str, str], at_most_s: float = 15.0,
+                  **env: str) -> tuple[Clone, dict[str, Relay]]:
+    """A clone calling each service (backend -> endpoint) through a relay of its own
+    (tests/relay.py): what reached the service, when, and a gate to hold it. A POST held at a
+    closed gate is let through after at_most_s at the latest."""
+    relays, endpoints = {}, {}
+    for backend, endpoint in services.items():
+        relays[backend], endpoints[backend] = in_front_of(endpoint, at_most_s)
+    try:
+        return start_clone(label, endpoints["axis"], endpoints["gsoap"], **env), relays
+    except BaseException:
+        for r in relays.values():
+            r.stop()
+        raise
+
+
+def stop_relayed(clone: Clone, relays: dict[str, Relay]) -> None:
+    procs.stop(clone.proc)
+    for r in relays.values():
+        r.stop()
 
 
 def dead_endpoint(path: str) -> str:

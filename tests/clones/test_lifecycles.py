@@ -1,5 +1,7 @@
 """The three client lifecycles, observed from outside: how often the WSDL is loaded, and
-whether concurrent calls are serialized (singleton) or not (pool)."""
+whether concurrent calls are serialized (singleton) or not (pool) — told by the order in which
+the calls reached the service (a relay in front of it, tests/relay.py) and by the clone's own
+client_time counters, not by wall time."""
 from __future__ import annotations
 
 import json
@@ -13,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from clones.clonetools import POOL_SIZE
+from clones.clonetools import POOL_SIZE, start_relayed, stop_relayed
+from polling import until
 
 WAIT_US = 300_000      # the service's wait per work call: 0.3 s
 CONCURRENT = 4
@@ -31,6 +34,20 @@ def concurrent_work(clone, backend: str, calls: int, wait_us: int = WAIT_US) -> 
     with ThreadPoolExecutor(calls) as ex:
         results = list(ex.map(one, range(calls)))
     return time.monotonic() - t0, results
+
+
+@pytest.fixture(scope="module")
+def relayed_singleton(services):
+    clone, relays = start_relayed("clone-singleton-relayed", services, CLIENT_MODE="singleton")
+    yield clone, relays
+    stop_relayed(clone, relays)
+
+
+@pytest.fixture(scope="module")
+def relayed_pool(services):
+    clone, relays = start_relayed("clone-pool-relayed", services, CLIENT_MODE="pool", CLIENT_POOL_SIZE=str(POOL_SIZE))
+    yield clone, relays
+    stop_relayed(clone, relays)
 
 
 @pytest.mark.parametrize("backend", ["axis", "gsoap"])
@@ -80,13 +97,23 @@ def test_singleton_serializes_concurrent_calls(clone_singleton, backend):
 
 
 @pytest.mark.parametrize("backend", ["axis", "gsoap"])
-def test_pool_calls_run_side_by_side(clone_pool, backend):
-    assert clone_pool.status()["backends"][backend]["pool_clients"] == POOL_SIZE
-    elapsed, results = concurrent_work(clone_pool, backend, CONCURRENT)
+def test_pool_calls_run_side_by_side(relayed_pool, backend):
+    clone, relays = relayed_pool
+    relay = relays[backend]
+    assert clone.status()["backends"][backend]["pool_clients"] == POOL_SIZE
+    first = len(relay.calls)
+    # the service's side holds each call until CONCURRENT of them are there together: calls made
+    # side by side all get there (each on its own client); calls made one at a time never would
+    relay.close(at_once=CONCURRENT)
+    try:
+        _, results = concurrent_work(clone, backend, CONCURRENT)
+    finally:
+        relay.open()
     assert all(code == 200 for code, _ in results), results
-    # 4 × 0.3 s side by side: about 0.3 s; serialized would be 1.2 s
-    assert elapsed <= 0.9, f"{CONCURRENT} calls on a pool of {POOL_SIZE} took {elapsed:.2f} s"
-
+    calls = relay.calls[first:]
+    assert len(calls) == CONCURRENT
+    assert min(c.forwarded for c in calls) >= max(c.arrived for c in calls), "a call went on before the others came"
+    assert relay.most_at_once == CONCURRENT
 
 @pytest.mark.skipif(shutil.which("jstack") is None, reason="jstack (JDK) not on PATH")
 def test_a_thread_dump_under_load_shows_callers_blocked_on_the_singleton(clone_singleton):
@@ -113,22 +140,51 @@ def test_a_thread_dump_under_load_shows_callers_blocked_on_the_singleton(clone_s
     assert all("at org.soaptestbed.clones.SingletonSoapClient.invoke" in b for b in blocked)
 
 
-def test_client_time_shows_the_singleton_lock_held_for_the_call_and_waited_for(clone_singleton):
-    """GET /status client_time (docs/predict.md): the lock is held for the service's wait, and
-    callers queued behind it wait about as long again each."""
-    before = clone_singleton.status()["backends"]["axis"]["client_time"]
-    elapsed, results = concurrent_work(clone_singleton, "axis", CONCURRENT)
+def test_client_time_shows_the_singleton_lock_held_for_the_call_and_waited_for(relayed_singleton):
+    """GET /status client_time (docs/predict.md): the lock is held for the service call, and
+    the callers queued behind it wait for the holds before theirs. The service's side (a relay)
+    holds the first call until the clone says the others wait for the lock, so every bound below
+    is a relation between the clone's counters and the times the calls reached the service."""
+    clone, relays = relayed_singleton
+    relay = relays["axis"]
+    assert clone.invoke(backend="axis", op="ping")[0] == 200          # the client built, its connection open
+    before = clone.status()["backends"]["axis"]["client_time"]
+    first = len(relay.calls)
+    relay.close()
+    with ThreadPoolExecutor(1) as ex:
+        t0 = time.monotonic()
+        load = ex.submit(concurrent_work, clone, "axis", CONCURRENT)
+        try:
+            until(f"one call at the service and {CONCURRENT - 1} waiting for the singleton",
+                  lambda: relay.held() == 1 and
+                  clone.status()["backends"]["axis"]["client_time"]["waiting"] == CONCURRENT - 1)
+            gate = time.monotonic()               # every other call asked for the client before this
+        finally:
+            relay.open()
+        _, results = load.result(timeout=120)
+        t1 = time.monotonic()
     assert all(status == 200 for status, _ in results)
-    after = clone_singleton.status()["backends"]["axis"]["client_time"]
+    after = clone.status()["backends"]["axis"]["client_time"]
     calls = after["calls"] - before["calls"]
     assert calls == CONCURRENT
-    hold = (after["hold_ns"] - before["hold_ns"]) / calls / 1e9
-    wait = (after["wait_ns"] - before["wait_ns"]) / calls / 1e9
-    assert WAIT_US / 1e6 <= hold < WAIT_US / 1e6 + 0.2
-    # one at a time: the k-th caller waits k-1 holds, on average (CONCURRENT - 1) / 2 of them
-    assert wait == pytest.approx(hold * (CONCURRENT - 1) / 2, rel=0.35)
-    cpu = (after["hold_cpu_ns"] - before["hold_cpu_ns"]) / calls / 1e9
-    assert 0 < cpu < hold
+    served = relay.calls[first:]
+    assert len(served) == CONCURRENT
+    # one at a time: each call reached the service after the one before it had its answer
+    assert all(a.replied <= b.arrived for a, b in zip(served, served[1:]))
+    hold = (after["hold_ns"] - before["hold_ns"]) / 1e9
+    wait = (after["wait_ns"] - before["wait_ns"]) / 1e9
+    cpu = (after["hold_cpu_ns"] - before["hold_cpu_ns"]) / 1e9
+    seen = {"hold": hold, "wait": wait, "cpu": cpu, "span": t1 - t0,
+            "at service": [(c.arrived - t0, c.replied - t0) for c in served], "gate": gate - t0}
+    # the lock is held across each service call (at least the service's wait), and the holds,
+    # one after the other, fit in the time the calls took from outside
+    assert hold >= sum(c.replied - c.arrived for c in served) and hold >= CONCURRENT * WAIT_US / 1e6, seen
+    assert hold <= t1 - t0, seen
+    # the k-th caller asked before the gate opened and got the lock after the (k-1)-th answer:
+    # it waited at least from the gate to that answer, and at most from the start to its own call
+    assert wait > sum(c.replied - gate for c in served[:-1]), seen
+    assert wait < sum(c.arrived - t0 for c in served), seen
+    assert 0 < cpu < hold, seen
 
 
 def post_probe(clone, query: str) -> tuple[int, dict]:

@@ -40,7 +40,7 @@ def _first_call_answered(front, fake, within_s: float = 60.0) -> None:
 @pytest.fixture(scope="session")
 def slow_front():
     """A front whose client tier is unreachable, with a 0.2 s JSP demand and a one-instance
-    bean pool held 1 s per call (so a second concurrent call times out after 0.3 s)."""
+    bean pool held 1 s per call, waited for 0.3 s at most (knobs its start-up line shows)."""
     f = Front("front-unit-slow", {
         "CLONES_URL": f"http://127.0.0.1:{procs.free_port()}",
         "DEMAND_SEG2_WAIT_US": "200000",
@@ -54,7 +54,7 @@ def slow_front():
 
 @pytest.fixture
 def reset_fake(fake_clones):
-    fake_clones.mode = "ok"
-    fake_clones.queries.clear()
+    fake_clones.reset()
     yield fake_clones
-    fake_clones.mode = "ok"
+    fake_clones.release()              # nothing kept past the test
+    fake_clones.reset()

@@ -5,7 +5,6 @@ import json
 import os
 import re
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -42,7 +41,8 @@ class FakeClones:
     mode -- "ok": 200 naming this fake as the serving clone;
             "error": 500 without a tier (the client tier's own failure);
             "service-down": 502 blaming the SOAP service;
-            "slow": 200 only after `delay` seconds.
+            "slow": 200 only after `delay` seconds, or when release() is called;
+                    `slow_now` counts the requests it is keeping now.
     """
 
     HOST = "fake-clone"
@@ -51,6 +51,9 @@ class FakeClones:
         self.mode = "ok"
         self.delay = 3.0
         self.queries: list[dict[str, str]] = []
+        self.slow_now = 0
+        self._released = threading.Event()
+        self._lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -71,7 +74,7 @@ class FakeClones:
                     return self._send(502, {**head, "ok": False, "tier": "soap-service",
                                             "error": "connection refused: fake service"})
                 if fake.mode == "slow":
-                    time.sleep(fake.delay)
+                    fake._keep()
                 self._send(200, {**head, "ok": True, "count": head["n"], "checksum": 2166136261,
                                  "echo_equal": None, "work": None, "millis": 0.1})
 
@@ -95,7 +98,27 @@ class FakeClones:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
+    def _keep(self) -> None:
+        with self._lock:
+            self.slow_now += 1
+        try:
+            self._released.wait(self.delay)
+        finally:
+            with self._lock:
+                self.slow_now -= 1
+
+    def release(self) -> None:
+        """Let the requests kept in "slow" mode answer now (and later ones without delay,
+        until reset())."""
+        self._released.set()
+
+    def reset(self) -> None:
+        self.mode = "ok"
+        self.queries.clear()
+        self._released.clear()
+
     def close(self):
+        self.release()
         self.server.shutdown()
         self.server.server_close()
 
