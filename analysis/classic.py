@@ -1,17 +1,19 @@
-"""The classic findings of EXPERIMENTS.md §1-§2, judged on a run's summary: what each report
+"""The classic findings of the segment and clone-scaling experiments (docs/method.md, "The segment
+law" and "Clone scaling and the client lifecycles"), judged on a run's summary: what each report
 (and the terminal summary) opens with. The published figures are those of the WAS/Axis
-diagnosis report, in one place (PUBLISHED); every verdict comes from this run's numbers by
-the rule stated in its `why`.
+diagnosis report, read from analysis/published.toml (PUB; PUBLISHED is the same as a dict);
+every verdict comes from this run's numbers by the rule stated in its `why`, and every finding
+names the section of docs/method.md it rests on.
 
 Rules (a finding whose runs are missing is "not measured"):
 - segment ⑤ dominates: T(1..5) <= T(1..4)/2, i.e. the SOAP call takes at least half of the
-  whole path's demand (published: 430 -> 7.4 tps, 98 %).
+  whole path's demand (the published T(1..4) → T(1..5)).
 - the JSP (②) costs next to nothing: read by the front's demand where the run sampled the front's,
   HAProxy's and the host's CPU (analysis/demand.py), it holds when the JSP's cost on the front plus
   the reading's resolution stays within the noise band's share of path ①'s CPU per request on the
   host, and does not hold when path ②'s steps all read above path ①'s by more than that. Where it
   cannot tell, and without that reading: T(1..2) within the tolerance band of T(1..1) or above it
-  (published 812 vs 795); below the band it does not hold only where the drop passes the band by
+  (as published: T(1..2) just below T(1..1)); below the band it does not hold only where the drop passes the band by
   more than both paths' 95 % intervals combined (√(w₁² + w₂²) of T(1..1)): the drop's own 95 %
   interval lies wholly past the band. Else: not measurable at this resolution.
 - the access bean (③) and the EJB-like bean (④) cost measurably, read by the front's demand where
@@ -22,21 +24,21 @@ Rules (a finding whose runs are missing is "not measured"):
   it cannot tell (wider steps: a front under a quota, HAProxy queueing for it; a drift; a cost and
   resolution reaching past the band with overlapping steps) and without that reading: T(1..k) is below T(1..k-1) by
   more than the noise band and by more than both paths' 95 % intervals (T(k)'s interval is
-  bounded), so T(k) is told from noise (published 1,503 and 2,484/s). The segment law resolves
+  bounded), so T(k) is told from noise (the published T(③) and T(④)). The segment law resolves
   no finer than that band: a T(1..k) inside it with both paths' 95 % intervals narrower
   than the band does not hold (a cost that size would have shown); with wider intervals, or a
   T(1..k) above the band (drift between the two runs), the run cannot tell: not measurable at
   this resolution.
 - cloning the service tier gives nothing: every service-tier speed-up < 1.25.
 - cloning the client tier is near-linear: every client-tier speed-up >= 0.75 × replicas
-  (published 7.4 -> 15 -> 26: 2.03 and 3.51).
+  (the published singleton on 1, 2 and 4 clones).
 - the singleton plateaus at low CPU: the baseline run's bottleneck hint is "software" (a
   plateau with host and every tier below the utilisation threshold) and its clone threads are
   BLOCKED on the singleton's monitor.
 - a client per request is a multiple of the singleton: request vs singleton >= 1.5 on 1 clone
-  (published 22 vs 7.4: 2.97).
-- a pool of clients (the eventual fix) is several times the singleton: >= 2 (published ~100
-  vs 7.4: 13.5).
+  (the published client per request against the singleton, on 1 clone).
+- a pool of clients (the eventual fix) is several times the singleton: >= 2 (the published fix
+  against the singleton).
 The segment findings compare path maxima that each use the whole host: where another program
 used a share of it during a path they rest on (analysis/regime.py, "shared"), they are "not
 testable on this host". The clone findings are about a lock, so they need runs in the lock's regime: where a run they
@@ -45,23 +47,19 @@ and the rule failed — or could only pass because of it (the service tier's fla
 singleton's baseline) — the verdict is "not testable on this host" with the cause and the fix,
 never "does not hold". A host-bound run can only lower a throughput, so a speed-up or ratio that
 reaches its bound despite it still holds (unless the baseline it is divided by was host-bound).
+A "not testable on this host" verdict names "Scaling an experiment to the host" as its method.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import replace
 
-from analysis import clones, regime
+from analysis import clones, published, regime
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
+from analysis.method import CLONES, SCALING, SEGMENT_LAW
 
-PUBLISHED = {
-    "paths": {1: 812, 2: 795, 3: 520, 4: 430, 5: 7.4},
-    "segments": {2: 37972, 3: 1503, 4: 2484, 5: 7.53},
-    "capacity": "N = 18 + 30 × 30 = 918 users",
-    "singleton_clones": {1: 7.4, 2: 15, 4: 26},
-    "request": {1: 22, 4: 30},
-    "fix": 100,
-}
+PUB = published.classic()           # the published figures (analysis/published.toml, "classic")
+PUBLISHED = PUB.as_dict()           # the same as a dict: {"paths": {1: 812, ...}, ...}
 SINGLETON_MONITOR = "SingletonSoapClient"
 PARTS = ("segments", "clones")      # the parts of a "classic" experiment: run.json kind of each run
 
@@ -88,7 +86,7 @@ def _unshared(f: Finding, summary: dict, series: str, ks: tuple[int, ...]) -> Fi
             if cause:
                 return Finding(f.claim, f.measured, f.published, NOT_TESTABLE,
                                f"path {p['path']} ({rid}): {cause}: the segment law compares paths that each had "
-                               f"the whole host ({f.why}); fix: {regime.SHARED_FIX}", f.key)
+                               f"the whole host ({f.why}); fix: {regime.SHARED_FIX}", f.key, method=SCALING)
     return f
 
 
@@ -110,17 +108,17 @@ def _segment_findings(summary: dict, only: str) -> list[Finding]:
             continue
         t = paths.get(name, {})
         label = f" [{name}]" if len(series) > 1 else ""
-        pub = PUBLISHED["paths"]
+        pub = PUB.paths
         if t.get(4) and t.get(5):
             share = 1 - t[5] / t[4]
             out.append(_unshared(Finding(
                 f"segment ⑤, the SOAP call through the client tier, dominates{label}",
                 f"T(1..4) {_n(t[4])}/s → T(1..5) {_n(t[5])}/s: ⑤ takes {share:.0%} of the path's demand",
-                f"T(1..4) {pub[4]} → T(1..5) {pub[5]} tps (98 %)", _verdict(t[5] <= t[4] / 2),
-                "holds when T(1..5) ≤ T(1..4)/2", "segment5_dominates"), summary, name, (4, 5)))
+                PUB.segment5_text(), _verdict(t[5] <= t[4] / 2),
+                "holds when T(1..5) ≤ T(1..4)/2", "segment5_dominates", method=SEGMENT_LAW), summary, name, (4, 5)))
         else:
-            out.append(missing(f"segment ⑤ dominates{label}", f"{pub[4]} → {pub[5]} tps",
-                               "paths 4 and 5 both need a maximum", "segment5_dominates"))
+            out.append(missing(f"segment ⑤ dominates{label}", f"{published.num(pub[4])} → {published.num(pub[5])} tps",
+                               "paths 4 and 5 both need a maximum", "segment5_dominates", method=SEGMENT_LAW))
         intervals = {p["path"]: p.get("interval") for p in summary.get("paths", []) if p["series"] == name}
         s2 = segs.get(2)
         if s2 and s2.get("path_throughput") and s2.get("previous_path_throughput"):
@@ -131,8 +129,9 @@ def _segment_findings(summary: dict, only: str) -> list[Finding]:
         for k, what in ((3, "the access bean (③)"), (4, "the EJB-like session bean (④)")):
             g = segs.get(k)
             if not g or g.get("path_throughput") is None or g.get("previous_path_throughput") is None:
-                out.append(missing(f"{what} costs measurably{label}", f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s",
-                                   f"paths {k - 1} and {k} both need a maximum", f"segment{k}_measurable"))
+                out.append(missing(f"{what} costs measurably{label}", PUB.segment_text(k),
+                                   f"paths {k - 1} and {k} both need a maximum", f"segment{k}_measurable",
+                                   method=SEGMENT_LAW))
                 continue
             claim = f"{what} costs measurably{label}"
             f = _by_demand(_segment_demand(k, claim, g) if g.get("front_demand") else None,
@@ -166,22 +165,22 @@ def _jsp_cheap(claim: str, g: dict, prev_iv, cur_iv) -> Finding:
     measured = (f"T(1..1) {_n(prev)} vs T(1..2) {_n(cur)}/s ({cur / prev - 1:+.1%}"
                 + (f"; 95 % intervals ±{widths[0]:.1%}, ±{widths[1]:.1%}" if None not in widths else "") + ")"
                 + (f"; T(2) {_n(shown)}/s" if shown else ""))
-    pub, key = "812 vs 795 tps (T(2) ≈ 37,972, within noise)", "jsp_cheap"
+    pub, key = PUB.jsp_text(), "jsp_cheap"
     rule = f"holds when T(1..2) is within the ±{tol:.0%} noise band of T(1..1) or above it"
     if g["throughput"] is None:
-        return Finding(claim, measured, pub, HOLDS, rule, key)
+        return Finding(claim, measured, pub, HOLDS, rule, key, method=SEGMENT_LAW)
     past = 1 - cur / prev - tol                          # how far the drop passes the band
     both = None if None in widths else math.hypot(*widths)
     if both is not None and past > both:
         return Finding(claim, measured, pub, DOES_NOT_HOLD,
                        f"{rule}; here T(1..2) is below the band by {past:.1%}, more than the paths' 95 % intervals "
-                       f"combined (±{both:.1%})", key)
+                       f"combined (±{both:.1%})", key, method=SEGMENT_LAW)
     return Finding(claim, measured, pub, NOT_MEASURABLE,
                    "not measurable at this resolution: T(1..2) is below the band"
                    + (f" by {past:.1%}, within the paths' 95 % intervals combined (±{both:.1%})" if both is not None
                       else ", and the paths have no 95 % intervals")
                    + f" ({rule}; measure longer steps — a target_ci below the band — or repeat the experiment on "
-                   "a quieter host)", key)
+                   "a quieter host)", key, method=SEGMENT_LAW)
 
 
 def _host_band(d: dict, tol: float) -> float | None:
@@ -209,15 +208,15 @@ def _jsp_demand(claim: str, g: dict) -> Finding | str:
     measured = (f"the JSP costs the front {d['front_us']:+.1f} µs a request (resolution {d['resolution_us']:.1f} µs) "
                 f"of path 1's {d['path_host_us']:.0f} µs on the host; T(1..1) {_n(prev)} vs T(1..2) {_n(cur)}/s "
                 f"({cur / prev - 1:+.1%})")
-    pub, key = "812 vs 795 tps (T(2) ≈ 37,972, within noise)", "jsp_cheap"
+    pub, key = PUB.jsp_text(), "jsp_cheap"
     rule = (f"holds when the JSP's cost on the front plus the reading's resolution stays within the ±{tol:.0%} noise "
             f"band's share of path 1's CPU per request on the host ({band:.0f} µs: the front's CPU per request over "
             "HAProxy's, step by step, cancels the host's speed); does not hold when path 2's steps all read above "
             "path 1's by more than that")
     if _at_most(d) <= band:
-        return Finding(claim, measured, pub, HOLDS, rule, key)
+        return Finding(claim, measured, pub, HOLDS, rule, key, method=SEGMENT_LAW)
     if d["separated"] and d["front_us"] > band:
-        return Finding(claim, measured, pub, DOES_NOT_HOLD, rule, key)
+        return Finding(claim, measured, pub, DOES_NOT_HOLD, rule, key, method=SEGMENT_LAW)
     return (f"its cost and resolution ({d['front_us']:+.1f} ± {d['resolution_us']:.1f} µs) reach past the band "
             f"({band:.0f} µs) without separating the paths by more than it")
 
@@ -229,7 +228,7 @@ def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
     round): a cost inside the resolution, but not bounded below the band, cannot tell. Where the
     reading cannot tell, why (the path maxima judge then: a front under a quota, HAProxy queueing)."""
     d, tol = g["front_demand"], g["tolerance"]
-    pub, key = f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s", f"segment{k}_measurable"
+    pub, key = PUB.segment_text(k), f"segment{k}_measurable"
     band = _host_band(d, tol)
     cost = (f"segment {k} costs the front {d['front_us']:+.1f} µs a request (resolution {d['resolution_us']:.1f} µs; "
             f"path {k - 1}: {d['path_front_us']:.0f} µs; HAProxy {d['unit_us']:.0f} µs a request)")
@@ -243,7 +242,7 @@ def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
             f"band's share of path {k - 1}'s CPU per request on the host"
             + (f" ({band:.1f} µs)" if band is not None else ""))
     if d["separated"]:
-        return Finding(claim, measured, pub, HOLDS, rule, key)
+        return Finding(claim, measured, pub, HOLDS, rule, key, method=SEGMENT_LAW)
     if d["reversed"]:
         return (f"every step of path {k} reads below every step of path {k - 1}, a drift (the JIT, the heap) "
                 f"larger than the segment ({cost})")
@@ -252,7 +251,8 @@ def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
     if _at_most(d) <= band:
         return Finding(claim, measured, pub, DOES_NOT_HOLD,
                        f"{rule}; here segment {k} costs the front {_at_most(d):.1f} µs at most: "
-                       "this stack's own cost (--profile classic-system emulates the classic one)", key)
+                       "this stack's own cost (--profile classic-system emulates the classic one)", key,
+                       method=SEGMENT_LAW)
     if d["front_us"] >= d["resolution_us"]:
         return f"segment {k} costs the front more than the resolution, but the paths' steps overlap ({cost})"
     return (f"its cost and resolution ({d['front_us']:+.1f} ± {d['resolution_us']:.1f} µs) reach past the band "
@@ -262,7 +262,7 @@ def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
 def _segment_cost(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
     """③/④ cost measurably, judged at the segment law's resolution (the module rule)."""
     tol, prev, cur = g["tolerance"], g["previous_path_throughput"], g["path_throughput"]
-    pub, key = f"T({k}) ≈ {PUBLISHED['segments'][k]:,}/s", f"segment{k}_measurable"
+    pub, key = PUB.segment_text(k), f"segment{k}_measurable"
     rule = (f"holds when T(1..{k}) is below T(1..{k - 1}) by more than the ±{tol:.0%} noise band, the "
             "resolution of the segment law, and by more than their 95 % intervals (T(k)'s interval bounded)")
     widths = [_half_width(prev, prev_iv), _half_width(cur, cur_iv)]
@@ -270,12 +270,13 @@ def _segment_cost(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
                 + (f"; 95 % intervals ±{widths[0]:.1%}, ±{widths[1]:.1%}" if None not in widths else "") + ")")
     iv = g.get("interval")
     if g["throughput"] is not None and (iv is None or iv[1] is not None):
-        return Finding(claim, f"T({k}) {g['throughput']:,.0f}/s ({measured})", pub, HOLDS, rule, key)
+        return Finding(claim, f"T({k}) {g['throughput']:,.0f}/s ({measured})", pub, HOLDS, rule, key,
+                       method=SEGMENT_LAW)
     precise = None not in widths and max(widths) <= tol
     if precise and cur <= prev * (1 + tol):
         return Finding(claim, measured, pub, DOES_NOT_HOLD,
                        f"{rule}; here the difference is inside the band while both intervals are narrower than "
-                       f"it: segment {k} costs less than {tol:.0%} of the path", key)
+                       f"it: segment {k} costs less than {tol:.0%} of the path", key, method=SEGMENT_LAW)
     if g["throughput"] is not None:
         why = (f"T(1..{k}) is below T(1..{k - 1}) by more than the band but not by more than their 95 % intervals "
                f"(T({k}) {g['throughput']:,.0f}/s, its interval unbounded): the difference may be noise")
@@ -286,7 +287,8 @@ def _segment_cost(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
         why = "the paths' 95 % intervals are wider than the band, so a cost inside it cannot be told from noise"
     return Finding(claim, measured, pub, NOT_MEASURABLE,
                    f"not measurable at this resolution: {why} ({rule}; measure longer steps "
-                   "— a target_ci below the band — or repeat the experiment on a quieter host)", key)
+                   "— a target_ci below the band — or repeat the experiment on a quieter host)", key,
+                   method=SEGMENT_LAW)
 
 
 # ------------------------------------------------------------------------------ clones
@@ -307,8 +309,8 @@ def _judged(claim: str, measured: str, published: str, ok: bool, rule: str, key:
         b = r["host_bound"]
         return Finding(claim, measured, published, NOT_TESTABLE,
                        f"{r['id']}: {b['cause']}: the machine, not {what}, set the maximum ({rule}); "
-                       f"fix: {b['fix']}", key)
-    return Finding(claim, measured, published, _verdict(ok), rule, key)
+                       f"fix: {b['fix']}", key, method=SCALING)
+    return Finding(claim, measured, published, _verdict(ok), rule, key, method=CLONES)
 
 
 def clone_findings(summary: dict) -> list[Finding]:
@@ -319,31 +321,30 @@ def clone_findings(summary: dict) -> list[Finding]:
         base = next((r for r in runs if clones.is_baseline(r.get("config") or {})), None)
     svc = [r for r in runs if r.get("scaling") == "service tier" and r.get("speedup") is not None]
     cli = [r for r in runs if r.get("scaling") == "client tier" and r.get("speedup") is not None]
-    pub = PUBLISHED["singleton_clones"]
 
     def speedups(rs):
         return ", ".join(f"×{r['replicas']}: {r['speedup']:.2f}" for r in sorted(rs, key=lambda r: r["replicas"]))
     if svc:
-        out.append(_judged("cloning the SOAP service tier gives nothing", speedups(svc), "no change",
+        out.append(_judged("cloning the SOAP service tier gives nothing", speedups(svc), PUB.service_tier,
                            all(r["speedup"] < 1.25 for r in svc),
                            "holds when every service-tier speed-up is below 1.25", "service_tier_flat",
                            svc, base, "the singleton's lock", bound_decides=True))
     else:
-        out.append(missing("cloning the SOAP service tier gives nothing", "no change",
-                           "no run scaled the service tier alone", "service_tier_flat"))
+        out.append(missing("cloning the SOAP service tier gives nothing", PUB.service_tier,
+                           "no run scaled the service tier alone", "service_tier_flat", method=CLONES))
     if cli:
         short = [r for r in cli if r["speedup"] < 0.75 * r["replicas"]]
         out.append(_judged("cloning the client tier gives near-linear gains", speedups(cli),
-                           f"{pub[1]} → {pub[2]} → {pub[4]} tps (×2: 2.03, ×4: 3.51)", not short,
+                           PUB.client_tier_text(), not short,
                            "holds when every speed-up is ≥ 0.75 × the replicas", "client_tier_linear",
                            short, base, "the singleton clones' locks"))
     else:
-        out.append(missing("cloning the client tier gives near-linear gains", f"{pub[1]} → {pub[2]} → {pub[4]} tps",
-                           "no run scaled the client tier alone", "client_tier_linear"))
+        out.append(missing("cloning the client tier gives near-linear gains", PUB.client_tier_text(ratios=False),
+                           "no run scaled the client tier alone", "client_tier_linear", method=CLONES))
     claim = "the singleton client caps throughput while CPU stays far from 100 % (threads BLOCKED on it)"
     if base is None or base.get("max_throughput") is None:
-        out.append(missing(claim, "plateau at 7.4 tps, CPU far from 100 %", "no singleton baseline run",
-                           "singleton_software_bottleneck"))
+        out.append(missing(claim, PUB.singleton_text(), "no singleton baseline run",
+                           "singleton_software_bottleneck", method=CLONES))
     else:
         b = base["bottleneck"]
         blocked = sum(n for d in b.get("threaddumps", []) if d["tier"] == "clone"
@@ -354,26 +355,25 @@ def clone_findings(summary: dict) -> list[Finding]:
                     f"{_n(base['max_throughput'])}/s") + (f", {blocked} clone threads BLOCKED on {SINGLETON_MONITOR}"
                                                          if dumps else ", no thread dump")
         if not b.get("plateaued"):
-            out.append(Finding(claim, measured, "plateau at 7.4 tps, CPU far from 100 %", NOT_MEASURABLE,
+            out.append(Finding(claim, measured, PUB.singleton_text(), NOT_MEASURABLE,
                                "the load did not reach a plateau (more users would have bought throughput)",
-                               "singleton_software_bottleneck"))
+                               "singleton_software_bottleneck", method=CLONES))
         else:
-            out.append(_judged(claim, measured, "plateau at 7.4 tps, CPU far from 100 %",
+            out.append(_judged(claim, measured, PUB.singleton_text(),
                                b["kind"] == "software" and (blocked > 0 or not dumps),
                                "holds when the plateau's bottleneck hint is 'software' (host and every tier "
                                "below the utilisation threshold) and the clone's threads wait on the singleton",
                                "singleton_software_bottleneck", [], base, "the singleton's lock"))
-    for mode, ratio, published, key in (("request", 1.5, f"{PUBLISHED['request'][1]} vs 7.4 tps on 1 clone (2.97×)",
-                                         "request_multiple"),
-                                        ("pool", 2.0, f"about {PUBLISHED['fix']} vs 7.4 tps (13.5×)", "pool_fix")):
+    for mode, ratio, pub, key in (("request", 1.5, PUB.request_text(), "request_multiple"),
+                                  ("pool", 2.0, PUB.fix_text(), "pool_fix")):
         r = next((r for r in runs if r.get("client_mode") == mode and r.get("vs_singleton") is not None), None)
         claim = ("a client per request gives a multiple of the singleton's throughput on one clone" if mode == "request"
                  else "pre-built clients (a pool, the eventual fix) give several times the singleton's throughput")
         if r is None:
-            out.append(missing(claim, published, f"no {mode} run beside a singleton one", key))
+            out.append(missing(claim, pub, f"no {mode} run beside a singleton one", key, method=CLONES))
         else:
             out.append(_judged(claim, f"{_n(r['max_throughput'])}/s, {r['vs_singleton']:.2f}× the singleton",
-                               published, r["vs_singleton"] >= ratio, f"holds when {mode} / singleton ≥ {ratio}",
+                               pub, r["vs_singleton"] >= ratio, f"holds when {mode} / singleton ≥ {ratio}",
                                key, [r], base, f"the {mode} lifecycle"))
     return out
 
@@ -391,18 +391,19 @@ def _calibration_findings(c: dict) -> list[Finding]:
                 and g.get("error") is not None]
         if not errs:
             return [missing("the serial-demand law gives back known serial demands", "",
-                            "no segment with both a configured and a derived value", "calibration_serial")]
+                            "no segment with both a configured and a derived value", "calibration_serial",
+                            method=SEGMENT_LAW)]
         worst = max(errs, key=abs)
         return [Finding("the serial-demand law gives back known serial demands",
                         f"derived vs configured T(k): worst {worst:+.1%} over {len(errs)} segment(s)", "",
                         _verdict(abs(worst) <= 0.15), "holds when every derived T(k) is within ±15 % of "
                         "the configured demand (the testbed's own check; no published figure)",
-                        "calibration_serial")]
+                        "calibration_serial", method=SEGMENT_LAW)]
     if c.get("regime_declared") == "parallel":
         return [Finding("demands on different resources follow the bottleneck law, not the serial sum",
                         c.get("verdict") or "—", "", _verdict(c.get("matched") == "bottleneck"),
                         "holds when the bottleneck prediction has the lower mean |error| over the paths",
-                        "calibration_parallel")]
+                        "calibration_parallel", method=SEGMENT_LAW)]
     return []
 
 

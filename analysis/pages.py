@@ -7,7 +7,8 @@ functions derive from it. No HTML is built in Python; the templates hold it.
 
 Templates (docs/results.md, "Adding a report section"):
     base.html.j2              the page: head, CSS (style.css), body block
-    macros.html.j2            table(), image(), na(), flags(), findings(), settings()
+    macros.html.j2            table(), image(), na(), flags(), findings(), settings(),
+                              method_sections() (docs/method.md's sections, analysis/method.py)
     experiment.html.j2        an experiment's report (findings, runs, steps, method, settings)
     experiments/<kind>.html.j2  segments, clones, calibration, classic: extend it
     study.html.j2             a study's report (findings, its sections, lost, method, settings)

@@ -14,7 +14,7 @@ from pathlib import Path
 from analysis import faults as faultmod
 from analysis import maxima, pages, plots, regime, sidebyside, steps
 from analysis.clones import config_text
-from analysis.findings import Finding, finding_rows
+from analysis.findings import Finding, finding_rows, method_html
 from analysis.folder import load
 from analysis.predict import figures as pfigures
 from analysis.predict.report_section import view as prediction_view
@@ -107,8 +107,9 @@ def context(a: Analysis) -> dict:
     kind = s["experiment"]["kind"]
     clone_part = {r.id for r in a.result.runs if _part(r) == "clones"}
     calibration = s.get("calibration", [])
+    found = [Finding.from_json(f) for f in s.get("findings", [])]
     return {"s": s, "e": s["experiment"],
-            "findings": finding_rows([Finding.from_json(f) for f in s.get("findings", [])]),
+            "findings": finding_rows(found), "method_body": method_html(found),
             "runs": [r.id for r in a.result.runs],
             "steps": [x.to_json() for r in a.result.runs for x in a.steps[r.id]],
             "clone_runs": [r for r in s["runs"] if kind != "classic" or r["id"] in clone_part],

@@ -1,12 +1,12 @@
 """The classic report beside this run: every published figure of the WAS/Axis diagnosis report
-(analysis/classic.PUBLISHED) next to this run's figure with its 95 % interval, and both
+(analysis/published.toml, read by analysis/classic.PUBLISHED) next to this run's figure with its 95 % interval, and both
 normalized by their own reference, since absolute rates differ by machine.
 
 References (each side divided by its own): path maxima and per-segment throughputs by T(①),
 the whole path of the shortest route (the static page); clone runs by the singleton client on
 one clone. A normalized figure of this run carries the ratio of the two intervals
 ([a_lo/b_hi, a_hi/b_lo]); the reference row itself is 1 by definition. Capacity is a count of
-users: N = N* + X·Z with the published think time Z = 30 s, X = T(①-⑤) and N* its critical
+users: N = N* + X·Z with the published example's think time Z, X = T(①-⑤) and N* its critical
 users; its interval comes from X's. An interval's upper end may be unbounded ("∞": the two
 path intervals overlap, so the segment's demand may be zero).
 """
@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import statistics
 
-from analysis.classic import PUBLISHED
+from analysis import published
+from analysis.classic import PUB, PUBLISHED
 
 CIRCLED = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
-CAPACITY_Z_S = 30.0          # the published example's think time: N = 18 + 30 × 30
+CAPACITY_Z_S = float(PUB.think_time_s)     # the published capacity example's think time Z
 Interval = tuple[float, float | None]
 
 
@@ -86,7 +87,7 @@ def _path_rows(summary: dict) -> list[dict]:
         measured_note = f"N = {n_star:g} + {x5:,.1f} × {CAPACITY_Z_S:g}"
     else:
         n, iv, measured_note = None, None, "path ⑤ has no maximum"
-    rows.append(_row("capacity", f"capacity with think time Z = {CAPACITY_Z_S:g} s (users)", 918, n, iv, "",
+    rows.append(_row("capacity", f"capacity with think time Z = {CAPACITY_Z_S:g} s (users)", PUB.capacity_users, n, iv, "",
                      None, None, None, measured_note, published_text=PUBLISHED["capacity"]))
     return rows
 
@@ -212,7 +213,7 @@ EMULATION_INTRO = (
     "from this stack's own costs measured first (calibration runs): CPU added per request so that the "
     "front's cost of each path relative to the static page is the published one, a client per request's "
     "build as dear relative to a pooled call as the classic's, a CPU quota per tier for the classic system's "
-    "one machine per tier, and the service wait that puts the singleton at 7.4/812 of T(①); segment ① gets CPU "
+    "one machine per tier, and the service wait that puts the singleton at {singleton}/{t1} of T(①); segment ① gets CPU "
     "too, where a later segment of this stack costs more than the shape allows. A tier under a quota does not "
     "cost what it did without one, so the segments, the wait, the request's build and the pool's Invoker CPU are "
     "chosen again during the run from what the quotas gave (the rows below). The singleton's "
@@ -278,5 +279,7 @@ def emulation(summary: dict) -> dict | None:
                     f"of front CPU a request) → {r['target']:.0f}/s aimed at")] if (r := p.get("pool_retuned")) else []),
                 ("pool of pre-built clients (the fix; large enough not to bind)", str(p["pool_size"])),
                 ("T(①) chosen by", f"{p['binding']}, at {p['share']:.0%} of the host")]
-    return {"intro": EMULATION_INTRO.format(name=p["name"]), "added": added, "settings": settings,
+    intro = EMULATION_INTRO.format(name=p["name"], singleton=published.num(PUB.singleton[1]),
+                                   t1=published.num(PUB.paths[1]))
+    return {"intro": intro, "added": added, "settings": settings,
             "notes": list(p.get("notes") or [])}

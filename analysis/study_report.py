@@ -17,7 +17,8 @@ A study's analysis module, analysis.studies.<kind>, has:
                                  URI, shown with the macro image(images.get(name), alt))
 
 The page reads: title and status, the findings (claim, this run, published, verdict), the
-module's sections with its figures, what was lost, the method, the settings last.
+module's sections with its figures, what was lost, the method, the settings, and last the
+sections of docs/method.md the findings rest on (analysis/method.py).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ import json
 from pathlib import Path
 
 from analysis import pages, plots
-from analysis.findings import Finding, finding_rows
+from analysis.findings import Finding, finding_rows, method_html
 
 SAMPLES_FILE = "samples.jsonl"
 SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "summary.json", "report.html", "plots"
@@ -95,9 +96,10 @@ def render(summary: dict, mod, images: dict[str, bytes]) -> str:
     e = summary["experiment"]
     counts = ", ".join(f"{n} {k}" for k, n in sorted(summary["measurements"].items())) or "none"
     view = mod.view(summary) if hasattr(mod, "view") else {}
+    found = [Finding.from_json(f) for f in summary.get("findings", [])]
     return pages.render(getattr(mod, "TEMPLATE", f"studies/{e['kind']}.html.j2"), images=images,
                         s=summary, e=e, counts=counts, method_text=mod.METHOD.strip(),
-                        findings=finding_rows([Finding.from_json(f) for f in summary.get("findings", [])]),
+                        findings=finding_rows(found), method_body=method_html(found),
                         settings_rows=settings_rows(e), **view)
 
 

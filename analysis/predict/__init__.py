@@ -13,6 +13,6 @@ baseline run(s), that predicts other configurations (docs/predict.md).
   target    the smallest configuration reaching a throughput
   section   summary.json "prediction"; report_section its HTML; figures its plots
   command   ./testbed predict; check_run the experiment that checks a --target answer
-  validate  the validation over several result folders (issue 19's criteria)
+  validate  the validation over several result folders (the validation criteria of docs/predict.md)
   line_check  the cross-check against LINE (not a dependency)
 """

@@ -15,17 +15,17 @@ cost more CPU. Where the runner ran its calibration step once more with the clon
 clients (calibration/calibration-build/, its probe calls in PROBE_CALLS), each tier's CPU per
 build is taken from that run instead. The idle probe keeps the build's wall time.
 
-Side by side (PROBE_CALLS with `alternate_from`, since stop 39): after a warm-up of continuous
-builds the clone builds in calls of ON_S and pauses OFF_S, so the same run has windows with and
-without builds a few seconds apart. In each window (its first TRIM_S left out: the switch),
-every tier's mean CPU (cpu.csv, samples whose whole second lies inside), the requests (the
-history's cumulative count, interpolated at each row's REPORT_AT) and the builds (the calls'
-overlap) give rates U, X and B; the windows with builds and those without are pooled (weighted
-by their length) into two points, and each tier's U = d·X + b·B through both gives b, its CPU
-per build: (U_on·X_off − U_off·X_on) / (B_on·X_off − B_off·X_on). Its reference — the CPU per
-request without builds — is thus measured beside the builds, on the same warm JVMs, instead of
-in the calibration step a minute earlier, whose JVMs were still getting cheaper (stop 38: the
-estimate ranged 1.09-4.09 ms a build over seven folders).
+Side by side (PROBE_CALLS with `alternate_from`; folders written before it have none): after a
+warm-up of continuous builds the clone builds in calls of ON_S and pauses OFF_S, so the same run
+has windows with and without builds a few seconds apart. In each window (its first TRIM_S left
+out: the switch), every tier's mean CPU (cpu.csv, samples whose whole second lies inside), the
+requests (the history's cumulative count, interpolated at each row's REPORT_AT) and the builds
+(the calls' overlap) give rates U, X and B; the windows with builds and those without are pooled
+(weighted by their length) into two points, and each tier's U = d·X + b·B through both gives b,
+its CPU per build: (U_on·X_off − U_off·X_on) / (B_on·X_off − B_off·X_on). Its reference — the
+CPU per request without builds — is thus measured beside the builds, on the same warm JVMs,
+instead of in the calibration step a minute earlier, whose JVMs were still getting cheaper
+(measured that way, the estimate ranged 1.09-4.09 ms a build over seven folders).
 
 Earlier folders (continuous builds, no `alternate_from`): in each of the run's last
 LOADED_STEPS valid steps, (the tier's CPU − the step's throughput × the tier's CPU per request

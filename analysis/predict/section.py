@@ -143,7 +143,7 @@ def _target(settings: dict, rows: list[dict]) -> dict | None:
     """An experiment written by `./testbed predict --target X/s --experiment`: did the run of the
     configuration it named (settings.target_run) measure at least X (settings.target_throughput)?
     With what `predict` answered for it and from which folder (settings.target_predicted,
-    target_from: files written before stop 63 have neither) beside what the model calibrated on
+    target_from: a file written by an older runner has neither) beside what the model calibrated on
     this run's own baseline predicts. None for any other experiment."""
     if settings.get("target_throughput") is None:
         return None

@@ -1,7 +1,8 @@
-"""The prediction's validation over several result folders (issue 19's "done when"): for each
-held-out configuration of each folder, the saturation throughput's error, the mean |error|
-over the user sweep, the knee, the naive baselines and the simulation's agreement; then the
-verdict of each criterion over all of them. Writes a markdown file (and JSON beside it).
+"""The prediction's validation over several result folders (the validation criteria of
+docs/predict.md): for each held-out configuration of each folder, the saturation throughput's
+error, the mean |error| over the user sweep, the knee, the naive baselines and the
+simulation's agreement; then the verdict of each criterion over all of them. Writes a
+markdown file (and JSON beside it).
 
     python -m analysis.predict.validate results/clones-A results/clones-B ... -o validation.md
 

@@ -1,4 +1,5 @@
-"""What an IPC study's samples mean (cli/testbed/studies/ipc.py measures them, EXPERIMENTS.md §5):
+"""What an IPC study's samples mean (cli/testbed/studies/ipc.py measures them; docs/method.md, "IPC
+throughput"):
 per mechanism and message size, the medians and spreads of real, user and system time (scaled to
 100 MB, the classic study's transfer), messages/s and MB/s; the classic findings with a verdict
 each; the limits that made sizes skip; the figures (analysis/studies/ipc_figures.py) and the
@@ -8,19 +9,21 @@ Only valid measurements (status "ok": every byte arrived, in order, checksum equ
 """
 from __future__ import annotations
 
-from analysis import stats
+from analysis import published, stats
 from analysis.findings import DOES_NOT_HOLD, HOLDS, Finding, judged, missing
+from analysis.method import IPC
 from analysis.studies import ipc_choice, ipc_figures
 
 LABELS = {"unix-stream": "Unix stream socket", "unix-dgram": "Unix datagram socket", "fifo": "FIFO",
           "pipe": "pipe", "sysv-mq": "System V queue", "posix-mq": "POSIX queue",
           "shm-ring": "shared-memory ring"}
-SMALL, LARGE = 71, 512                 # the classic packet sizes
-PER = 100_000_000                      # times are shown per 100 MB, the classic transfer
+PUB = published.ipc()                  # the published figures (analysis/published.toml, "ipc")
+SMALL, LARGE = PUB.sizes[0], PUB.sizes[-1]   # the classic packet sizes, 71 and 512 B
+PER = PUB.transfer_bytes               # times are shown per 100 MB, the classic transfer
 SAME_WITHIN = 1.25                     # "about equally fast": the slower within 25 % of the faster
 SLOWER_BY = 1.10                       # "slower": at least 10 % more real time
 NARROWER_BY = 0.05                     # "the gap narrows": the ratio drops by at least 0.05
-RATE_FLOOR, RATE_SLACK = 240_000, 0.05  # "above ~240 000 messages/s", ~ = 5 %
+RATE_FLOOR, RATE_SLACK = PUB.rate_floor, 0.05  # "above ~240 000 messages/s", ~ = 5 %
 METRICS = ("real", "client_user", "client_sys", "server_user", "server_sys", "cpu", "cpu_us_per_message",
            "messages_per_s", "mb_per_s")
 
@@ -112,29 +115,31 @@ def findings(med: Medians, mechanisms: list[str]) -> list[Finding]:
 
 def _same_speed(med: Medians) -> Finding:
     claim = "FIFO and message queue are about equally fast"
-    pub = "71 B: 2.7–3.1 s; 512 B: 0.41–0.55 s (the two faster mechanisms, 100 MB)"
+    pub = PUB.same_speed_text()
     why = f"holds when the slower of FIFO and System V queue takes at most ×{SAME_WITHIN} the faster's median real time, at 71 and at 512 B"
     vals = {s: (med("fifo", s), med("sysv-mq", s)) for s in (SMALL, LARGE)}
     if any(None in v for v in vals.values()):
-        return missing(claim, pub, "needs FIFO and System V queue runs at 71 and 512 B", "fifo-equals-queue")
+        return missing(claim, pub, "needs FIFO and System V queue runs at 71 and 512 B", "fifo-equals-queue",
+                       method=IPC)
     ratio = {s: max(a, b) / min(a, b) for s, (a, b) in vals.items()}
     measured = "; ".join(f"{s} B: FIFO {med.text('fifo', s)}, queue {med.text('sysv-mq', s)} (×{ratio[s]:.2f})"
                          for s in (SMALL, LARGE)) + _cpu_note(med, ("fifo", "sysv-mq"))
     return Finding(claim, measured, pub, judged(all(r <= SAME_WITHIN for r in ratio.values())), why,
-                   "fifo-equals-queue")
+                   "fifo-equals-queue", method=IPC)
 
 
 def _socket_slower(med: Medians) -> Finding:
     claim = "the Unix socket is slower in real time at small packets (71 B)"
-    pub = "4.5–4.9 s vs 2.7–3.1 s (×1.45–1.81)"
+    pub = PUB.socket_slower_text()
     why = f"holds when the Unix stream socket's median real time is at least ×{SLOWER_BY} the slower of FIFO and System V queue"
     s, f, q = med("unix-stream", SMALL), med("fifo", SMALL), med("sysv-mq", SMALL)
     if None in (s, f, q):
-        return missing(claim, pub, "needs Unix stream socket, FIFO and System V queue runs at 71 B", "socket-slower")
+        return missing(claim, pub, "needs Unix stream socket, FIFO and System V queue runs at 71 B", "socket-slower",
+                       method=IPC)
     r = s / max(f, q)
     measured = (f"socket {med.text('unix-stream', SMALL)} vs FIFO {f:.2f} s, queue {q:.2f} s "
                 f"(×{r:.2f} the slower of the two)" + _cpu_note(med, ("unix-stream", "fifo", "sysv-mq"), (SMALL,)))
-    return Finding(claim, measured, pub, judged(r >= SLOWER_BY), why, "socket-slower")
+    return Finding(claim, measured, pub, judged(r >= SLOWER_BY), why, "socket-slower", method=IPC)
 
 
 def _cpu_note(med: Medians, mechs: tuple[str, ...], sizes: tuple[int, ...] = (SMALL, LARGE)) -> str:
@@ -153,37 +158,37 @@ def gap_ratio(med: Medians, size: int) -> float | None:
 
 def _gap_narrows(med: Medians) -> Finding:
     claim = "the socket's gap narrows at 512 B"
-    pub = "gap 1.4–2.2 s at 71 B, 0.19–0.38 s at 512 B; as a ratio ×1.45–1.81 → ×1.35–1.93"
+    pub = PUB.gap_text()
     why = (f"relative gap, socket ÷ mean of FIFO and System V queue: holds when the 512 B ratio is at least "
            f"{NARROWER_BY} below the 71 B one (the gap in seconds shrinks with 7× fewer messages whatever happens)")
     r1, r2 = gap_ratio(med, SMALL), gap_ratio(med, LARGE)
     if r1 is None or r2 is None:
         return missing(claim, pub, "needs Unix stream socket, FIFO and System V queue runs at 71 and 512 B",
-                       "gap-narrows")
+                       "gap-narrows", method=IPC)
     secs = {s: med("unix-stream", s) - (med("fifo", s) + med("sysv-mq", s)) / 2 for s in (SMALL, LARGE)}
     measured = (f"×{r1:.2f} at 71 B → ×{r2:.2f} at 512 B (gap {secs[SMALL]:+.2f} s → {secs[LARGE]:+.2f} s)")
     if r1 <= 1:
         return Finding(claim, measured, pub, DOES_NOT_HOLD, why + "; here the socket is not slower at 71 B, "
-                       "so there is no gap to narrow", "gap-narrows")
-    return Finding(claim, measured, pub, judged(r2 <= r1 - NARROWER_BY), why, "gap-narrows")
+                       "so there is no gap to narrow", "gap-narrows", method=IPC)
+    return Finding(claim, measured, pub, judged(r2 <= r1 - NARROWER_BY), why, "gap-narrows", method=IPC)
 
 
 def _rate_floor(med: Medians, mechanisms: list[str]) -> Finding:
-    claim = "every mechanism moves more than ~240 000 messages/s"
+    claim = f"every mechanism moves more than ~{PUB.floor_text()} messages/s"
     floor = RATE_FLOOR * (1 - RATE_SLACK)
-    pub = "every mechanism above ~240 000/s (slowest: 1.41 M messages of 71 B in ≤ 4.9 s, 195 000 of 512 B in ≤ 0.79 s)"
+    pub = PUB.floor_finding_text()
     why = f"holds when every mechanism's median at 71 and at 512 B is ≥ {floor:,.0f}/s (~ = 5 %)"
     rates = [(med(m, s, "messages_per_s"), m, s) for m in mechanisms for s in (SMALL, LARGE)
              if med(m, s, "messages_per_s") is not None]
     if not rates:
-        return missing(claim, pub, "needs runs at 71 or 512 B", "rate-floor")
+        return missing(claim, pub, "needs runs at 71 or 512 B", "rate-floor", method=IPC)
     low, m, s = min(rates)
     below = sorted({LABELS.get(x, x) for r, x, _ in rates if r < floor})
     measured = f"slowest: {LABELS.get(m, m)} at {s} B, {low:,.0f}/s"
     if below:
         measured += f"; below the floor: {', '.join(below)}"
     measured += f" ({len(rates)} mechanism × size medians)"
-    return Finding(claim, measured, pub, HOLDS if low >= floor else DOES_NOT_HOLD, why, "rate-floor")
+    return Finding(claim, measured, pub, HOLDS if low >= floor else DOES_NOT_HOLD, why, "rate-floor", method=IPC)
 
 
 def summarize(experiment: dict, samples: list[dict]) -> dict:

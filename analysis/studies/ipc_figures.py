@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from analysis import published
+
 PANELS = (("real", "real time"), ("user", "user time (client + server)"), ("sys", "system time (client + server)"))
 
 
@@ -76,9 +78,10 @@ def sweep(summary: dict, labels: dict[str, str]) -> Figure:
         ax.set_ylabel(what)
         ax.set_title(f"{what} vs message size (median, min–max)", fontsize="medium")
         ax.grid(alpha=0.3, which="both")
-    axes[0].axhline(240_000, color="gray", ls="--", lw=1)
-    axes[0].annotate("240 000/s, the classic floor", (axes[0].get_xlim()[1], 240_000), fontsize="x-small",
-                     color="gray", va="bottom", ha="right")
+    floor = published.ipc()
+    axes[0].axhline(floor.rate_floor, color="gray", ls="--", lw=1)
+    axes[0].annotate(f"{floor.floor_text()}/s, the classic floor", (axes[0].get_xlim()[1], floor.rate_floor),
+                     fontsize="x-small", color="gray", va="bottom", ha="right")
     axes[1].legend(fontsize="small")
     return fig
 

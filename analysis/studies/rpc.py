@@ -1,11 +1,12 @@
-"""What the RPC latency study's samples mean (EXPERIMENTS.md §4, docs/rpc.md): the report
-opens with the classic findings (rpc_findings.py), then response time by transport and size,
+"""What the RPC latency study's samples mean (docs/method.md, "RPC latency by transport";
+docs/rpc.md): the report opens with the classic findings (rpc_findings.py), then response time by transport and size,
 the speed-up over TCP, where a call's time goes, the raw floor, the RPC layer's cost over it,
 CPU per call and while idle, and every point in detail."""
 from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from analysis import published
 from analysis.studies import rpc_findings
 from analysis.studies import rpc_table as t
 
@@ -110,7 +111,9 @@ def speedup_figure(rs: list[dict], sp: list[dict]) -> Figure:
                     label=t.config_text(system, transport))
     ax.axhline(1, color="gray", lw=1)
     if None in xs and 4096 in xs:
-        ax.plot([xs[None], xs[4096]], [5.6, 4.7], "k*", ms=10, label="published (5.6× small, 4.7× at 4 KiB)")
+        sp = published.rpc().speedup
+        ax.plot([xs[None], xs[4096]], [sp["small"], sp[4096]], "k*", ms=10,
+                label=f"published ({published.num(sp['small'])}× small, {published.num(sp[4096])}× at 4 KiB)")
     ax.set_xticks(range(len(sizes)))
     ax.set_xticklabels([t.size_text(s) for s in sizes], rotation=30)
     ax.set_yscale("log")

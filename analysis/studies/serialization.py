@@ -1,4 +1,4 @@
-"""Analysis of the serialization study (EXPERIMENTS.md §3; the runner is
+"""Analysis of the serialization study (docs/method.md, "Serialization cost"; the runner is
 cli/testbed/studies/serialization.py, the contract analysis/study_report.py).
 
 summarize -> rows (serialization_data), findings (serialization_findings) and the MTOM

@@ -1,30 +1,27 @@
-"""The classic findings of the serialization study (EXPERIMENTS.md §3), each judged from this
-run's rows by the rule stated in its `why`, with the published figures beside.
+"""The classic findings of the serialization study (docs/method.md, "Serialization cost"), each
+judged from this run's rows by the rule stated in its `why`, with the published figures beside.
 
-The classic study's own overhead percentages are not all consistent with its byte counts,
-so the published overheads shown here are recomputed from the published bytes:
-(xml - raw) / raw.
+The published figures are read from analysis/published.toml ("serialization"; the names below
+keep their shape, keyed by the contract's operations: sendBytes is the study's char array). The
+classic study's own overhead percentages are not all consistent with its byte counts, so the
+published overheads shown here are recomputed from the published bytes: (xml - raw) / raw.
 """
 from __future__ import annotations
 
+from analysis import published
 from analysis.findings import DOES_NOT_HOLD, HOLDS, Finding, missing
+from analysis.method import SERIALIZATION
 from analysis.studies.serialization_data import find
 
-RAW_SIZES = [1024, 1 << 20, 5 << 20, 9 << 20]
+PUB = published.serialization()
+RAW_SIZES = PUB.raw_sizes                          # 1 KiB, 1 MiB, 5 MiB, 9 MiB
 TYPE_NAME = {"sendBytes": "bytes", "sendInts": "ints", "sendFloats": "floats", "sendDoubles": "doubles"}
-# message bytes of the classic study (gSOAP, 2007-era i686) for raw 1 KiB, 1 MiB, 5 MiB, 9 MiB
-PUBLISHED_BYTES = {
-    "sendBytes": [16_489, 16_327_041, 81_634_378, 147_622_240],     # "char"
-    "sendInts": [6_278, 5_893_846, 29_468_522, 53_043_341],
-    "sendFloats": [7_085, 6_749_387, 33_744_463, 60_734_229],
-    "sendDoubles": [4_525, 4_092_815, 20_461_782, 38_666_459],
-}
-PUBLISHED_ARRAY_VS_BUFFER = {1000: (23_023, 14_278), 1_000_000: (22_499_088, 13_927_694)}
-PUBLISHED_WRITE_9MIB_MS = {"sendBytes": 11_468, "sendInts": 3_361, "sendFloats": 9_179, "sendDoubles": 7_268}
-PUBLISHED_READ_9MIB_MS = {"sendBytes": 7_287, "sendInts": 2_113, "sendFloats": 5_093, "sendDoubles": 3_876}
-PUBLISHED_1E6_US = {"ser_array": 1_497_750, "ser_buffer": 1_680_737, "deser_array": 978_458,
-                    "deser_buffer": 967_279}
-PUBLISHED_VS_INT_1E5 = {"sendFloats": 3.16, "sendDoubles": 5.08}
+PUBLISHED_BYTES = PUB.message_bytes                # op -> message bytes for each of RAW_SIZES
+PUBLISHED_ARRAY_VS_BUFFER = PUB.int_array_vs_buffer
+PUBLISHED_WRITE_9MIB_MS = PUB.write_9mib_ms
+PUBLISHED_READ_9MIB_MS = PUB.read_9mib_ms
+PUBLISHED_1E6_US = PUB.ints_1e6_us
+PUBLISHED_VS_INT_1E5 = PUB.ser_vs_int_1e5
 ARRAY_BUFFER_BAND = (1.6 * 0.85, 1.6 * 1.15)   # "about 1.6x": within 15 %
 FORMATTING_DOMINATES = 2.0                     # float and double serialization >= 2x int's
 
@@ -38,9 +35,7 @@ def size_text(raw: int) -> str:
 
 
 def published_overhead(op: str, raw: int) -> float | None:
-    if raw not in RAW_SIZES:
-        return None
-    return (PUBLISHED_BYTES[op][RAW_SIZES.index(raw)] - raw) / raw * 100
+    return PUB.overhead_pct(op, raw)
 
 
 def _pct(v: float | None) -> str:
@@ -69,7 +64,8 @@ def bloat(rows: list[dict]) -> Finding:
             parts.append((s, ov))
         per_impl[impl] = parts
     if not per_impl["gsoap"]:
-        return missing(claim, pub, "no classic size with all four types measured for gSOAP", "bloat")
+        return missing(claim, pub, "no classic size with all four types measured for gSOAP", "bloat",
+                       method=SERIALIZATION)
     for s, ov in per_impl["gsoap"]:
         ok &= max(ov, key=ov.get) == "sendBytes" and min(ov, key=ov.get) == "sendDoubles"
     text = []
@@ -79,20 +75,20 @@ def bloat(rows: list[dict]) -> Finding:
                         ", ".join(f"{TYPE_NAME[op]} {_pct(v)}" for op, v in ov.items()))
     return Finding(claim, "; ".join(text), pub, HOLDS if ok else DOES_NOT_HOLD,
                    "holds when, at every measured raw size, gSOAP's overhead (xml − raw)/raw is "
-                   "largest for bytes and smallest for doubles", "bloat")
+                   "largest for bytes and smallest for doubles", "bloat", method=SERIALIZATION)
 
 
 def array_vs_buffer(rows: list[dict], counts: list[int]) -> Finding:
     claim = "The int array message is about 1.6× the int buffer (base64) message"
-    pub = ("10³ ints: 23,023 vs 14,278 B; 10⁶: 22,499,088 vs 13,927,694 B (1.61–1.62×); the published "
-           "buffer is 13.9 B per int, base64 of about 10.4 B per int: decimal text, not 4-byte ints")
+    pub = PUB.array_vs_buffer_text()
     ratios = []
     for n in counts:
         a, b = find(rows, impl="gsoap", op="sendInts", n=n), find(rows, impl="gsoap", op="sendIntBuffer", n=n)
         if a and b and a["xml_bytes"] and b["xml_bytes"]:
             ratios.append((n, a["xml_bytes"] / b["xml_bytes"], a["xml_bytes"] / n, b["xml_bytes"] / n))
     if not ratios:
-        return missing(claim, pub, "no int array / int buffer pair measured for gSOAP", "array-vs-buffer")
+        return missing(claim, pub, "no int array / int buffer pair measured for gSOAP", "array-vs-buffer",
+                       method=SERIALIZATION)
     lo, hi = ARRAY_BUFFER_BAND
     ok = all(lo <= r <= hi for _, r, _, _ in ratios)
     n, r, per_a, per_b = ratios[-1]
@@ -101,16 +97,16 @@ def array_vs_buffer(rows: list[dict], counts: list[int]) -> Finding:
     return Finding(claim, measured, pub, HOLDS if ok else DOES_NOT_HOLD,
                    f"holds when gSOAP's sendInts / sendIntBuffer XML size is within {lo:.2f}–{hi:.2f}× "
                    "at every count; this contract's buffer packs binary int32, 3× denser than text",
-                   "array-vs-buffer")
+                   "array-vs-buffer", method=SERIALIZATION)
 
 
 def ser_vs_deser(rows: list[dict]) -> Finding:
     claim = "Serializing costs more than deserializing"
-    pub = ("ser/deser 1.5–2.8 for int arrays, falling with size; 10⁶ ints: 1,497,750 µs vs 978,458 µs")
+    pub = PUB.ser_vs_deser_text()
     ints = [r for r in rows if r["impl"] == "gsoap" and r["op"] == "sendInts" and r["ser_over_deser"]]
     axis = [r for r in rows if r["impl"] == "axis" and r["op"] == "sendInts" and r["ser_over_deser"]]
     if not ints:
-        return missing(claim, pub, "no gSOAP int array timed", "ser-vs-deser")
+        return missing(claim, pub, "no gSOAP int array timed", "ser-vs-deser", method=SERIALIZATION)
     ok = all(r["ser_over_deser"] > 1 for r in ints)
     lo, hi = min(r["ser_over_deser"] for r in ints), max(r["ser_over_deser"] for r in ints)
     measured = f"gSOAP ser/deser, int arrays of {len(ints)} sizes: {lo:.2f}–{hi:.2f}"
@@ -119,7 +115,7 @@ def ser_vs_deser(rows: list[dict]) -> Finding:
                      f"{max(r['ser_over_deser'] for r in axis):.2f}")
     return Finding(claim, measured, pub, HOLDS if ok else DOES_NOT_HOLD,
                    "holds when gSOAP's serialization median exceeds its deserialization median for "
-                   "every int array size measured", "ser-vs-deser")
+                   "every int array size measured", "ser-vs-deser", method=SERIALIZATION)
 
 
 def _ser_ratio(rows, impl, op, base_op, n):
@@ -131,12 +127,13 @@ def _ser_ratio(rows, impl, op, base_op, n):
 
 def doubles_vs_floats(rows: list[dict], counts: list[int]) -> Finding:
     claim = "Doubles cost more than floats"
-    pub = "serialization vs int at 10⁵ elements: float 3.16×, double 5.08× (double/float 1.61×)"
+    pub = PUB.vs_int_text(double_over_float=True)
     big = [n for n in counts if n >= 1000]
     got = [(n, _ser_ratio(rows, "gsoap", "sendDoubles", "sendFloats", n)) for n in big]
     got = [(n, r) for n, r in got if r is not None]
     if not got:
-        return missing(claim, pub, "no float/double pair of ≥ 1,000 elements timed for gSOAP", "doubles-vs-floats")
+        return missing(claim, pub, "no float/double pair of ≥ 1,000 elements timed for gSOAP", "doubles-vs-floats",
+                       method=SERIALIZATION)
     ok = all(r > 1 for _, r in got)
     axis = [(n, _ser_ratio(rows, "axis", "sendDoubles", "sendFloats", n)) for n in big]
     measured = "gSOAP double/float serialization time at equal count: " + \
@@ -145,17 +142,17 @@ def doubles_vs_floats(rows: list[dict], counts: list[int]) -> Finding:
         measured += "; Axis2: " + ", ".join(f"{n:,}: {r:.2f}×" for n, r in axis if r)
     return Finding(claim, measured, pub, HOLDS if ok else DOES_NOT_HOLD,
                    "holds when gSOAP serializes n doubles slower than n floats at every n ≥ 1,000",
-                   "doubles-vs-floats")
+                   "doubles-vs-floats", method=SERIALIZATION)
 
 
 def formatting_dominates(rows: list[dict]) -> Finding:
     claim = "Floating-point formatting dominates"
-    pub = "serialization time vs int at 10⁵ elements: float 3.16×, double 5.08×"
+    pub = PUB.vs_int_text()
     n = 100_000
     f, d = (_ser_ratio(rows, "gsoap", op, "sendInts", n) for op in ("sendFloats", "sendDoubles"))
     if f is None or d is None:
         return missing(claim, pub, "floats, doubles and ints of 100,000 elements are needed (gSOAP)",
-                       "formatting-dominates")
+                       "formatting-dominates", method=SERIALIZATION)
     fa, da = (_ser_ratio(rows, "axis", op, "sendInts", n) for op in ("sendFloats", "sendDoubles"))
     measured = f"gSOAP at 10⁵: float {_x(f)}, double {_x(d)} the int time"
     if fa and da:
@@ -164,7 +161,7 @@ def formatting_dominates(rows: list[dict]) -> Finding:
     return Finding(claim, measured, pub, HOLDS if ok else DOES_NOT_HOLD,
                    f"holds when gSOAP serializes 10⁵ floats and 10⁵ doubles each ≥ {FORMATTING_DOMINATES:g}× "
                    "slower than 10⁵ ints (same tags and element count: the difference is the formatting)",
-                   "formatting-dominates")
+                   "formatting-dominates", method=SERIALIZATION)
 
 
 def improvements(transmit: list[dict], writers: list[dict]) -> list[Finding]:
@@ -185,7 +182,8 @@ def improvements(transmit: list[dict], writers: list[dict]) -> list[Finding]:
         pairs = [(s, t(classic, "length", s), t(classic, option, s)) for s in sizes]
         pairs = [(s, a, b) for s, a, b in pairs if a and b]
         if not pairs:
-            out.append(missing(claim, "proposed by the classic study", f"transmit option {option} not measured", key))
+            out.append(missing(claim, "proposed by the classic study", f"transmit option {option} not measured", key,
+                               method=SERIALIZATION))
             continue
         better = (lambda a, b: b < a) if option != "close" else (lambda a, b: a < b)
         ok = all(better(a, b) for _, a, b in pairs)
@@ -196,7 +194,8 @@ def improvements(transmit: list[dict], writers: list[dict]) -> list[Finding]:
             measured += f"; with the tuned serializers, {option} vs their default: {', '.join(with_tuned)}"
         out.append(Finding(claim, measured, "proposed by the classic study", HOLDS if ok else DOES_NOT_HOLD,
                            "median end-to-end call time (gSOAP client and service, loopback, the generated "
-                           "serializers) at every size, one option changed from gSOAP's default", key))
+                           "serializers) at every size, one option changed from gSOAP's default", key,
+                           method=SERIALIZATION))
     g = next((w for w in writers if w["impl"] == "gsoap"), None)
     claim = "A hand-written writer beats printf-style formatting"
     if g:
@@ -207,8 +206,9 @@ def improvements(transmit: list[dict], writers: list[dict]) -> list[Finding]:
                            f"{tech['printf']['ms']['median']:.1f} ms, gSOAP's generated writer "
                            f"{tech['gsoap']['ms']['median']:.1f} ms{tuned_ms}, raw itoa {tech['itoa']['ms']['median']:.1f} ms",
                            "proposed by the classic study", HOLDS if ok else DOES_NOT_HOLD,
-                           "median time of the same bytes written both ways (C++)", "hand-writer"))
+                           "median time of the same bytes written both ways (C++)", "hand-writer",
+                           method=SERIALIZATION))
     else:
         out.append(missing(claim, "proposed by the classic study", "the gSOAP writers point was not measured",
-                           "hand-writer"))
+                           "hand-writer", method=SERIALIZATION))
     return out

@@ -1,7 +1,9 @@
 """What the classic serialization study's proposals are worth when they are built into the
-gSOAP service (issue 23): the tuned serializers (services/gsoap/custom, impl "gsoap-tuned")
+gSOAP service: the tuned serializers built into it (services/gsoap/custom, impl "gsoap-tuned")
 beside gSOAP's generated ones ("gsoap") and Axis2/ADB ("axis"), each finding judged from this
-run's rows by the rule in its `why`.
+run's rows by the rule in its `why` (docs/method.md, "Serialization cost"). The figures they
+improve on come from this project's earlier run with the generated serializers, kept with the
+published ones in analysis/published.toml ("serialization.earlier_run").
 
 The classic study proposed a hand-written writer instead of printf-style formatting, and
 found number formatting to dominate; the tuned serializers write items straight into gSOAP's
@@ -10,14 +12,17 @@ per-item tag machinery).
 """
 from __future__ import annotations
 
+from analysis import published
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, Finding, missing
+from analysis.method import SERIALIZATION
 from analysis.studies.serialization_data import find
 
 TUNED = "gsoap-tuned"
 ITEM = {"sendBytes": 1, "sendInts": 4, "sendFloats": 4, "sendDoubles": 8}
 NAME = {"sendBytes": "bytes", "sendInts": "ints", "sendFloats": "floats", "sendDoubles": "doubles"}
-WRITER_GOAL = 2.0          # issue 23: the tuned writer within 2x of a raw itoa loop
-ISSUE_11_GENERATED = 13.3  # gSOAP's generated writer over itoa in issue 11's run (docs/serialization.md)
+WRITER_GOAL = 2.0          # the goal of the tuned serializers: their writer within 2x of a raw itoa loop
+PUB = published.serialization()
+EARLIER_GENERATED_OVER_ITOA = PUB.earlier["generated_writer_over_itoa"]   # generated writer / itoa, earlier run
 
 
 def _size(raw: int) -> str:
@@ -29,13 +34,12 @@ def _ms(r: dict | None, key: str) -> float | None:
 
 
 def writer_goal(writers: list[dict]) -> Finding:
-    claim = f"gSOAP's tuned writer within {WRITER_GOAL:g}× of a raw itoa loop (issue 23's goal)"
-    pub = (f"the classic study proposed a hand-written writer; gSOAP's generated writer was "
-           f"{ISSUE_11_GENERATED:g}× itoa in issue 11's run")
+    claim = f"gSOAP's tuned writer within {WRITER_GOAL:g}× of a raw itoa loop (the tuned serializers' goal)"
+    pub = PUB.earlier_writer_text()
     g = next((w for w in writers if w["impl"] == "gsoap"), None)
     if not g or "tuned" not in g["techniques"]:
         return missing(claim, pub, "the gSOAP writers point (with its tuned writer) was not measured",
-                       "writer-goal")
+                       "writer-goal", method=SERIALIZATION)
     t = g["techniques"]
     over = t["tuned"]["over_itoa"]
     measured = (f"{g['n']:,} ints: tuned {t['tuned']['ms']['median']:.1f} ms = {over:.2f}× itoa "
@@ -45,7 +49,7 @@ def writer_goal(writers: list[dict]) -> Finding:
     return Finding(claim, measured, pub, verdict,
                    f"holds when the median of the tuned writer (the request's serializer on a context "
                    f"with the tuned serializers) is at most {WRITER_GOAL:g}× the median of digits-only "
-                   "itoa into a buffer; all writers' bytes are checked equal", "writer-goal")
+                   "itoa into a buffer; all writers' bytes are checked equal", "writer-goal", method=SERIALIZATION)
 
 
 def tuned_vs_generated(rows: list[dict]) -> Finding:
@@ -60,7 +64,8 @@ def tuned_vs_generated(rows: list[dict]) -> Finding:
         if all(a and b for a, b in pairs):
             got.append((r["raw_size"], r["op"], pairs[0][0] / pairs[0][1], pairs[1][0] / pairs[1][1]))
     if not got:
-        return missing(claim, pub, "no classic size measured with both gSOAP serializers", "tuned-vs-generated")
+        return missing(claim, pub, "no classic size measured with both gSOAP serializers", "tuned-vs-generated",
+                       method=SERIALIZATION)
     got.sort(key=lambda x: (x[0], list(ITEM).index(x[1])))
     ok = all(s > 1 and d > 1 for _, _, s, d in got)
     top = max(x[0] for x in got)
@@ -71,12 +76,12 @@ def tuned_vs_generated(rows: list[dict]) -> Finding:
     return Finding(claim, measured, pub, HOLDS if ok else DOES_NOT_HOLD,
                    "holds when the tuned serializers take less time than the generated ones to serialize "
                    "and to deserialize every type at every classic size measured (medians, in-process)",
-                   "tuned-vs-generated")
+                   "tuned-vs-generated", method=SERIALIZATION)
 
 
 def tuned_vs_axis(rows: list[dict]) -> Finding:
     claim = "gSOAP (tuned) serializes and deserializes floats and doubles faster than Axis2/ADB"
-    pub = "issue 11's run, generated gSOAP: 1 MiB floats serialized in 206 ms vs Axis2's 73 ms, doubles 130 vs 60 ms"
+    pub = PUB.earlier_axis_text()
     got, absent = [], []
     for raw in (1 << 10, 1 << 20):
         for op in ("sendFloats", "sendDoubles"):
@@ -87,7 +92,7 @@ def tuned_vs_axis(rows: list[dict]) -> Finding:
                 absent.append(f"{NAME[op]} {_size(raw)}")
     if not got:
         return missing(claim, pub, "floats and doubles of 1 KiB and 1 MiB are needed for gSOAP tuned and Axis2",
-                       "tuned-vs-axis")
+                       "tuned-vs-axis", method=SERIALIZATION)
     ok = not absent and all(ts < as_ and td < ad for _, _, ts, as_, td, ad in got)
     measured = "; ".join(f"{NAME[op]} {_size(raw)}: ser {ts:.3g} vs {as_:.3g} ms, deser {td:.3g} vs {ad:.3g} ms"
                          for raw, op, ts, as_, td, ad in got)
@@ -95,7 +100,8 @@ def tuned_vs_axis(rows: list[dict]) -> Finding:
         measured += f" (not measured: {', '.join(absent)})"
     return Finding(claim, measured, pub, HOLDS if ok else DOES_NOT_HOLD,
                    "holds when gSOAP's tuned medians are below Axis2/ADB's in both directions for floats and "
-                   "doubles at 1 KiB and at 1 MiB (tuned vs Axis2, in-process, same seeded items)", "tuned-vs-axis")
+                   "doubles at 1 KiB and at 1 MiB (tuned vs Axis2, in-process, same seeded items)", "tuned-vs-axis",
+                   method=SERIALIZATION)
 
 
 def shortest_floats(rows: list[dict]) -> Finding:
@@ -109,14 +115,15 @@ def shortest_floats(rows: list[dict]) -> Finding:
                 if g and g["xml_bytes"] and r["xml_bytes"]:
                     got.append((r["raw_size"], op, r["xml_bytes"] / g["xml_bytes"]))
     if not got:
-        return missing(claim, pub, "no float or double size measured with both gSOAP serializers", "shortest-floats")
+        return missing(claim, pub, "no float or double size measured with both gSOAP serializers", "shortest-floats",
+                       method=SERIALIZATION)
     ok = all(x < 1 for _, _, x in got)
     top = max(raw for raw, _, _ in got)
     measured = f"tuned ÷ generated XML bytes at {_size(top)}: " + ", ".join(
         f"{NAME[op]} {x:.3f}" for raw, op, x in got if raw == top)
     return Finding(claim, measured, pub, HOLDS if ok else DOES_NOT_HOLD,
                    "holds when the tuned envelope is smaller than the generated one for floats and doubles at "
-                   "every classic size measured", "shortest-floats")
+                   "every classic size measured", "shortest-floats", method=SERIALIZATION)
 
 
 def proposals(rows: list[dict], writers: list[dict]) -> list[Finding]:

@@ -9,7 +9,7 @@ from analysis.studies.serialization_data import find
 
 IMPL_NAME = {"gsoap": "gSOAP", "gsoap-tuned": "gSOAP tuned", "axis": "Axis2"}
 ITEM = {"sendBytes": 1, "sendInts": 4, "sendFloats": 4, "sendDoubles": 8}
-IMPLS = tuple(IMPL_NAME)   # gSOAP's generated serializers, its tuned ones (issue 23), Axis2/ADB
+IMPLS = tuple(IMPL_NAME)   # gSOAP's generated serializers, the tuned ones built into the gSOAP service, Axis2/ADB
 
 
 def view(summary: dict) -> dict:

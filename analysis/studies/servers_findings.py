@@ -1,5 +1,5 @@
-"""The classic findings of the socket server models study (EXPERIMENTS.md §6), judged on one run's
-point rows (analysis/studies/servers.py), once per per-message work.
+"""The classic findings of the socket server models study (docs/method.md, "Socket server
+models"), judged on one run's point rows (analysis/studies/servers.py), once per per-message work.
 
 Noise tolerance X of a sweep: the larger of 10 % and the median, over the sweep's points with
 two or more runs, of the completion time's interquartile spread (p75 − p25) / median (with 3 runs,
@@ -21,18 +21,15 @@ from __future__ import annotations
 
 import statistics
 
+from analysis import published
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, Finding, missing
+from analysis.method import SERVERS
 
 MIN_TOLERANCE = 0.10        # below this, repeated runs on a shared 2-core machine do not agree
 LENGTH_TOLERANCE = 0.25     # "barely matters": 8× the bytes for at most 1.25× the time
-PUBLISHED_POOL = 30         # the published pool from which pooled matches (~20–30)
-
-PUBLISHED = {
-    "pool": "matches from a pool of ~20–30 threads, using nearly all of it (100 clients)",
-    "poller": "best at 1 client, worst above it",
-    "length": "512–4 096 chars: little difference",
-    "default": "pool 1 000: slightly better than thread-per-connection",
-}
+PUB = published.servers()   # the published set-up and findings (analysis/published.toml, "servers")
+PUBLISHED_POOL = PUB.pool_matches_from[1]   # the published pool from which pooled matches (~20–30)
+PUBLISHED = PUB.texts()     # the findings' published texts: pool, poller, length, default
 
 
 def tolerance(rows: list[dict]) -> tuple[float, str]:
@@ -73,7 +70,7 @@ def pool_matches(work: str, thread: dict | None, pooled: list[dict], clients: in
     key = f"pool-matches-{work}"
     if not thread or not _med(thread) or not [r for r in pooled if _med(r)]:
         return missing(claim, _published("pool", work), "needs thread-per-connection and the pool sweep at "
-                       f"{clients} clients with valid runs", key)
+                       f"{clients} clients with valid runs", key, method=SERVERS)
     pooled = sorted((r for r in pooled if _med(r)), key=lambda r: r["pool"])
     x, how = tolerance([thread] + pooled)
     limit = _med(thread) * (1 + x)
@@ -91,12 +88,13 @@ def pool_matches(work: str, thread: dict | None, pooled: list[dict], clients: in
     rule = (f"matches = pooled median ≤ thread's × (1 + X), {how}; holds when the smallest pool from which "
             f"every larger one matches is ≤ {PUBLISHED_POOL} and below the {clients} clients")
     if k_star is None:
-        return Finding(claim, measured, _published("pool", work), DOES_NOT_HOLD, rule, key)
+        return Finding(claim, measured, _published("pool", work), DOES_NOT_HOLD, rule, key, method=SERVERS)
     ok = k_star <= PUBLISHED_POOL and k_star < clients
     if ok and k_star == pooled[0]["pool"] and k_star < 10:
         rule += f"; even the smallest pool tried ({k_star}) matches: the work per message is too small for " \
                 "the pool to be the limit"
-    return Finding(claim, measured, _published("pool", work), HOLDS if ok else DOES_NOT_HOLD, rule, key)
+    return Finding(claim, measured, _published("pool", work), HOLDS if ok else DOES_NOT_HOLD, rule, key,
+                   method=SERVERS)
 
 
 def poller_best_at_one(work: str, by_clients: dict[int, dict[str, dict]]) -> Finding:
@@ -107,7 +105,7 @@ def poller_best_at_one(work: str, by_clients: dict[int, dict[str, dict]]) -> Fin
                     any(_med(r) for k, r in m.items() if k != "poller"))
     if len(counts) < 2:
         return missing(claim, _published("poller", work), "needs the poller and another model at two or more "
-                       "client counts", key)
+                       "client counts", key, method=SERVERS)
     x, how = tolerance([r for n in counts for r in by_clients[n].values() if _med(r)])
     parts, verdicts = [], []
     for i, n in enumerate(counts):
@@ -126,7 +124,7 @@ def poller_best_at_one(work: str, by_clients: dict[int, dict[str, dict]]) -> Fin
     if counts[0] != 1:
         rule += f"; the sweep's fewest clients is {counts[0]}, not 1"
     return Finding(claim, "; ".join(parts), _published("poller", work), HOLDS if all(verdicts) else DOES_NOT_HOLD,
-                   rule, key)
+                   rule, key, method=SERVERS)
 
 
 def length_barely_matters(work: str, by_length: dict[int, dict[str, dict]]) -> Finding:
@@ -138,7 +136,8 @@ def length_barely_matters(work: str, by_length: dict[int, dict[str, dict]]) -> F
     per_model = {m: [(n, _med(by_length[n].get(m))) for n in lengths if _med(by_length[n].get(m))] for m in models}
     per_model = {m: v for m, v in per_model.items() if len(v) >= 2}
     if not per_model:
-        return missing(claim, _published("length", work), "needs two or more message lengths with valid runs", key)
+        return missing(claim, _published("length", work), "needs two or more message lengths with valid runs", key,
+                       method=SERVERS)
     x, how = tolerance([r for row in by_length.values() for r in row.values() if _med(r)])
     limit = max(LENGTH_TOLERANCE, x)
     parts, ok = [], True
@@ -152,7 +151,7 @@ def length_barely_matters(work: str, by_length: dict[int, dict[str, dict]]) -> F
     rule = (f"holds when for every model the longest message's median completion is within {limit:.0%} of the "
             f"shortest's: the larger of {LENGTH_TOLERANCE:.0%} and X; {how}")
     return Finding(claim, span + "; ".join(parts), _published("length", work), HOLDS if ok else DOES_NOT_HOLD,
-                   rule, key)
+                   rule, key, method=SERVERS)
 
 
 def default_point(work: str, rows: dict[str, dict], pool: int, clients: int, messages: int | None,
@@ -163,15 +162,17 @@ def default_point(work: str, rows: dict[str, dict], pool: int, clients: int, mes
     key = f"default-{work}"
     thread, pooled = _med(rows.get("thread")), _med(rows.get("pooled"))
     if not thread or not pooled:
-        return missing(claim, _published("default", work), "needs thread and pooled at the default point", key)
+        return missing(claim, _published("default", work), "needs thread and pooled at the default point", key,
+                       method=SERVERS)
     x, how = tolerance([r for r in rows.values() if _med(r)])
     text = ", ".join(f"{m} {_s(_med(r))}" for m, r in sorted(rows.items()) if _med(r))
     ratio = pooled / thread
     measured = f"{clients} × {messages} × {length} B: {text}; pooled/thread ×{ratio:.2f}"
     noise = "within" if abs(ratio - 1) <= x else "beyond"
     rule = f"holds when pooled's median is below thread's (here {noise} the noise X; {how})"
-    return Finding(claim, measured, _published("default", work), HOLDS if ratio < 1 else DOES_NOT_HOLD, rule, key)
+    return Finding(claim, measured, _published("default", work), HOLDS if ratio < 1 else DOES_NOT_HOLD, rule, key,
+                   method=SERVERS)
 
 
 def not_measurable(claim: str, why: str, key: str) -> Finding:
-    return Finding(claim, "—", "", NOT_MEASURABLE, why, key)
+    return Finding(claim, "—", "", NOT_MEASURABLE, why, key, method=SERVERS)

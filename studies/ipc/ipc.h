@@ -1,4 +1,4 @@
-/* The IPC throughput study's programs (EXPERIMENTS.md §5): one interface for a one-way
+/* The IPC throughput study's programs (docs/method.md, "IPC throughput"): one interface for a one-way
  * channel between two processes, seven implementations of it (mech_*.c), the client and
  * server loops that run over any of them (peer.c), and the driver that starts both as
  * separate processes and measures them (driver.c). main.c parses the command line. */

@@ -1,4 +1,4 @@
-/* tb-ipc: the IPC throughput study's program (EXPERIMENTS.md §5).
+/* tb-ipc: the IPC throughput study's program (docs/method.md, "IPC throughput").
  *
  *   tb-ipc run --mech M --size S (--messages N | --bytes B) [--name BASE] [--dir DIR]
  *              [--key K] [--deadline S]       one measurement; prints one JSON line

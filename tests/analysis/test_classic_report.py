@@ -91,3 +91,32 @@ def test_the_terminal_shows_the_table_too(report):
     s, _ = report
     lines = sidebyside.text_lines(s["side_by_side"])
     assert any("T(①-⑤)" in ln and "7.4" in ln and "[" in ln for ln in lines)
+
+
+def test_each_claim_links_to_its_method_embedded_at_the_end_of_the_page(report):
+    """A report may be read far from the repository: the sections its findings rest on are in
+    the page (after the settings), and every in-page link has its target."""
+    from html.parser import HTMLParser
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.ids, self.hrefs = [], []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if "id" in a:
+                self.ids.append(a["id"])
+            if tag == "a" and (a.get("href") or "").startswith("#"):
+                self.hrefs.append(a["href"][1:])
+
+    s, page = report
+    p = Links()
+    p.feed(page)
+    methods = {f["method"] for f in s["findings"]}
+    assert methods == {"the-segment-law", "clone-scaling-and-the-client-lifecycles"}
+    assert methods | {"the-classic-figures"} <= set(p.hrefs) and set(p.hrefs) <= set(p.ids)
+    for anchor in methods | {"the-classic-figures"}:
+        assert page.index(f'id="{anchor}"') > page.index('id="settings"') > page.index('id="findings"')
+    assert 'id="method-sections"' in page and "| path maximum" not in page     # Markdown rendered, not shown
+    assert "<td>812 tps</td>" in page                # the published tables come with their section

@@ -232,8 +232,8 @@ def test_the_crowding_is_the_median_ratio_of_a_round_on_many_threads_to_one_on_f
 def test_a_turn_whose_rounds_built_too_few_or_read_no_clone_cpu_has_no_figure_and_says_why():
     """buildprobe.unresolved: a round of few builds (each call held by the service's wait) reads
     the idle window's noise, and one the idle rate swallowed reads 0 — such a turn gives no first
-    call and no crowding ratio; the medians are over the other turns, None without any (ci of
-    stop 57: 2.1, 11.2 and 0.0 ms a build from rounds of 40 and 20 builds made a first call of +20 ms)."""
+    call and no crowding ratio; the medians are over the other turns, None without any (a CI run
+    read 2.1, 11.2 and 0.0 ms a build from rounds of 40 and 20 builds that made a first call of +20 ms)."""
     from testbed.fit import buildprobe
     few = buildprobe.MIN_TURN_BUILDS - 1
     readings = iter([(2.1e-3, 900), (11.2e-3, 40), (0.0, 20),              # too few builds

@@ -143,7 +143,7 @@ def test_a_target_check_says_whether_the_named_run_reached_the_target(folder, tm
     assert t["measured_max_throughput"] == pytest.approx(140, rel=0.01) and t["predicted_max_throughput"] > 0
     html = written["report.html"].read_text()
     assert 'id="prediction-target"' in html and shown in html and ("not reached" in html) == (not reached)
-    assert t["answered_max_throughput"] is None and "<code>predict</code> answered" not in html   # before stop 63
+    assert t["answered_max_throughput"] is None and "<code>predict</code> answered" not in html   # an older runner's file
     # what `predict` answered, and from where, beside this run's own re-prediction
     exp["settings"].update(target_predicted=126.0, target_from="results/classic-x")
     (copy / "experiment.json").write_text(json.dumps(exp))

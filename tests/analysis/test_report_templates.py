@@ -9,7 +9,7 @@ from analysis.findings import HOLDS, Finding
 
 
 def _study(**extra) -> dict:
-    f = Finding("<b>claims</b> hold", "x < y & z", "", HOLDS, "rule", key="k")
+    f = Finding("<b>claims</b> hold", "x < y & z", "", HOLDS, "rule", key="k", method="the-segment-law")
     return {"experiment": {"name": "t", "kind": "echo", "status": "complete", "params": {"n": [1, 2]},
                            "environment": {"limits": {"nofile": 1024}}},
             "measurements": {"ok": 2, "failed": 1}, "findings": [f.to_json()],

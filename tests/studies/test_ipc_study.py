@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+import method_anchors
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.method import IPC
 from analysis.studies import ipc as aipc
 from testbed import ROOT
 from testbed.studies import runner as study
@@ -88,7 +90,9 @@ def _experiment(mechs=("unix-stream", "fifo", "sysv-mq"), sizes=(71, 512)):
 def _verdicts(times: dict) -> dict:
     """times: (mech, size) -> [real seconds of each run]"""
     samples = [_sample(m, s, t, i) for (m, s), ts in times.items() for i, t in enumerate(ts)]
-    return {f["key"]: f for f in aipc.summarize(_experiment(), samples)["findings"]}
+    found = aipc.summarize(_experiment(), samples)["findings"]
+    method_anchors.check(found, IPC)            # each names its section of docs/method.md
+    return {f["key"]: f for f in found}
 
 
 CLASSIC = {("unix-stream", 71): [4.6, 4.7, 4.9], ("fifo", 71): [2.8, 2.9, 3.1], ("sysv-mq", 71): [2.7, 3.0, 3.0],

@@ -8,8 +8,10 @@ import types
 
 import pytest
 
+import method_anchors
 from analysis import plots
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.method import RPC
 from analysis.study_report import render
 from analysis.studies import rpc as report
 from analysis.studies import rpc_table as t
@@ -73,7 +75,9 @@ def _classic_like(shm_4k: float = 900.0, onc_unix_4k: float = 80.0) -> list[dict
 
 
 def _findings(samples) -> dict:
-    return {f["key"]: f for f in report.summarize({}, samples)["findings"]}
+    found = report.summarize({}, samples)["findings"]
+    method_anchors.check(found, RPC)            # each names its section of docs/method.md
+    return {f["key"]: f for f in found}
 
 
 def test_rows_take_the_median_of_the_rounds_and_their_spread():

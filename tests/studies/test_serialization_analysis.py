@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+import method_anchors
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.method import SERIALIZATION
 from analysis.studies import serialization as A
 from analysis.studies import serialization_findings as F
 from testbed.studies import runner as study
@@ -41,6 +43,7 @@ def classic(overheads: dict, ser=1.0, deser=2.0, raw=1 << 20):
 
 def verdicts(samples, params=None):
     s = A.summarize({"params": params or {"buffer_counts": [1000], "float_counts": [100_000]}}, samples)
+    method_anchors.check(s["findings"], SERIALIZATION)      # each names its section of docs/method.md
     return {f["key"]: f for f in s["findings"]}, s
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+import method_anchors
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.method import SERVERS
 from analysis.study_report import render
 from analysis.studies import servers as analysis
 from analysis.studies import servers_findings as sf
@@ -156,6 +158,7 @@ def test_summary_builds_the_sweeps_and_findings_from_samples_alone():
     keys = [f["key"] for f in s["findings"]]
     assert keys[:4] == ["pool-matches-none", "poller-none", "length-none", "default-none"]
     assert len(keys) == 8 and keys[4].endswith("wait:1000")
+    method_anchors.check(s["findings"], SERVERS)             # each names its section of docs/method.md
     verdict = {f["key"]: f["verdict"] for f in s["findings"]}
     assert verdict["pool-matches-none"] == HOLDS and verdict["length-none"] == HOLDS
     assert verdict["default-none"] == DOES_NOT_HOLD                 # pooled 1.05 is not below thread 1.0
@@ -164,3 +167,5 @@ def test_summary_builds_the_sweeps_and_findings_from_samples_alone():
     experiment = {"name": "servers", "kind": "servers"}
     html = render({"experiment": experiment, "measurements": {"ok": 1}, "lost": [], **s}, analysis, {})
     assert 'id="pools-none"' in html and 'id="clients-wait1000"' in html and "poller + worker pool" in html
+    # each claim links to its section of the method, embedded at the page's end
+    assert f'href="#{SERVERS}"' in html and html.index(f'id="{SERVERS}"') > html.index('id="settings"')

@@ -1,4 +1,4 @@
-// `writers`: the same N ints written into memory five ways (EXPERIMENTS.md §3: "a
+// `writers`: the same N ints written into memory five ways (docs/method.md, "Serialization cost": "a
 // hand-written writer vs printf-style formatting"):
 //   printf   snprintf("<tb:items>%d</tb:items>") per item
 //   gsoap    gSOAP's generated serializer of the request (soap_out__tb__sendInts on a

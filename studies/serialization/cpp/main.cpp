@@ -1,4 +1,4 @@
-// tb-serialization: the gSOAP side of the serialization study (EXPERIMENTS.md §3). Small
+// tb-serialization: the gSOAP side of the serialization study (docs/method.md, "Serialization cost"). Small
 // main: parse the command line, run the command, map failures to exit codes (options.cpp).
 #include <iostream>
 

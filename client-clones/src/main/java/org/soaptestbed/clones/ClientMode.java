@@ -7,7 +7,8 @@ import org.soaptestbed.common.Env;
 
 /**
  * How the tier's SOAP clients live ({@code CLIENT_MODE}, read once at start-up). The three
- * lifecycles of EXPERIMENTS.md §2:
+ * lifecycles of the clone-scaling experiment (docs/method.md, "Clone scaling and the client
+ * lifecycles"):
  *
  * <pre>
  * singleton  one client per backend, built once from the WSDL; every call goes through

@@ -4,7 +4,8 @@ import java.rmi.RemoteException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The classic singleton SOAP client (EXPERIMENTS.md §2), reproduced on purpose: one
+ * The classic singleton SOAP client (docs/method.md, "Clone scaling and the client
+ * lifecycles"), reproduced on purpose: one
  * instance per backend, built once because fetching and parsing the WSDL is expensive,
  * and one {@code synchronized} method, {@link #invoke}, that every call of the tier to
  * that backend passes through — one SOAP exchange at a time, however many request threads

@@ -6,7 +6,7 @@ import java.util.Map;
 import org.soaptestbed.contract.cli.LineServer;
 
 /**
- * The Axis2/ADB side of the serialization study (EXPERIMENTS.md §3). Every command prints
+ * The Axis2/ADB side of the serialization study (docs/method.md, "Serialization cost"). Every command prints
  * one JSON object; {@code serve} reads command lines from stdin and answers each with one
  * JSON line, so one warm JVM serves a whole study run.
  */

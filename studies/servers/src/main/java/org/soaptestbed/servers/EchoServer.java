@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 
 /**
- * One socket server threading model (EXPERIMENTS.md §6). Every model answers each frame
+ * One socket server threading model (docs/method.md, "Socket server models"). Every model answers each frame
  * ({@link Frame}) with the same frame after the message's {@link Work}, on loopback only, and
  * counts its threads, busy threads, connections and messages in {@link #gauges}.
  *

@@ -1,7 +1,7 @@
 package org.soaptestbed.servers;
 
 /**
- * The socket server threading models study (EXPERIMENTS.md §6; docs/servers.md).
+ * The socket server threading models study (docs/method.md, "Socket server models"; docs/servers.md).
  *
  * <pre>
  * servers.jar server --model thread|poller|pooled [--pool K] [--work none|cpu:US|wait:US]
