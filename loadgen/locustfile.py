@@ -1,7 +1,7 @@
 """Locust users for the testbed's request paths.
 
-One user class per cumulative path of the segment experiment (EXPERIMENTS.md §1); the first
-line of each class's docstring is what the web UI shows beside it:
+One user class per cumulative path of the segment experiment (docs/method.md, "The request path
+and its segments"); the first line of each class's docstring is what the web UI shows beside it:
 
     Seg1StaticPage      /seg/1  ① HAProxy + the front's Tomcat serve a static page
     Seg2Jsp             /seg/2  + a JSP renders the page

@@ -1,4 +1,4 @@
-"""IPC throughput (EXPERIMENTS.md §5): push a fixed amount of data from a client process to a
+"""IPC throughput (docs/method.md, "IPC throughput"): push a fixed amount of data from a client process to a
 server process in fixed-size messages over seven mechanisms, and time both processes.
 
 One measurement is one run of build/studies/ipc/tb-ipc: it makes the channel, starts the

@@ -1,4 +1,4 @@
-"""The RPC latency study (EXPERIMENTS.md §4, docs/rpc.md): what a call costs on TCP loopback,
+"""The RPC latency study (docs/method.md, "RPC latency by transport"; docs/rpc.md): what a call costs on TCP loopback,
 a Unix-domain socket and a user-level shared-memory channel, for ONC RPC and gSOAP, from the
 null call to a 4 KiB argument -- and the raw ping-pong on each transport as the floor.
 

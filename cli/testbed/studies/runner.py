@@ -1,5 +1,6 @@
 """Studies: experiments that measure programs of their own instead of the stack under Locust
-(EXPERIMENTS.md §3-§6: serialization, rpc, ipc, servers). They keep the experiment conventions:
+(docs/method.md: "Serialization cost", "RPC latency by transport", "IPC throughput", "Socket
+server models"). They keep the experiment conventions:
 a TOML file under loadgen/experiments/, `./testbed run NAME [--quick] [--repeat K]`, one folder
 results/<name>-<time>/ with the definition, raw samples, summary.json, plots and report.html,
 `./testbed report FOLDER` to regenerate, Ctrl-C keeps what finished.

@@ -1,5 +1,5 @@
-"""The serialization study (EXPERIMENTS.md §3, docs/serialization.md): what XML costs for
-arrays sent as SOAP parameters, with gSOAP's generated code (C++: build/studies/
+"""The serialization study (docs/method.md, "Serialization cost"; docs/serialization.md): what XML
+costs for arrays sent as SOAP parameters, with gSOAP's generated code (C++: build/studies/
 serialization/tb-serialization), the gSOAP service's tuned serializers (the same program,
 --serializers tuned: services/gsoap/custom) and Axis2/ADB's (Java: studies/serialization/
 target/serialization-study.jar, one JVM kept running in `serve` mode so the JIT stays warm).
@@ -53,7 +53,7 @@ PARAMS = {
     "repeat": 3,
     "seed": 1,
     "impls": list(IMPLS),
-    "raw_sizes": [1024, 1 << 20, 5 << 20, 9 << 20],          # §3: 1 KiB, 1 MiB, 5 MiB, 9 MiB
+    "raw_sizes": [1024, 1 << 20, 5 << 20, 9 << 20],          # the classic sizes (docs/method.md, "The classic figures")
     "types": list(ARRAY_OPS),
     "buffer_counts": [1000, 10000, 100000, 1000000],
     "float_counts": [10, 100, 1000, 10000, 100000, 500000],

@@ -1,4 +1,4 @@
-"""Socket server threading models (EXPERIMENTS.md §6; docs/servers.md): thread per connection,
+"""Socket server threading models (docs/method.md, "Socket server models"; docs/servers.md): thread per connection,
 one thread polling every socket, and a polling thread feeding a bounded worker pool, each
 answering N clients × M request/reply messages of L bytes (studies/servers, Java).
 
