@@ -22,6 +22,7 @@ import pytest
 
 from testbed import ROOT
 from testbed.observe import tracing
+from polling import until
 from stacks import RUN_DIR, make_stack_config
 
 pytestmark = [pytest.mark.stack, pytest.mark.own_stack]   # a stack with Zipkin of its own
@@ -120,15 +121,39 @@ def test_a_seg5_request_is_one_trace_through_every_tier(traced, backend):
         assert server["tags"]["soap.operation"] == "ping"
 
 
+def traces_since(base: str, since_ms: int) -> set[str]:
+    """The ids of every trace in Zipkin, of any service, that began at or after since_ms (epoch ms)."""
+    end = int(time.time() * 1000) + 60_000
+    return {t[0]["traceId"] for t in get_json(f"{base}/api/v2/traces?endTs={end}&lookback={end - since_ms}"
+                                              f"&limit=10000") if t}
+
+
+def seg5(st, traceparent: str | None) -> None:
+    headers = {"traceparent": traceparent} if traceparent else {}
+    req = urllib.request.Request(st.web_url() + "/seg/5?backend=gsoap&op=ping&n=0", headers=headers)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 200
+
+
 def test_an_unsampled_request_leaves_no_span(traced):
-    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
-    for flags in ("00", None):          # unsampled, and no traceparent at all
-        headers = {"traceparent": f"00-{trace_id}-00f067aa0ba902b7-{flags}"} if flags else {}
-        req = urllib.request.Request(traced.web_url() + "/seg/5?backend=gsoap&op=ping&n=0", headers=headers)
-        with urllib.request.urlopen(req, timeout=30) as r:
-            assert r.status == 200
-    time.sleep(3)          # every exporter runs once a second
-    assert tracing.trace(traced.tracing_url(), trace_id) == []
+    """Requests Locust did not sample (flags 00) or sent without a traceparent start no trace in
+    any tier: after them, the only new trace in Zipkin is that of a sampled request sent through
+    the same path behind them (found by the same look-up: what an unsampled one's would have been)."""
+    base = traced.tracing_url()
+    since = int(time.time() * 1000)
+    assert traces_since(base, since) == set()         # the module's earlier traces began before
+    seg5(traced, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00")   # unsampled
+    seg5(traced, None)                                                        # no traceparent at all
+    control = uuid.uuid4().hex
+    seg5(traced, f"00-{control}-00f067aa0ba902b7-01")
+    # every tier exports its spans in the order they end: once each tier's spans of the control
+    # are in Zipkin, any span of the requests before it would be there too
+    until("every tier's spans of the sampled request in Zipkin",
+          lambda: {"haproxy", "front", "clone", "gsoap"} <= {s["localEndpoint"]["serviceName"]
+                                                            for s in tracing.trace(base, control)}
+          and len([s for s in tracing.trace(base, control) if s["localEndpoint"]["serviceName"] == "haproxy"]) == 3,
+          timeout=60, interval=0.5)
+    assert traces_since(base, since) == {control}
 
 
 def relays(st) -> list[int]:
@@ -171,7 +196,7 @@ def test_a_reload_loses_no_haproxy_span_and_leaves_one_new_relay(traced):
     sender = threading.Thread(target=send_traced)
     sender.start()
     try:
-        time.sleep(0.5)
+        until("requests under way before the reload", lambda: len(sent) >= 3 or failed, timeout=60)
         traced.scale("gsoap", 2)          # a seamless reload: HAProxy starts a new relay, the old one hands over
         scaled.set()
         sender.join(60)
