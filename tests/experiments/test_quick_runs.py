@@ -13,8 +13,10 @@ import time
 
 import pytest
 
+from analysis.findings import HOLDS
 from experimentcheck import check_folder, threaddump_monitors
-from testbed.run import definition
+from verdicts import SHARED, by_key, rule, was_judged
+from testbed.experiment import definition
 from testbed.run.runner import Runner
 
 pytestmark = [pytest.mark.slow, pytest.mark.stack]
@@ -52,8 +54,16 @@ def test_segments_quick_run_writes_a_complete_folder_whose_numbers_agree(experim
     for k in range(2, 6):          # a number only where the law allows one, never negative
         t = segs[k]["throughput"]
         assert (t is None and segs[k]["reason"]) or t > 0
-    # the path through the SOAP call is the slowest, and it is decomposed
-    assert paths[5] < min(paths[k] for k in range(1, 5))
+    # the path through the SOAP call is the slowest, and segment 5 dominates -- where no path was
+    # measured while other programs took a share of the host; where one was, its finding says
+    # "not testable" with the cause (analysis/regime.py) and the maxima are not compared
+    found = by_key(summary)
+    judged = [was_judged(found[k], SHARED) for k in ("jsp_cheap", "segment3_measurable", "segment4_measurable",
+                                                    "segment5_dominates")]
+    if judged[-1]:
+        assert found["segment5_dominates"]["verdict"] == rule(paths[5] <= paths[4] / 2) == HOLDS, found
+    if all(judged):
+        assert paths[5] < min(paths[k] for k in range(1, 5)), paths
     assert segs[5]["throughput"] is not None
     assert (folder / "runs" / "axis-path5-r0" / "threaddump-clone-1.txt").is_file()
 
@@ -137,21 +147,20 @@ def test_calibration_quick_run_compares_derived_with_configured_demands(experime
     # derived from measurements: near, where the paths had the host; beside the other workers'
     # runs (ci32: path 1 at 333/s [111-556] with other programs at 82 % of the host, T(2) +32 %)
     # the finding says it is not testable here, with the cause
-    found = {f["key"]: f for f in summary["findings"]}
-    if found["calibration_serial"]["verdict"] == "not testable on this host":
-        assert "other programs used" in found["calibration_serial"]["why"]
-    else:
+    found = by_key(summary)
+    if was_judged(found["calibration_serial"], SHARED):
         for k in (2, 3):
             assert serial[k]["derived"] == pytest.approx(serial[k]["expected"], rel=0.25)
+        errors = [g["error"] for g in series["serial"]["segments"] if g.get("expected") is not None
+                  and g["segment"] > 1 and g.get("error") is not None]
+        assert found["calibration_serial"]["verdict"] == rule(max(abs(e) for e in errors) <= 0.15)
     # different resources: the bottleneck law, not the serial sum, predicts path 5 -- where the
     # runs had the host to themselves; beside the other workers' runs on two cores (a CI
     # rehearsal: other programs at 48-79 % of the host at the plateaus, path 5 between the laws)
     # the finding says it is not testable here, with the cause, never "does not hold"
     parallel = found["calibration_parallel"]
-    if parallel["verdict"] == "not testable on this host":
-        assert "other programs used" in parallel["why"]
-    else:
-        assert series["parallel"]["matched"] == "bottleneck", parallel
+    if was_judged(parallel, SHARED):
+        assert parallel["verdict"] == HOLDS and series["parallel"]["matched"] == "bottleneck", parallel
         p5 = next(p for p in series["parallel"]["paths"] if p["path"] == 5)
         assert abs(p5["bottleneck_error"]) < abs(p5["serial_error"])
     meta = json.loads((folder / "runs" / "parallel-path5-r0" / "run.json").read_text())

@@ -21,6 +21,7 @@ from testbed import ROOT
 from testbed.studies import runner as study
 from testbed.run.progress import Progress
 from testbed.studies import ipc, ipc_objects
+from verdicts import assert_verdicts, by_key, rule
 
 TOML = ROOT / "loadgen" / "experiments" / "ipc.toml"
 
@@ -130,8 +131,35 @@ def test_invalid_runs_never_enter_a_median_and_missing_points_are_not_measured()
 
 # ---- end to end -------------------------------------------------------------------------------------
 
+def expected_verdicts(rows: list[dict]) -> dict[str, str]:
+    """Each finding's verdict by its rule (analysis/studies/ipc.py), recomputed here from
+    summary.json's rows: every one rests on times measured on this host, so the verdict is
+    whatever they give, but it must be the one they give."""
+    real = {(r["mechanism"], r["size"]): r["real"]["median"] for r in rows}
+    rate = {(r["mechanism"], r["size"]): r["messages_per_s"]["median"] for r in rows}
+    gap = {s: real["unix-stream", s] / ((real["fifo", s] + real["sysv-mq", s]) / 2) for s in (71, 512)}
+    return {
+        "fifo-equals-queue": rule(all(max(real["fifo", s], real["sysv-mq", s]) / min(real["fifo", s], real["sysv-mq", s])
+                                      <= 1.25 for s in (71, 512))),
+        "socket-slower": rule(real["unix-stream", 71] / max(real["fifo", 71], real["sysv-mq", 71]) >= 1.10),
+        "gap-narrows": rule(gap[71] > 1 and gap[512] <= gap[71] - 0.05),
+        "rate-floor": rule(min(v for (_, s), v in rate.items() if s in (71, 512) and v is not None)
+                           >= 240_000 * 0.95),
+    }
+
+
 def _ours(pid: int) -> list[str]:
     return ipc_objects.leftovers(ipc_objects.names(pid))
+
+
+@pytest.mark.parametrize("times", [CLASSIC, {**CLASSIC, ("sysv-mq", 71): [4.0, 4.1, 4.2]},
+                                   {**CLASSIC, ("unix-stream", 71): [3.0, 3.1, 3.2]},
+                                   {**CLASSIC, ("unix-stream", 512): [1.0, 1.0, 1.0]},
+                                   {**CLASSIC, ("unix-stream", 71): [7.0, 7.1, 7.2]}])
+def test_the_end_to_end_check_recomputes_each_verdict_as_the_analysis_gives_it(times):
+    samples = [_sample(m, s, t, i) for (m, s), ts in times.items() for i, t in enumerate(ts)]
+    summary = aipc.summarize(_experiment(), samples)
+    assert expected_verdicts(summary["rows"]) == {k: f["verdict"] for k, f in by_key(summary).items()}
 
 
 @pytest.mark.slow
@@ -146,7 +174,7 @@ def test_a_quick_run_yields_a_complete_folder_and_leaves_nothing(tmp_path):
     assert set(exp["environment"]["limits"]) == set(ipc.MECHANISMS)
     summary = json.loads((folder / "summary.json").read_text())
     assert [f["key"] for f in summary["findings"]] == ["fifo-equals-queue", "socket-slower", "gap-narrows", "rate-floor"]
-    assert all(f["verdict"] in (HOLDS, DOES_NOT_HOLD) for f in summary["findings"])
+    assert_verdicts(by_key(summary), expected_verdicts(summary["rows"]))
     assert summary["lost"] == [] and summary["left_behind"] == []
     html = (folder / "report.html").read_text()
     for anchor in ('id="findings"', 'id="ipc-main"', 'id="ipc-sweep"', 'id="ipc-choice"', 'id="ipc-limits"',
