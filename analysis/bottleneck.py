@@ -18,7 +18,7 @@ Rule (stated in the report):
    only when the stack is not pinned: pinned, the stack's cores decide).
 A thread dump, when present, adds the count of BLOCKED threads and the monitor class they wait on.
 Steps 2-3 are judge(), which the Locust web UI's Testbed tab also applies to the running load
-(cli/testbed/observe/live.py: its waits come from the client tier's lock gauge, not a thread dump).
+(cli/testbed/live/view.py: its waits come from the client tier's lock gauge, not a thread dump).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The "Testbed" tab of the Locust web UI: every replica of every tier while the load runs --
 its state in HAProxy, CPU (of a core, of its quota), requests/s and response time as HAProxy
 sees them, sessions, queue, the client lock's waiters -- the host's and the load generator's
-CPU, and the bottleneck hint (cli/testbed/observe/live.py gathers them; analysis/bottleneck.py judges).
+CPU, and the bottleneck hint (cli/testbed/live/view.py gathers them; analysis/bottleneck.py judges).
 
 Built on Locust's own extension points for its web UI (no fork of the UI): the tab and its
 table are `extended_tabs` / `extended_tables` of the page's template arguments, and its rows
@@ -31,11 +31,11 @@ COLUMNS = [("replica", "Replica"), ("state", "HAProxy"), ("cpu", "CPU (of a core
 
 
 def _source():
-    from testbed.observe.live import ContainerSource, LocalSource
+    from testbed.live.view import ContainerSource, LocalSource
     if os.environ.get("TESTBED_STATE_DIR"):
         return LocalSource(os.environ["TESTBED_STATE_DIR"])
     if os.environ.get("TESTBED_STATS_URL"):
-        from testbed.stack.config import StackConfig
+        from testbed.config import StackConfig
         knobs = {k: os.environ[k] for k in ("UI_USER", "UI_PASSWORD") if os.environ.get(k)}
         return ContainerSource(os.environ["TESTBED_STATS_URL"], StackConfig(knobs=knobs).ui_headers())
     return None
@@ -96,7 +96,7 @@ def _testbed_tab(environment, web_ui=None, **_kwargs):
         return
     from flask import jsonify, request
 
-    from testbed.observe.live import LiveView
+    from testbed.live.view import LiveView
     view = LiveView(source, lambda: _locust_figures(environment))
 
     def current() -> dict:

@@ -132,7 +132,7 @@ def axis_server():
 def stack():
     """The whole request path behind HAProxy: front, clone (singleton), axis, gsoap ×1.
     Tests that change it (scale, client mode, a killed replica) put it back as it was."""
-    from testbed.stack.local import LocalStack as Stack
+    from testbed.stacks.local import LocalStack as Stack
     st = Stack(make_stack_config("stack"), log=lambda *a: None)
     if st.running():
         st.down()

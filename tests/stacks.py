@@ -124,7 +124,7 @@ def replica_port_base() -> int:
 
 def _new_slot(bases) -> int | None:
     """A slot no process of the machine holds, every port of it free now; taken (locked)."""
-    from testbed.stack import ports as portplan
+    from testbed.stacks import ports as portplan
     for base in bases:
         if base in _bases_taken:
             continue
@@ -141,7 +141,7 @@ def _new_slot(bases) -> int | None:
 def _own_slot_again() -> int | None:
     """One of this process's own slots whose stack is gone (every port free again), the one
     taken longest ago first; it becomes the most recently taken."""
-    from testbed.stack import ports as portplan
+    from testbed.stacks import ports as portplan
     for base in list(_bases_taken):
         if all(procs.port_free(p) for p in portplan.stack_ports(base)):
             _bases_taken[base] = _bases_taken.pop(base)
@@ -152,8 +152,8 @@ def _own_slot_again() -> int | None:
 def make_stack_config(name: str, knobs: dict[str, str] | None = None):
     """A private stack: free entry ports, its own state dir, and a replica port range of its
     own (replica_port_base) so stacks never collide with each other or with a user's stack."""
-    from testbed.stack import ports as portplan
-    from testbed.stack.config import StackConfig, knobs as env_knobs
+    from testbed.stacks import ports as portplan
+    from testbed.config import StackConfig, knobs as env_knobs
     base = replica_port_base()
     merged = {**env_knobs(), **TEST_KNOBS, **(knobs or {})}
     return portplan.with_free_entry_ports(StackConfig(bind="127.0.0.1"), base, RUN_DIR / name, merged)

@@ -1,4 +1,4 @@
-"""A multi-node Swarm (cli/testbed/swarm/cluster.py, placement.py, swarm.py, swarmtasks.py): the parts
+"""A multi-node Swarm (cli/testbed/stacks/cluster.py, placement.py, swarm.py, swarmtasks.py): the parts
 that need no cluster — placement as an experiment key and a CLI flag, the node field of status
 rows, the cgroup files of a node's containers, node fault targets, and what `cluster down`
 removes. The live check is tests/docker/check_cluster.py (CI)."""
@@ -12,16 +12,16 @@ import pytest
 import yaml
 
 from testbed.cpu import cgroup
-from testbed.swarm import cluster
+from testbed.stacks import cluster
 from testbed.faults import spec as faults
 from testbed.swarm import placement
-from testbed.stack import interface as stack
-from testbed.swarm import tasks as swarmtasks
-from testbed.stack.config import StackConfig
+from testbed import stack
+from testbed.stacks import swarm_tasks as swarmtasks
+from testbed.config import StackConfig
 from testbed.swarm.nodes import Cluster, Node
-from testbed.run import definition
-from testbed.run.plan import DefinitionError
-from testbed.swarm.stack import SwarmStack
+from testbed.experiment import definition
+from testbed.experiment.plan import DefinitionError
+from testbed.stacks.swarm import SwarmStack
 
 DATA = Path(__file__).parent / "docker" / "data"
 NODES = ["node-1", "node-2", "node-3", "node-4"]
@@ -143,7 +143,7 @@ def test_a_node_is_a_fault_target_for_kill_and_pause_but_not_slow():
 
 
 def test_node_faults_are_refused_on_a_stack_without_nodes(tmp_path):
-    from testbed.stack.compose import ComposeStack
+    from testbed.stacks.compose import ComposeStack
     cfg = StackConfig.load()
     cfg.state_dir = tmp_path
     with pytest.raises(stack.StackError, match="cluster made by ./testbed cluster up"):
@@ -322,7 +322,7 @@ def _seg5_server(fail_first: int):
 
 
 def test_swarm_up_waits_until_seg5_answers_through_haproxy_for_each_backend():
-    from testbed.swarm.stack import wait_served
+    from testbed.stacks.swarm import wait_served
     server, seen = _seg5_server(fail_first=2)
     lines: list[str] = []
     try:
@@ -334,7 +334,7 @@ def test_swarm_up_waits_until_seg5_answers_through_haproxy_for_each_backend():
 
 
 def test_swarm_up_names_the_reason_when_seg5_never_answers():
-    from testbed.swarm.stack import wait_served
+    from testbed.stacks.swarm import wait_served
     server, seen = _seg5_server(fail_first=10**6)
     try:
         with pytest.raises(stack.StackError) as e:

@@ -23,7 +23,7 @@ from stacks import RUN_DIR, make_stack_config
 from testbed import ROOT, tiers
 from testbed.cpu import quotas
 from testbed.cpu.clock import process_seconds
-from testbed.stack.local import LocalStack
+from testbed.stacks.local import LocalStack
 from testbed.cpu.quotas import QuotaError, Quotas
 
 CALLS, CPU_US, CONNECTIONS = 60, 20_000, 4

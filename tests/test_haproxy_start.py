@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.stack, pytest.mark.own_stack]    # a stack of its own,
 
 
 def test_a_normal_start_leaves_no_down_transition_and_no_alert():
-    from testbed.stack.local import LocalStack
+    from testbed.stacks.local import LocalStack
     st = LocalStack(make_stack_config("haproxy-start"), log=lambda *a: None)
     if st.running():
         st.down()

@@ -57,7 +57,7 @@ def direct_services():
 def hostile_stack():
     """HAProxy with one axis and one gsoap replica, the same limits, private ports."""
     from stacks import make_stack_config
-    from testbed.stack.local import LocalStack
+    from testbed.stacks.local import LocalStack
     knobs = {f"{s}_{k}": v for s in ("AXIS", "GSOAP") for k, v in LIMITS.items()}
     st = LocalStack(make_stack_config("hostile", knobs), log=lambda *a: None)
     if st.running():

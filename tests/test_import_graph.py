@@ -1,8 +1,8 @@
 """No import circle among the Python packages (cli/testbed, analysis, loadgen): every import a
 module writes — at the top, inside a function, under TYPE_CHECKING — read with `ast`, and the
 graph's strongly connected components must all be single files. An interface imports none of
-its implementations (testbed.stack.interface vs the local, compose and Swarm stacks; the factory
-is testbed.stack.factory).
+its implementations (testbed.stack vs the local, compose and Swarm stacks; the factory
+is testbed.stacks.factory).
 Imports by name at run time (importlib.import_module) are not seen, as by any reader."""
 from __future__ import annotations
 
@@ -52,10 +52,20 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     return found
 
 
-def circles(packages: dict[str, Path]) -> list[list[str]]:
-    """Every strongly connected component of more than one module (Tarjan), sorted."""
+def circles(packages: dict[str, Path], group=None) -> list[list[str]]:
+    """Every strongly connected component of more than one module (Tarjan), sorted; with group
+    (module name -> the name of its group), of more than one group."""
     known = modules(packages)
-    graph = {m: sorted(imports(m, f, known)) for m, f in known.items()}
+    graph: dict[str, set[str]] = {}
+    for m, f in known.items():
+        src = group(m) if group else m
+        graph.setdefault(src, set())
+        for t in imports(m, f, known):
+            dst = group(t) if group else t
+            graph.setdefault(dst, set())
+            if dst != src:
+                graph[src].add(dst)
+    graph = {m: sorted(ts) for m, ts in graph.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -95,13 +105,24 @@ def test_cli_analysis_and_loadgen_have_no_import_circle():
         " <-> ".join(c) for c in found)
 
 
+def top_group(name: str) -> str:
+    """A module's group one level below its package: its subpackage, or itself at the top."""
+    return ".".join(name.split(".")[:2])
+
+
+def test_no_two_groups_of_a_package_import_each_other():
+    found = circles(PACKAGES, group=top_group)
+    assert found == [], "groups that import one another (their modules may still form no circle): " + "; ".join(
+        " <-> ".join(c) for c in found)
+
+
 def test_the_check_reads_every_package_and_the_stack_factory():
     known = modules(PACKAGES)
-    implementations = {"testbed.stack.local", "testbed.stack.compose", "testbed.swarm.stack"}
-    graph_of_factory = imports("testbed.stack.factory", known["testbed.stack.factory"], known)
-    assert {"testbed.stack.interface"} | implementations <= graph_of_factory
-    assert imports("testbed.stack.interface", known["testbed.stack.interface"], known).isdisjoint(
-        implementations | {"testbed.stack.factory"})
+    implementations = {"testbed.stacks.local", "testbed.stacks.compose", "testbed.stacks.swarm"}
+    graph_of_factory = imports("testbed.stacks.factory", known["testbed.stacks.factory"], known)
+    assert {"testbed.stack"} | implementations <= graph_of_factory
+    assert imports("testbed.stack", known["testbed.stack"], known).isdisjoint(
+        implementations | {"testbed.stacks.factory"})
     assert {"analysis.report", "loadgen.shapes", "testbed.run.record.sampler"} <= set(known)
 
 
@@ -116,3 +137,8 @@ def test_a_circle_through_a_function_level_or_relative_import_is_found(tmp_path)
     assert circles({"pkg": pkg}) == [["pkg.iface", "pkg.sub.impl"]]
     (pkg / "iface.py").write_text("def pick():\n    return None\n")
     assert circles({"pkg": pkg}) == []
+    # no circle of modules, but the group pkg.sub imports pkg.iface, which imports pkg.sub.other
+    (pkg / "sub" / "other.py").write_text("")
+    (pkg / "iface.py").write_text("from pkg.sub import other\n")
+    assert circles({"pkg": pkg}) == []
+    assert circles({"pkg": pkg}, group=top_group) == [["pkg.iface", "pkg.sub"]]

@@ -10,6 +10,7 @@ import pytest
 import requests
 
 from clients import expected
+from polling import until
 from testbed import contract
 
 pytestmark = pytest.mark.stack
@@ -106,7 +107,7 @@ def test_scaling_clones_during_load_fails_no_request_and_uses_every_clone(stack)
     marks = {}
     with ThreadPoolExecutor(1) as ex:
         load = ex.submit(_stream, stack, 120, lambda: bool(done), seen, failures)
-        time.sleep(1)
+        until("requests answered before the scaling", lambda: seen or failures)
         stack.scale("clone", 3)
         three = _clone_pids(stack)
         marks["three"] = time.monotonic()
@@ -116,7 +117,8 @@ def test_scaling_clones_during_load_fails_no_request_and_uses_every_clone(stack)
         marks["reached"] = {p for t, p in seen if t > marks["three"]}
         stack.scale("clone", 1)
         marks["one"] = time.monotonic()
-        time.sleep(2)
+        until("requests answered after the scaling down", lambda: [p for t, p in seen if t > marks["one"] + 0.5]
+              or failures)
         done.append(True)
         load.result()
     assert failures == []
@@ -183,7 +185,7 @@ def test_a_killed_clone_is_marked_down_and_seg5_keeps_answering(stack):
         seen, failures, done = [], [], []
         with ThreadPoolExecutor(1) as ex:
             load = ex.submit(_stream, stack, 60, lambda: bool(done), seen, failures)
-            time.sleep(1)
+            until("requests answered before the kill", lambda: seen or failures)
             os.kill(victim["pid"], signal.SIGKILL)
             killed = time.monotonic()
             deadline = killed + 15
@@ -191,7 +193,7 @@ def test_a_killed_clone_is_marked_down_and_seg5_keeps_answering(stack):
                     stack.runtime.servers("clone")["clone2"]["status"] != "DOWN":
                 time.sleep(0.2)
             state = stack.runtime.servers("clone")["clone2"]["status"]
-            time.sleep(2)
+            until("requests answered after the kill", lambda: [p for t, p in seen if t > killed + 0.5] or failures)
             done.append(True)
             load.result()
         assert state == "DOWN"
@@ -203,7 +205,7 @@ def test_a_killed_clone_is_marked_down_and_seg5_keeps_answering(stack):
 
 
 def test_entry_points_shown_are_those_running_and_an_empty_tier_says_how_to_fill_it(stack, capsys):
-    from testbed.stack import verbs as stack_verbs
+    from testbed.stacks import verbs as stack_verbs
     shown = stack.entry_points()
     off = ("locust", "prometheus", "zipkin")       # the test stack runs without the Locust UI, monitoring, tracing
     assert not set(off) & set(shown)

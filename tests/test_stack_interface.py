@@ -1,4 +1,4 @@
-"""One Stack interface, two implementations (cli/testbed/stack/interface.py): the parts that need no
+"""One Stack interface, two implementations (cli/testbed/stack.py): the parts that need no
 running stack and no Docker engine. The live checks: tests/experiments (local) and
 tests/docker/check_stack.py (containers, CI)."""
 from __future__ import annotations
@@ -9,12 +9,12 @@ import os
 import pytest
 
 from testbed.cpu import cgroup
-from testbed.stack import compose as docker
-from testbed.stack import dockercli
-from testbed.stack import local
-from testbed.stack import interface as stack
-from testbed.stack import factory as stacks
-from testbed.stack.config import StackConfig
+from testbed.stacks import compose as docker
+from testbed.stacks import dockercli
+from testbed.stacks import local
+from testbed import stack
+from testbed.stacks import factory as stacks
+from testbed.config import StackConfig
 from testbed.run import reconfigure
 
 

@@ -68,7 +68,7 @@ def test_when_every_slot_was_taken_a_slot_of_this_process_whose_stack_is_gone_is
     one of its own slots again once every port of it is free, the one taken longest ago first."""
     import socket
     import stacks
-    from testbed.stack import ports as portplan
+    from testbed.stacks import ports as portplan
     monkeypatch.setattr(stacks, "SLOT_LOCKS", tmp_path)
     monkeypatch.setattr(stacks, "_bases_taken", {})
     monkeypatch.setenv("TESTBED_TEST_PORT_BASE", "62000")   # above the ephemeral range
@@ -97,7 +97,7 @@ def test_a_process_with_its_share_of_slots_takes_its_own_again_before_a_new_one(
     import socket
     from contextlib import ExitStack
     import stacks
-    from testbed.stack import ports as portplan
+    from testbed.stacks import ports as portplan
     monkeypatch.setattr(stacks, "SLOT_LOCKS", tmp_path)
     monkeypatch.setattr(stacks, "_bases_taken", {})
     monkeypatch.setenv("TESTBED_TEST_PORT_BASE", "62000")

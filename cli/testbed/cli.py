@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from testbed.stack import verbs as stack_verbs
+from testbed.stacks import verbs as stack_verbs
 
 VERB_GROUPS = (                       # `./testbed --help` lists the verbs by what they do
     ("the stack", ("up", "status", "scale", "logs", "fault", "down", "cluster")),
@@ -43,7 +43,7 @@ def cmd_fault(args) -> int:
 
 
 def cmd_cluster(args) -> int:
-    from testbed.swarm import cluster
+    from testbed.stacks import cluster
     return cluster.command(args)
 
 
@@ -66,7 +66,7 @@ def cmd_bench(args) -> int:
 
 def cmd_run(args) -> int:
     from testbed import prereqs
-    from testbed.run import command
+    from testbed import runcmd as command
     prereqs.ensure()
     return command.main(args)
 
@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "quota, joined into one Swarm, with a private registry on the manager holding "
                                    "the stack's images; down: remove every node, network and volume; status: "
                                    "the nodes and the tasks on each (docs/docker.md, 'A cluster on one machine')")
-    from testbed.swarm.cluster import add_arguments as cluster_arguments
+    from testbed.stacks.cluster import add_arguments as cluster_arguments
     cluster_arguments(s)
     s.set_defaults(func=cmd_cluster)
 
@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Drive an experiment of loadgen/experiments/ against the local stack "
                                    "(started if down) and write results/<name>-<time>/ with a report. "
                                    "docs/experiments.md says what each measures and how to edit one.")
-    from testbed.run.command import add_arguments
+    from testbed.runcmd import add_arguments
     add_arguments(s)
     s.set_defaults(func=cmd_run)
 

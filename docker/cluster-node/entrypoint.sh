@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A cluster node's start: make the cgroup hierarchies writable for the node's own engine, start
-# the private registry on the manager, then run dockerd in the foreground (cli/testbed/swarm/cluster.py).
+# the private registry on the manager, then run dockerd in the foreground (cli/testbed/stacks/cluster.py).
 #
 #   NODE_ROLE=manager|worker     the manager also runs the registry (port 5000)
 #   REGISTRY=node-1:5000         where every node's engine pulls the stack's images (plain HTTP:

@@ -189,7 +189,7 @@ def test_cli_target_names_the_smallest_configuration_and_its_users(folder, tmp_p
     assert t["reached"] and t["max_throughput"] >= 120
     assert t["users"] == pytest.approx(t["critical_users"] + t["max_throughput"] * 30)
     # the experiment that checks it: the baseline beside the configuration named
-    from testbed.run.definition import load as load_definition
+    from testbed.experiment.definition import load as load_definition
     runs = load_definition(toml).runs
     assert [r.client_mode for r in runs] == ["singleton", t["config"]["client_mode"]]
     assert runs[1].tiers["clone"] == t["config"]["clones"] and t["critical_users"] in runs[1].load.users

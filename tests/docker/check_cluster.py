@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT / "cli"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from check_stack import CheckFailed, Stack, log  # noqa: E402
-from testbed.swarm import cluster  # noqa: E402
-from testbed.stack.config import StackConfig  # noqa: E402
+from testbed.stacks import cluster  # noqa: E402
+from testbed.config import StackConfig  # noqa: E402
 
 
 def run(argv: list[str], timeout: float, check: bool = True) -> subprocess.CompletedProcess:

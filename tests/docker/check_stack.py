@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "cli"))
 
-from testbed.stack.config import read_env_file  # noqa: E402
+from testbed.config import read_env_file  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaledown import scale_down_round  # noqa: E402

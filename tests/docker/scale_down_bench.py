@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE))
 
 from check_stack import PORT_KNOBS, Stack  # noqa: E402
 from scaledown import TIER_PATHS, WAYS, scale_down_round  # noqa: E402
-from testbed.stack.config import StackConfig  # noqa: E402
+from testbed.config import StackConfig  # noqa: E402
 
 
 def main() -> int:

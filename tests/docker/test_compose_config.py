@@ -14,7 +14,7 @@ import pytest
 from testbed import ROOT, tiers
 from testbed.haproxy import config as haproxy
 from testbed.observe import tracing
-from testbed.stack.config import read_env_file
+from testbed.config import read_env_file
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install pyyaml); "
                                           "these checks read docker-compose.yml with it")
@@ -376,7 +376,7 @@ IMAGE_ENTRIES = {
                 "testbed.haproxy.spans",                    # the span relay's `program` (tracing on)
                 "testbed.haproxy.runtime"],                 # ComposeStack's `docker compose exec ... python3 -c`
     "prometheus": ["services/prometheus/entrypoint.py",    # renders Prometheus' configuration
-                   "testbed.observe.exporter"],             # the cpu-exporter service's command
+                   "testbed.live.exporter"],             # the cpu-exporter service's command
     "locust-master": ["loadgen/locustfile.py", "loadgen/shapes.py", "loadgen/testbed_tab.py",
                       "loadgen/trace_context.py"],          # Locust's -f files
 }
@@ -425,4 +425,4 @@ def test_an_image_copies_exactly_the_python_it_runs(service):
     needed = _python_closure(IMAGE_ENTRIES[service])
     assert needed - copied == set(), f"{service}: imported but not copied: {sorted(map(str, needed - copied))}"
     assert copied - needed == set(), f"{service}: copied but never imported: {sorted(map(str, copied - needed))}"
-    assert ROOT / "cli" / "testbed" / "stack" / "interface.py" in needed   # reached through imports of imports
+    assert ROOT / "cli" / "testbed" / "stack.py" in needed          # reached through imports of imports

@@ -1,9 +1,9 @@
-"""Scaling a containerized tier down (cli/testbed/stack/compose.py cmd_scale): the replicas compose
+"""Scaling a containerized tier down (cli/testbed/stacks/compose.py cmd_scale): the replicas compose
 will remove are found and their HAProxy slots drained first. The pure parts, checked
 here; the whole of it on a real engine in tests/docker/check_stack.py (CI)."""
 from __future__ import annotations
 
-from testbed.stack import compose as docker
+from testbed.stacks import compose as docker
 
 
 def _row(backend: str, slot: str, addr: str, status: str = "UP") -> dict[str, str]:

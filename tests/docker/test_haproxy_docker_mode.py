@@ -11,7 +11,7 @@ import pytest
 
 from testbed import ROOT, tiers
 from testbed.haproxy import config as haproxy
-from testbed.stack.config import StackConfig, read_env_file
+from testbed.config import StackConfig, read_env_file
 
 KNOBS = {**read_env_file(ROOT / ".env"), "PUBLISHED_ON": "127.0.0.1"}   # compose, published on loopback
 

@@ -18,8 +18,8 @@ def experiment_stack():
     project on free ports; needs a Docker engine and the images, CI's container section)."""
     from stacks import make_stack_config             # tests/stacks.py
     from testbed import tiers
-    from testbed.stack.compose import ComposeStack
-    from testbed.stack.local import LocalStack
+    from testbed.stacks.compose import ComposeStack
+    from testbed.stacks.local import LocalStack
     docker = os.environ.get("TESTBED_STACK_MODE", "local") == "docker"
     cfg = make_stack_config("experiments-docker" if docker else "experiments")
     if docker:

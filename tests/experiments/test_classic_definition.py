@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from testbed.run import definition
-from testbed.run.definition import DefinitionError
+from testbed.experiment import definition
+from testbed.experiment.definition import DefinitionError
 from testbed.run.locustrun import master_argv
 from testbed.run.runner import Runner
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.classic import PUBLISHED
-from testbed.run import definition
+from testbed.experiment import definition
 from testbed.fit import profile
 from testbed.fit import rewrite
 from testbed.fit.profile import Measured, design

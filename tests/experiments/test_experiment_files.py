@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from testbed.run import definition
-from testbed.run.definition import DefinitionError
+from testbed.experiment import definition
+from testbed.experiment.definition import DefinitionError
 from testbed.run.runner import Runner
 
 SHIPPED = ("segments", "clones", "calibration")

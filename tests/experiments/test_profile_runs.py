@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from analysis.classic import PUBLISHED
-from testbed.run import definition
+from testbed.experiment import definition
 from testbed.fit import profile
 from testbed.fit import rewrite
 from testbed.fit.probes import REQUEST_PROBE_PRIME_S, cost_probe_specs, profile_probe_specs

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis.classic import PUBLISHED
-from testbed.run import definition
+from testbed.experiment import definition
 from testbed.fit import profile
 from testbed.fit import rewrite
 from testbed.fit import tohost

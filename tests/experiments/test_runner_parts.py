@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from testbed.run import definition, reconfigure, results
+from testbed.run import reconfigure, results
+from testbed.experiment import definition
 from testbed.run.record import threaddumps
 from testbed.run.locustrun import master_argv, worker_argv
 from testbed.run.progress import latest_history, line
@@ -184,7 +185,7 @@ def test_sigterm_ends_a_run_like_ctrl_c_even_when_sigint_is_ignored(tmp_path):
     # SIGTERM of `kill` or of a CI timeout must still end it as Ctrl-C does, with its cleanup
     code = ("import signal, sys, time\n"
             "sys.path.insert(0, sys.argv[1])\n"
-            "from testbed.run.command import _sigterm_as_ctrl_c\n"
+            "from testbed.runcmd import _sigterm_as_ctrl_c\n"
             "_sigterm_as_ctrl_c()\n"
             "try:\n"
             "    print('ready', flush=True)\n"

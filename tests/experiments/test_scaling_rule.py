@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from analysis.steps import LOADGEN_SATURATED, StepSample
-from testbed.run import definition
+from testbed.experiment import definition
 from testbed.fit import rewrite
 from testbed.fit import scaling
-from testbed.run.definition import DefinitionError
-from testbed.fit.scaling import Capacity, Costs, LockedRun, ScaleSettings, choose_wait
+from testbed.experiment.definition import DefinitionError
+from testbed.fit.scaling import Capacity, Costs, LockedRun, choose_wait
+from testbed.experiment.scale import ScaleSettings
 
 # 2 ms of CPU per /seg/5 request over the whole stack and Locust (about this 2-core host's figure)
 COSTS = Costs({"front": 0.0006, "clone": 0.0004, "axis": 0.0004, "haproxy": 0.0002, "loadgen": 0.0004},

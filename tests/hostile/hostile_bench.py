@@ -68,7 +68,7 @@ def ping_ok(t: inputs.Target) -> bool:
 def start_processes(env: dict[str, str]):
     """(direct servers by service, the stack): every process on loopback."""
     from stacks import make_stack_config, start_tier
-    from testbed.stack.local import LocalStack
+    from testbed.stacks.local import LocalStack
     direct = {"gsoap": start_tier("gsoap", "bench-gsoap", "/gsoap", {"GSOAP_SERVER_MODEL": "pool", **env}),
               "axis": start_tier("axis", "bench-axis", "/axis", env)}
     knobs = {f"{s.upper()}_{k}": v for s in SERVICES for k, v in env.items()}

@@ -16,8 +16,8 @@ import requests
 
 from stacks import RUN_DIR
 from testbed import procs
-from testbed.stack import locust_ui
-from testbed.stack.config import StackConfig
+from testbed.stacks import locust_ui
+from testbed.config import StackConfig
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -11,7 +11,7 @@ import pytest
 
 from testbed.cpu.containers import ContainerScan, cgroup_dirs, parse_name
 from testbed.cpu.clock import CpuClock, process_seconds, quota_cores
-from testbed.stack.interface import CpuTarget
+from testbed.stack import CpuTarget
 
 ID_A, ID_B = "a" * 64, "b" * 64
 
@@ -101,12 +101,12 @@ def test_a_process_trees_counter_never_falls_when_a_child_exits():
 
 def test_the_testbed_tab_loads_with_the_locust_images_packages_only():
     """The Locust image has Locust (and psutil) but not numpy or scipy, which the analysis'
-    statistics use: the tab's code (loadgen/testbed_tab.py -> testbed.observe.live -> analysis.bottleneck,
+    statistics use: the tab's code (loadgen/testbed_tab.py -> testbed.live.view -> analysis.bottleneck,
     analysis.steps) must load without them (docs/docker.md).
     Checked failing with analysis/steps.py importing analysis.stats at the top."""
     from testbed import ROOT
     code = ("import sys; sys.modules['numpy'] = sys.modules['scipy'] = None\n"
-            "import testbed.observe.live, testbed_tab\n"
+            "import testbed.live.view, testbed_tab\n"
             "from analysis.steps import StepSample\n"
             "print(StepSample.__name__)")
     env = {"PYTHONPATH": f"{ROOT / 'cli'}:{ROOT}:{ROOT / 'loadgen'}", "PATH": "/usr/bin:/bin"}

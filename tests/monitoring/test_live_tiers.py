@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from testbed.stack import locust_ui
+from testbed.stacks import locust_ui
 from testbed.observe import monitoring
 from stacks import RUN_DIR, make_stack_config
 
@@ -38,7 +38,7 @@ def until(what: str, predicate, timeout: float = 90, interval: float = 1.0):
 
 @pytest.fixture(scope="module")
 def live():
-    from testbed.stack.local import LocalStack
+    from testbed.stacks.local import LocalStack
     st = LocalStack(make_stack_config("live-tiers", {"LOCUST_WORKERS": "1", "MONITORING_SCRAPE_INTERVAL": "2s"}),
                     log=lambda *a: None)
     if st.running():

@@ -130,7 +130,7 @@ def test_gsoap_serves_lint_free_request_counts_and_time_histograms(loaded):
 
 def test_cpu_exporter_serves_lint_free_cpu_of_every_replica_and_the_host(loaded):
     port = procs.free_port()
-    proc = procs.start("cpu-exporter-test", [sys.executable, "-m", "testbed.observe.exporter", "--source", "local",
+    proc = procs.start("cpu-exporter-test", [sys.executable, "-m", "testbed.live.exporter", "--source", "local",
                                              "--port", str(port)], RUN_DIR / "cpu-exporter-test.log",
                        env={"TESTBED_STATE_DIR": str(loaded.cfg.state_dir), **{k: str(v) for k, v in
                             loaded.cfg.entry_ports().items()}}, port=port, cwd=tiers.ROOT)

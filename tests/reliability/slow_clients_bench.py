@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "cli"))
 sys.path.insert(0, str(HERE))
 
 from slowclient import slow_connection  # noqa: E402
-from testbed.stack.config import StackConfig  # noqa: E402
+from testbed.config import StackConfig  # noqa: E402
 
 
 def latencies(url: str, n: int) -> list[float]:

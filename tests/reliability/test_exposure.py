@@ -12,7 +12,7 @@ import pytest
 
 from stacks import make_stack_config
 from testbed.haproxy import config as haproxy
-from testbed.stack.local import LocalStack
+from testbed.stacks.local import LocalStack
 
 pytestmark = [pytest.mark.stack, pytest.mark.own_stack]    # stacks of its own, one per UI setting
 

@@ -10,7 +10,7 @@ import pytest
 from analysis import faults as afaults
 from analysis.locust_csv import History, HistoryRow
 from testbed.faults import spec as faults
-from testbed.run import definition
+from testbed.experiment import definition
 from testbed.run.runner import Runner
 
 
@@ -56,7 +56,7 @@ def test_a_node_faults_window_lasts_until_its_stuck_requests_time_out():
 @pytest.mark.own_stack
 def test_a_clone_killed_mid_run_is_ejected_fails_at_most_its_requests_in_flight_and_comes_back(tmp_path):
     from stacks import make_stack_config
-    from testbed.stack.local import LocalStack
+    from testbed.stacks.local import LocalStack
     st = LocalStack(make_stack_config("faults"), log=lambda *a: None)
     if st.running():
         st.down()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from polling import until
 from testbed.studies import ipc, ipc_objects
 
 BIN = ipc.BINARY
@@ -153,10 +154,9 @@ def _start_long_run(n, mech) -> subprocess.Popen:
     p = subprocess.Popen([str(BIN), "run", "--mech", mech, "--size", "71", "--messages", "100000000", *n.argv,
                           "--deadline", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
-    until = time.monotonic() + 10
-    while not ipc_objects.leftovers(n) and time.monotonic() < until:
-        time.sleep(0.05)
-    time.sleep(0.3)                                   # mid-transfer
+    # mid-transfer: the channel made and both peers running
+    until("the channel and both peers", lambda: p.poll() is not None or
+          (ipc_objects.leftovers(n) and len(peers_of(n)) == 2), timeout=10)
     assert p.poll() is None, p.communicate()
     return p
 

@@ -3,13 +3,16 @@ them, and nothing is left behind -- no measuring program, no server, no socket d
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
+from polling import until
 from testbed import ROOT
 
 # one worker for the RPC programs' tests (pytest -n): the Ctrl-C test checks that no /tmp/tb-rpc-*
@@ -17,10 +20,28 @@ from testbed import ROOT
 pytestmark = pytest.mark.xdist_group("rpc-programs")
 
 
-def _leftovers(marker: str) -> list[str]:
-    """Processes whose command line names this test's folder (the programs get --raw-out in it)."""
-    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout.splitlines()
-    return [line for line in ps if marker in line and "pytest" not in line and "ps -eo" not in line]
+def _leftovers(marker: str, but: tuple[int, ...] = ()) -> list[str]:
+    """Processes whose command line names this test's folder (the programs get --raw-out in it),
+    other than this one and those in `but`. (The folder is under pytest's, so a line's naming
+    "pytest" tells nothing: the pid does.)"""
+    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout.splitlines()[1:]
+    return [line for line in ps if marker in line and int(line.split()[0]) not in (os.getpid(), *but)]
+
+
+def _running(marker: str, runner: int) -> bool:
+    """A program of the run (a child of the runner naming this test's folder) is running: read
+    from /proc, fast enough to see a point's programs, which run for a fraction of a second."""
+    try:
+        children = psutil.Process(runner).children(recursive=True)
+    except psutil.Error:
+        return False
+    for child in children:
+        try:
+            if marker in " ".join(child.cmdline()):
+                return True
+        except psutil.Error:
+            pass
+    return False
 
 
 @pytest.mark.slow
@@ -36,7 +57,8 @@ def test_ctrl_c_keeps_the_finished_points_and_leaves_nothing_behind(tmp_path):
             if samples and len(samples[0].read_text().splitlines()) >= 3:
                 break
             time.sleep(0.2)
-        time.sleep(0.3)
+        until("a point's programs running", lambda: run.poll() is not None or _running(str(tmp_path), run.pid),
+              timeout=60, interval=0.002)
         run.send_signal(signal.SIGINT)
         out, _ = run.communicate(timeout=60)
     finally:
@@ -52,6 +74,6 @@ def test_ctrl_c_keeps_the_finished_points_and_leaves_nothing_behind(tmp_path):
     summary = json.loads((folder / "summary.json").read_text())
     assert any(x["what"] == "no valid measurement" for x in summary["lost"])
     assert (folder / "report.html").is_file()
-    time.sleep(0.5)                                          # a killed server's exit is asynchronous
-    assert _leftovers(str(tmp_path)) == []
+    # a killed server's exit is asynchronous: gone within a bound, not after a guessed pause
+    until("no program of the run left", lambda: _leftovers(str(tmp_path)) == [], timeout=10)
     assert set(Path("/tmp").glob("tb-rpc-*")) - socket_dirs_before == set()

@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from rpcprograms import open_fds, program, run, shm_mappings, sockdir
@@ -60,7 +61,8 @@ def test_server_notices_a_client_that_dies_mid_call_cleans_up_and_serves_the_nex
         victim = subprocess.Popen(_client(transport, address, folder, 10_000_000), stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
         assert _wait_for(lambda: shm_mappings(server.pid) == 1)      # its session is up
-        time.sleep(0.2)                                              # calls under way
+        calls = psutil.Process(victim.pid)
+        assert _wait_for(lambda: sum(calls.cpu_times()[:2]) >= 0.05)   # calls under way: its CPU counts
         victim.send_signal(signal.SIGKILL)
         victim.wait(timeout=10)
         assert _wait_for(lambda: shm_mappings(server.pid) == 0 and open_fds(server.pid) == fds_before)

@@ -35,7 +35,7 @@ def get_json(url: str, timeout: float = 15):
 
 @pytest.fixture(scope="module")
 def traced():
-    from testbed.stack.local import LocalStack
+    from testbed.stacks.local import LocalStack
     st = LocalStack(make_stack_config("tracing"), log=lambda *a: None)
     if st.running():
         st.down()

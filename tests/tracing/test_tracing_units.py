@@ -18,7 +18,7 @@ from analysis import traces
 from testbed.haproxy import config as haproxy
 from testbed.haproxy import spans as haproxy_spans
 from testbed.observe import tracing
-from testbed.stack.config import StackConfig
+from testbed.config import StackConfig
 
 DATA = Path(__file__).parent / "data"
 LINE = ('tp 0af7651916cd43dd8448eb211c80319c b7ad6b7169203331 17abe49213124b2d 1795580886.259 0 2 0 1 3 6 15 '
@@ -148,7 +148,7 @@ print(json.dumps({"ok": [t.share("0.01"), t.share("5%"), t.share(1)], "bad": bad
 
 
 def test_trace_sample_is_an_experiment_load_key_checked_like_the_others():
-    from testbed.run.plan import DefinitionError, load_plan
+    from testbed.experiment.plan import DefinitionError, load_plan
     assert load_plan([({"trace_sample": 1.0}, "x")], "x").trace_sample == 1.0
     assert load_plan([({}, "x")], "x").trace_sample == 0.01
     for bad in (1.5, -0.1, "all"):
@@ -257,7 +257,7 @@ def test_overhead_ratios_are_paired_per_cycle_then_median_of_rounds():
 
 def test_the_traced_stack_takes_ports_and_a_state_folder_of_its_own(tmp_path):
     from testbed.observe import tracing
-    from testbed.stack.config import StackConfig
+    from testbed.config import StackConfig
     from testbed.bench.tracing_overhead import traced_config
     cfg = StackConfig(replica_port_base=21000, state_dir=tmp_path / "st", knobs={"X": "1"})
     other = traced_config(cfg)

@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from testbed import ROOT, procs
-from testbed.stack.interface import Stack
+from testbed.stack import Stack
 from testbed.run import results
-from testbed.run.definition import LoadPlan, RunSpec
+from testbed.experiment.definition import LoadPlan, RunSpec
 from testbed.run.locustrun import LocustRun
 from testbed.run.record.sampler import CpuSampler, Target
 

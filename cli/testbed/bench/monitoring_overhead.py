@@ -49,12 +49,12 @@ import urllib.request
 from pathlib import Path
 
 from testbed import procs, tiers
-from testbed.stack import locust_ui
+from testbed.stacks import locust_ui
 from testbed.observe import monitoring
 from testbed.bench import overhead
 from testbed.bench.wrk import wrk
 from testbed.cpu.clock import CpuClock, host_cores
-from testbed.stack.interface import CpuTarget
+from testbed.stack import CpuTarget
 from testbed.run import results
 
 CONDITIONS = ("off", "tab", "prometheus", "watched", "no-agent")

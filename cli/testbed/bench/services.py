@@ -37,8 +37,8 @@ import requests
 from testbed import ROOT, contract, procs, tiers
 from testbed.bench.wrk import WARMUP_MAX_RUNS, WARMUP_MIN_REQUESTS, WARMUP_TOLERANCE, warm_up, wrk
 from testbed.procs import ProcError
-from testbed.stack.interface import Stack, StackError
-from testbed.stack.factory import open_stack
+from testbed.stack import Stack, StackError
+from testbed.stacks.factory import open_stack
 
 WRK_LUA = """
 wrk.method = "POST"

@@ -38,12 +38,12 @@ import time
 from pathlib import Path
 
 from testbed import procs
-from testbed.stack import ports as portplan
+from testbed.stacks import ports as portplan
 from testbed.observe import tracing
 from testbed.bench import overhead
 from testbed.bench.wrk import wrk
 from testbed.cpu.clock import process_seconds
-from testbed.stack.config import StackConfig
+from testbed.config import StackConfig
 from testbed.run import results
 
 CONDITIONS = (("off", None), ("0%", 0.0), ("1%", 0.01), ("100%", 1.0))
@@ -140,7 +140,7 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
         say("tracing-overhead: a stack is running; it starts its own (./testbed down first)")
         return 2
     from testbed import build
-    from testbed.stack.local import LocalStack
+    from testbed.stacks.local import LocalStack
     build.ensure(list(TIERS), tracing=True)
     rounds, cycles, run_s, settle_s = (1, 1, 5, 3) if quick else (rounds, CYCLES, RUN_S, SETTLE_S)
     try:

@@ -22,7 +22,7 @@ import psutil
 from testbed.cpu.cgroup import cpu_seconds as cgroup_cpu_seconds
 
 if TYPE_CHECKING:                       # what the clock is given (stack.py imports no clock)
-    from testbed.stack.interface import CpuTarget
+    from testbed.stack import CpuTarget
 
 
 _BUSY_EXCLUDED = ("idle", "iowait", "guest", "guest_nice")   # guest time is in user time already

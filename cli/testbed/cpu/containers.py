@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from testbed.stack.interface import CpuTarget
+from testbed.stack import CpuTarget
 
 CGROUP_HOST_ROOT = Path(os.environ.get("CGROUP_HOST_ROOT", "/host/sys/fs/cgroup"))
 SERVICES = ("front", "clone", "axis", "gsoap", "haproxy", "locust-master", "locust-worker",

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from testbed.stack.interface import StackError
+from testbed.stack import StackError
 
 PERIOD_US = 100_000          # the CFS period compose uses too (docker: cpu.cfs_period_us 100 ms)
 MIN_CORES, MAX_CORES = 0.01, 64.0

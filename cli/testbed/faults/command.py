@@ -22,7 +22,7 @@ def add_arguments(s) -> None:
 
 def command(args) -> int:
     """`./testbed fault ACTION TARGET ...`: parse, inject, wait (Ctrl-C heals), print the record."""
-    from testbed.stack.factory import detect
+    from testbed.stacks.factory import detect
     try:
         fault = parse(args.action, args.target, args.at, args.duration, args.speed)
     except FaultError as e:

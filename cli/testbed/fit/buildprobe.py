@@ -66,7 +66,7 @@ from pathlib import Path
 from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN
 from analysis.predict.buildcost import FILE, PROBE_CALLS  # noqa: F401  (the files the analysis reads)
 from testbed.cpu.clock import CpuClock, host_cpu_seconds
-from testbed.run.plan import LoadPlan
+from testbed.experiment.plan import LoadPlan
 
 FORMAT = 1
 CALLS_FORMAT = 2             # PROBE_CALLS; 2: calls alternate with pauses (alternate_from)

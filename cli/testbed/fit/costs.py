@@ -11,8 +11,9 @@ from pathlib import Path
 
 from analysis.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN
 from analysis.steps import first_step
-from testbed.run.plan import LoadPlan
-from testbed.fit.scaling import SCALED_POINT, Costs, costs_from_steps
+from testbed.experiment.plan import LoadPlan
+from testbed.fit.scaling import Costs, costs_from_steps
+from testbed.experiment.scale import SCALED_POINT
 # a cold JVM's first 15 s or so under load are its JIT's, at several times the CPU per request it
 # settles at (measured here: /seg/5 costs 2-3x more in its first 10 s), so a cold stack is primed
 # 15 s, then one step: COST_PROBE_STEP, whose figures choose the wait (and the profile's runs'

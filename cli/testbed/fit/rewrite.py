@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from testbed.fit.profile import Profile
-from testbed.fit.scaling import SCALED_POINT
+from testbed.experiment.scale import SCALED_POINT
 
 # users of the segment paths ①-④ under the profile: a tier under a CPU quota runs a share of
 # every 100 ms period and then waits for the next, so a request's time there grows by tens of ms

@@ -19,7 +19,7 @@ from testbed.fit import profile
 from testbed.fit import rewrite
 from testbed.fit import scaling
 from testbed.fit.costs import measure as measure_costs
-from testbed.fit.scaling import SCALED_POINT
+from testbed.experiment.scale import SCALED_POINT
 
 SEGMENT_PLATEAU = 0.9          # a path's steps at this share of its best or above: its plateau, the front at its quota
 # a first pass that moves its segment's demand by more than this is run again with the new demand

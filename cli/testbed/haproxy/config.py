@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 from testbed import ROOT
-from testbed.stack.config import StackConfig
-from testbed.stack.interface import StackError
+from testbed.config import StackConfig
+from testbed.stack import StackError
 
 TEMPLATE = ROOT / "services" / "haproxy" / "haproxy.cfg.in"
 BACKENDS = ("front", "clone", "axis", "gsoap")

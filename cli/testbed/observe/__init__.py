@@ -1,7 +1,8 @@
-"""Watching the stack while it runs.
+"""Prometheus and Zipkin beside the stack: their configuration in both modes, and in local mode
+the processes that run them.
 
-  monitoring  Prometheus: its configuration in both modes, its processes in local mode
-  tracing     Zipkin and the tiers' tracing settings in both modes
-  live        the Locust web UI's Testbed tab: one row per replica, the bottleneck hint
-  exporter    the CPU exporter: every replica's CPU for Prometheus
+  monitoring  Prometheus: what it scrapes, its recording rules' inputs, its processes
+  tracing     Zipkin and every tier's tracing settings; the span sender both HAProxy's relay and
+              Locust use
+The running stack read live (the Testbed tab, the CPU exporter) is testbed.live.
 """

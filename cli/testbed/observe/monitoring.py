@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from testbed import ROOT, procs, tiers
-from testbed.stack.config import StackConfig
+from testbed.config import StackConfig
 
 RULES = ROOT / "services" / "prometheus" / "rules.yml"
 JOBS = ("front", "clone", "axis", "gsoap")
@@ -154,7 +154,7 @@ def start(cfg: StackConfig, replicas: dict[str, list[tuple[int, int]]], log_dir:
     (d / "prometheus.yml").write_text(local_config(cfg))
     (d / "prometheus.yml").chmod(0o600)          # holds UI_PASSWORD when HAProxy asks for one
     env = {"TESTBED_STATE_DIR": str(cfg.state_dir)}
-    exporter = procs.start("cpu-exporter", [sys.executable, "-m", "testbed.observe.exporter", "--source", "local",
+    exporter = procs.start("cpu-exporter", [sys.executable, "-m", "testbed.live.exporter", "--source", "local",
                                             "--port", str(exporter_port(cfg))],
                            log_dir / "cpu-exporter.log", env=env, port=exporter_port(cfg), cwd=ROOT)
     prometheus = procs.start("prometheus", ["prometheus", *prometheus_flags(

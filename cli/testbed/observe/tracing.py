@@ -3,7 +3,7 @@ requests Locust sampled, in both modes, and in local mode the process that runs 
 
 Who records what (a W3C `traceparent` with the sampled flag starts a trace at Locust; nobody
 else starts one, so an unsampled request costs the tiers nothing but a header look-up):
-  locust        its client span (loadgen/tracing.py), for --trace-sample of its requests
+  locust        its client span (loadgen/trace_context.py), for --trace-sample of its requests
   haproxy       a span per entry (web, clones, soap) derived from its log line: HAProxy 2.6
                 gives the request a span id of its own in the forwarded traceparent and logs
                 its timings (%Tq/%Tw/%Tc/%Tr/%Ta, millisecond resolution); the relay
@@ -37,7 +37,7 @@ import urllib.request
 from pathlib import Path
 
 from testbed import ROOT, procs
-from testbed.stack.config import StackConfig
+from testbed.config import StackConfig
 from testbed.tiers import ZIPKIN_JAR
 
 ZIPKIN_OFFSET, RELAY_OFFSET = 960, 961           # local: replica_port_base + these

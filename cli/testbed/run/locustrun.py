@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testbed import ROOT, procs
-from testbed.run.definition import RunSpec
+from testbed.experiment.definition import RunSpec
 from testbed.run.results import LOCUST_PREFIX, STEP_LOG
 
 HOLD_RELEASE = "hold.release"    # created by the runner when its thread dumps are done

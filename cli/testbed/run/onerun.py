@@ -20,7 +20,7 @@ from testbed.faults.injector import Injector
 from testbed.fit.costs import run_steps
 from testbed.run import reconfigure, results
 from testbed.run.ctrlc import deferred_sigint
-from testbed.run.definition import Experiment, RunSpec
+from testbed.experiment.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
 from testbed.run.progress import Progress, latest_history, line
 from testbed.run.record import clienttime, speedprobe, threaddumps, traces
@@ -28,7 +28,7 @@ from testbed.run.record.clienttime import ClientTimeSampler
 from testbed.run.record.sampler import CpuSampler
 from testbed.run.results import served_counts
 from testbed.run.stackuse import ui_busy
-from testbed.stack.interface import CpuTarget, Stack
+from testbed.stack import CpuTarget, Stack
 
 FAULTS_FILE = "faults.jsonl"      # analysis/faults.py reads it
 OVERRUN_S = 90.0           # a Locust run longer than planned + this is stopped as failed

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 
 from testbed import tiers as tiermod
-from testbed.run.definition import KNOB_DEFAULTS
-from testbed.stack.interface import Stack
+from testbed.experiment.definition import KNOB_DEFAULTS
+from testbed.stack import Stack
 
 
 def knob(knobs: dict[str, str], key: str) -> str | None:

@@ -27,11 +27,11 @@ from testbed.fit.probes import cost_probe_specs, profile_probe_specs
 from testbed.fit.rewrite import PROBE_PRIME_S, SEGMENT_USERS as profile_users
 from testbed.run import predicting, results, stackuse
 from testbed.run.ctrlc import deferred_sigint
-from testbed.run.definition import Experiment, RunSpec
+from testbed.experiment.definition import Experiment, RunSpec
 from testbed.run.locustrun import RemoteWorkers, stack_workers
 from testbed.run.onerun import RunDriver
 from testbed.run.progress import Progress
-from testbed.stack.interface import Stack
+from testbed.stack import Stack
 from testbed.tiers import knobs_read
 
 RESULTS_DIR = ROOT / "results"

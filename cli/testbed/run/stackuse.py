@@ -13,8 +13,8 @@ from typing import Callable
 
 from testbed.fit.costs import cost_probe_spec, needs_cost_probe
 from testbed.run import reconfigure
-from testbed.run.definition import Experiment, RunSpec
-from testbed.stack.interface import Stack
+from testbed.experiment.definition import Experiment, RunSpec
+from testbed.stack import Stack
 from testbed.swarm import placement
 
 

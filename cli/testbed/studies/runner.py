@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed.run import results
-from testbed.run.definition import RUN_ID, DefinitionError, read_toml
-from testbed.run.plan import is_whole
+from testbed.experiment.definition import RUN_ID, DefinitionError, read_toml
+from testbed.experiment.plan import is_whole
 from testbed.run.progress import Progress
 
 SAMPLES_FILE = "samples.jsonl"

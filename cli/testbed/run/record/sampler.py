@@ -32,7 +32,7 @@ import psutil
 
 from testbed.cpu.clock import CpuClock
 from testbed.run.record import speedprobe
-from testbed.stack.interface import CpuTarget as Target  # noqa: F401  (what a sampler is given)
+from testbed.stack import CpuTarget as Target  # noqa: F401  (what a sampler is given)
 
 HEADER = "timestamp,tier,replica,pid,cpu_percent\n"
 INTERVAL_S = 1.0

@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from testbed.stack.interface import Stack
+from testbed.stack import Stack
 
 JAVA_TIERS = ("front", "clone", "axis")
 TIMEOUT_S = 25.0

@@ -16,11 +16,11 @@ from pathlib import Path
 from testbed import tiers
 from testbed.cpu import cgroup
 from testbed.swarm import placement
-from testbed.stack.dockercli import DockerError, extract_dump
+from testbed.stacks.dockercli import DockerError, extract_dump
 from testbed.haproxy.config import DOCKER_TIER_PORT
 from testbed.swarm.nodes import ENTRY_LABEL, LOADGEN_LABEL, host_pid
-from testbed.stack.interface import CpuTarget, StackError
-from testbed.swarm.tasks import CONTAINER_FORMAT, Task, parse_container, parse_ids, parse_task, per_node, replica_row
+from testbed.stack import CpuTarget, StackError
+from testbed.stacks.swarm_tasks import CONTAINER_FORMAT, Task, parse_container, parse_ids, parse_task, per_node, replica_row
 
 LOADGEN_SERVICE = "loadgen"       # <stack>_loadgen: an experiment's Locust workers on the cluster
 SETTLE_TIMEOUT = 300              # a tier moved by a new placement: JVMs start on their new nodes

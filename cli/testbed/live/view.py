@@ -33,7 +33,7 @@ from analysis.steps import StepSample
 from testbed.haproxy import config as haproxy
 from testbed.haproxy.runtime import stats_csv
 from testbed.cpu.clock import CpuClock, host_cores, host_cpu_seconds, quota_cores
-from testbed.stack.interface import CpuTarget
+from testbed.stack import CpuTarget
 
 TIERS = ("front", "clone", "axis", "gsoap")
 MIN_INTERVAL_S = 1.5       # readings closer than this reuse the last one
@@ -52,11 +52,11 @@ class Replica:
 
 
 class LocalSource:
-    """The local stack (cli/testbed/stack/local.py state) as ./testbed up and scale leave it."""
+    """The local stack (cli/testbed/stacks/local.py state) as ./testbed up and scale leave it."""
 
     def __init__(self, state_dir: str):
-        from testbed.stack.config import StackConfig
-        from testbed.stack.local import LocalStack
+        from testbed.config import StackConfig
+        from testbed.stacks.local import LocalStack
         cfg = StackConfig.load()
         cfg.state_dir = Path(state_dir)
         self.stack = LocalStack(cfg)

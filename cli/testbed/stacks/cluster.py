@@ -26,8 +26,8 @@ import urllib.request
 from pathlib import Path
 
 from testbed import ROOT
-from testbed.stack.config import StackConfig
-from testbed.stack.dockercli import DockerError
+from testbed.config import StackConfig
+from testbed.stacks.dockercli import DockerError
 from testbed.swarm.nodes import (ENTRY_LABEL, LABEL, LOADGEN_LABEL, REGISTRY_PORT, Cluster, Node, load, state_dir_of,
                            state_file)
 from testbed.procs import free_port
@@ -343,7 +343,7 @@ def add_arguments(s) -> None:
 
 def command(args) -> int:
     """`./testbed cluster ...` with the stack's configuration (a config error: one line, exit 2)."""
-    from testbed.stack.config import ConfigError
+    from testbed.config import ConfigError
     try:
         cfg = StackConfig.load()
     except ConfigError as e:
@@ -361,7 +361,7 @@ def main(args, cfg: StackConfig | None = None) -> int:
             print(f"cluster up: {time.monotonic() - t0:.0f} s. Next: ./testbed up --swarm --spread tier-per-node")
             return 0
         if args.action == "down":
-            from testbed.swarm.stack import SwarmStack
+            from testbed.stacks.swarm import SwarmStack
             stack = SwarmStack(cfg)
             if stack.running():
                 print("cluster down: the Swarm stack goes with the nodes")

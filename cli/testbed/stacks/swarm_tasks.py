@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from testbed.stack.dockercli import healthy
+from testbed.stacks.dockercli import healthy
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ no import circle — as Locust's env.py builds the runners and runners.py never 
 """
 from __future__ import annotations
 
-from testbed.stack.config import StackConfig
-from testbed.stack.compose import ComposeStack
-from testbed.stack.local import LocalStack
-from testbed.stack.interface import Stack, StackError
-from testbed.swarm.stack import SwarmStack
+from testbed.config import StackConfig
+from testbed.stacks.compose import ComposeStack
+from testbed.stacks.local import LocalStack
+from testbed.stack import Stack, StackError
+from testbed.stacks.swarm import SwarmStack
 
 KINDS = (LocalStack, ComposeStack, SwarmStack)     # the order detect() asks them in
 

@@ -1,5 +1,5 @@
 """The stack's verbs: `./testbed up`, `down`, `status`, `scale` and `logs`, on whichever stack runs
-(local processes, compose containers or a Swarm stack: testbed.stack.factory picks it). The
+(local processes, compose containers or a Swarm stack: testbed.stacks.factory picks it). The
 argument parser is testbed.cli's; each verb takes its parsed arguments and returns the exit status."""
 from __future__ import annotations
 
@@ -51,9 +51,9 @@ def add_up_arguments(s) -> None:
 def _stack(docker: bool | None = None):
     """The stack to act on: the one that runs (local or containers), else a local one
     (docker=True: a containerized one). Exits naming the fix when that cannot be."""
-    from testbed.stack.config import ConfigError, StackConfig
-    from testbed.stack.interface import StackError
-    from testbed.stack.factory import open_stack
+    from testbed.config import ConfigError, StackConfig
+    from testbed.stack import StackError
+    from testbed.stacks.factory import open_stack
     try:
         return open_stack(StackConfig.load(), docker)
     except (ConfigError, StackError) as e:
@@ -64,7 +64,7 @@ def up(args) -> int:
     from testbed import tiers
     from testbed.observe.monitoring import MonitoringError
     from testbed.procs import ProcError
-    from testbed.stack.interface import StackError
+    from testbed.stack import StackError
     from testbed.observe.tracing import TracingError
     counts = {name: getattr(args, name) for name in TIER_FLAGS}
     bad = [f"{TIER_FLAGS[n]} {c}" for n, c in counts.items() if not 0 <= c <= tiers.MAX_REPLICAS]
@@ -94,7 +94,7 @@ def up(args) -> int:
             return 2
     stack = _stack(docker=args.docker or args.swarm)
     if args.swarm and not stack.running():
-        from testbed.swarm.stack import SwarmStack
+        from testbed.stacks.swarm import SwarmStack
         stack = SwarmStack(stack.cfg)
     if stack.running():
         print(f"testbed: the {stack.mode} stack is already up (./testbed status); change replica counts "
@@ -149,8 +149,8 @@ def _print_entry_points(entry_points: dict[str, str], tiers_up: set[str]) -> Non
 
 
 def down(args) -> int:
-    from testbed.stack.interface import StackError
-    from testbed.stack.factory import detect
+    from testbed.stack import StackError
+    from testbed.stacks.factory import detect
     stack = detect()
     if stack is None:
         print("down: stopped nothing (no stack was running)")
@@ -167,7 +167,7 @@ def down(args) -> int:
 
 
 def status(args) -> int:
-    from testbed.stack.factory import detect
+    from testbed.stacks.factory import detect
     stack = detect()
     st = stack.status() if stack else {"mode": None, "up": False, "entry_points": {}, "haproxy": None,
                                        "locust": [], "replicas": []}
@@ -213,8 +213,8 @@ def _quota_text(cores: float | None) -> str:
 def scale(args) -> int:
     from testbed import tiers
     from testbed.procs import ProcError
-    from testbed.stack.interface import StackError
-    from testbed.stack.factory import detect
+    from testbed.stack import StackError
+    from testbed.stacks.factory import detect
     stack = detect()
     if stack is None:
         print("testbed: scale: the stack is not up; start it with ./testbed up", file=sys.stderr)
@@ -239,7 +239,7 @@ def scale(args) -> int:
 
 
 def logs(args) -> int:
-    from testbed.stack.interface import StackError
+    from testbed.stack import StackError
     try:
         return _stack().logs(args.tier, args.lines, args.follow)
     except StackError as e:

@@ -38,14 +38,14 @@ from pathlib import Path
 from testbed import ROOT
 from testbed.faults import spec as faults
 from testbed.swarm import placement
-from testbed.run.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
-from testbed.run.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_REPLICAS,  # noqa: F401
+from testbed.experiment.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
+from testbed.experiment.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_REPLICAS,  # noqa: F401
                                  TIER_NAMES, demands_text)
-from testbed.run.runkeys import demands as _demands
-from testbed.run.runkeys import knobs as _knobs
-from testbed.run.runkeys import tiers as _tiers
-from testbed.run.runkeys import tiers_cpus as _tiers_cpus
-from testbed.fit.scaling import ScaleSettings
+from testbed.experiment.runkeys import demands as _demands
+from testbed.experiment.runkeys import knobs as _knobs
+from testbed.experiment.runkeys import tiers as _tiers
+from testbed.experiment.runkeys import tiers_cpus as _tiers_cpus
+from testbed.experiment.scale import ScaleSettings
 
 EXPERIMENTS_DIR = ROOT / "loadgen" / "experiments"
 KINDS = ("segments", "clones", "calibration", "classic")

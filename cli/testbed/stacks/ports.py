@@ -10,7 +10,7 @@ from pathlib import Path
 from testbed import procs, tiers
 from testbed.observe import monitoring
 from testbed.observe import tracing
-from testbed.stack.config import StackConfig
+from testbed.config import StackConfig
 
 
 def stack_ports(base: int, replicas: int = tiers.MAX_REPLICAS) -> set[int]:

@@ -3,7 +3,7 @@ testbed.local) or containers of the compose project (ComposeStack, testbed.docke
 verbs, the experiment runner and the benchmarks talk to a Stack and never ask which one
 they hold.
 
-    stack = stacks.open_stack(cfg)        # which one: testbed/stack/factory.py (this module imports
+    stack = stacks.open_stack(cfg)        # which one: testbed/stacks/factory.py (this module imports
                                           # no implementation, so they form no import circle)
     stack.up({"front": 1, "clone": 2, "axis": 1}, {"CLIENT_MODE": "pool"})
     stack.scale("clone", 4); stack.restart("clone", {"CLIENT_MODE": "request"})
@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from testbed import tiers
-from testbed.stack.config import StackConfig
+from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
 REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "server", "sessions", "url", "pid",

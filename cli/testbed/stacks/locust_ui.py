@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from testbed import ROOT, procs
-from testbed.stack.config import StackConfig
+from testbed.config import StackConfig
 
 # the users and shapes, and the UI's Testbed tab (loadgen/testbed_tab.py: the tiers while the load runs)
 LOCUSTFILES = ",".join(str(ROOT / "loadgen" / f) for f in ("locustfile.py", "shapes.py", "testbed_tab.py"))

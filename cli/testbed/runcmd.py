@@ -83,9 +83,9 @@ def _benchmark(args, stack, results_dir) -> int:
 
 def main(args) -> int:
     _sigterm_as_ctrl_c()
-    from testbed.stack.config import ConfigError, StackConfig
+    from testbed.config import ConfigError, StackConfig
     from testbed.faults.spec import FaultError
-    from testbed.run import definition
+    from testbed.experiment import definition
     from testbed.run.runner import RESULTS_DIR, Runner
 
     results_dir = Path(args.results) if args.results else RESULTS_DIR
@@ -106,8 +106,8 @@ def main(args) -> int:
     except ConfigError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 2
-    from testbed.stack.interface import StackError
-    from testbed.stack.factory import open_stack
+    from testbed.stack import StackError
+    from testbed.stacks.factory import open_stack
     try:
         stack = open_stack(cfg, docker=True if args.docker else None)
     except StackError as e:
@@ -116,7 +116,7 @@ def main(args) -> int:
     if not stack.running() and not args.docker:
         from testbed.swarm import nodes
         if nodes.load(cfg.state_dir):        # a cluster made here and no stack on it yet: deploy there
-            from testbed.swarm.stack import SwarmStack
+            from testbed.stacks.swarm import SwarmStack
             stack = SwarmStack(cfg)
     if args.experiment in BENCHMARKS:
         try:
@@ -155,7 +155,7 @@ def main(args) -> int:
 
 def _study(args) -> int | None:
     """Run the experiment if it is a study (cli/testbed/studies/runner.py); None if it is not."""
-    from testbed.run import definition
+    from testbed.experiment import definition
     from testbed.studies import runner as study
     from testbed.run.runner import RESULTS_DIR
     try:

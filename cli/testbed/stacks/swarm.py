@@ -26,10 +26,10 @@ import time
 from testbed import ROOT, tiers
 from testbed.swarm import nodes
 from testbed.swarm import placement
-from testbed.stack.config import StackConfig, read_env_file
-from testbed.stack.compose import ComposeStack, DockerError
-from testbed.stack.interface import Stack, StackError
-from testbed.swarm.engines import SwarmNodes
+from testbed.config import StackConfig, read_env_file
+from testbed.stacks.compose import ComposeStack, DockerError
+from testbed.stack import Stack, StackError
+from testbed.stacks.swarm_engines import SwarmNodes
 
 DEPLOY_TIMEOUT = 600
 SERVED_TIMEOUT = 120   # s: /seg/5 through HAProxy after every replica is UP (the clone's first lookups)

@@ -1,7 +1,7 @@
 """A Prometheus exporter of the CPU of every replica of the stack, from the same readings as
 cpu.csv (cpu_clock.py): Debian 12 has no cAdvisor, and the node exporter knows no replicas.
 
-    python -m testbed.observe.exporter --port 9105 [--bind 0.0.0.0] [--source local|containers]
+    python -m testbed.live.exporter --port 9105 [--bind 0.0.0.0] [--source local|containers]
 
   testbed_cpu_seconds_total{tier,replica}   CPU time of one replica: its container's cgroup, or
                                             its process (HAProxy with its workers) in local mode
@@ -25,7 +25,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from testbed.cpu.clock import CpuClock, host_cores, host_cpu_seconds, quota_cores
-from testbed.stack.interface import CpuTarget
+from testbed.stack import CpuTarget
 
 DEFAULT_PORT = 9105
 
@@ -34,8 +34,8 @@ class LocalTargets:
     """The local stack's replicas, HAProxy and the Locust UI (LocalStack.cpu_targets)."""
 
     def __init__(self):
-        from testbed.stack.config import StackConfig
-        from testbed.stack.local import LocalStack
+        from testbed.config import StackConfig
+        from testbed.stacks.local import LocalStack
         self.stack = LocalStack(StackConfig.load())
 
     def __call__(self) -> list[CpuTarget]:
@@ -91,7 +91,7 @@ class CpuCollector:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m testbed.observe.exporter", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m testbed.live.exporter", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--port", type=int, default=DEFAULT_PORT)
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from testbed.swarm import placement
-from testbed.run.plan import DefinitionError, unknown, whole
-from testbed.fit.scaling import AUTO, SCALED_POINT
+from testbed.experiment.plan import DefinitionError, unknown, whole
+from testbed.experiment.scale import AUTO, SCALED_POINT
 
 TIER_NAMES = ("front", "clone", "axis", "gsoap")
 DEMAND_POINTS = ("SEG1", "SEG2", "SEG3", "SEG4", "INVOKER", "CLONE", "SERVICE")

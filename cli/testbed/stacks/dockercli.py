@@ -9,7 +9,7 @@ import shutil
 import subprocess
 
 from testbed import ROOT
-from testbed.stack.interface import StackError
+from testbed.stack import StackError
 
 DUMP_END = "JNI global refs"   # the JVM's last line of a thread dump (then the heap summary)
 

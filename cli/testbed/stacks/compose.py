@@ -24,10 +24,10 @@ from testbed import tiers
 from testbed.cpu import cgroup
 from testbed.haproxy import config as haproxy
 from testbed.haproxy.runtime import idle, stats_csv, wait_for
-from testbed.stack.config import StackConfig
-from testbed.stack.dockercli import (DockerError, compose, containers, engine_version, extract_dump, health_test, healthy,
+from testbed.config import StackConfig
+from testbed.stacks.dockercli import (DockerError, compose, containers, engine_version, extract_dump, health_test, healthy,
                                inspect, number_of, passes, slots_of, to_remove)
-from testbed.stack.interface import CpuTarget, Stack, StackError
+from testbed.stack import CpuTarget, Stack, StackError
 
 __all__ = ["ComposeStack", "DockerError", "compose", "containers", "extract_dump", "inspect", "slots_of",
            "to_remove"]

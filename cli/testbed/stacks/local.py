@@ -20,12 +20,12 @@ import subprocess
 from testbed import procs, tiers
 from testbed.haproxy import config as haproxy
 from testbed.haproxy.runtime import Runtime, idle, wait_for
-from testbed.stack import locust_ui
+from testbed.stacks import locust_ui
 from testbed.cpu import quotas
 from testbed.observe import monitoring as monitoring_mod
 from testbed.observe import tracing as tracing_mod
-from testbed.stack.config import StackConfig
-from testbed.stack.interface import CpuTarget, Stack, StackError  # noqa: F401  (StackError: callers' import)
+from testbed.config import StackConfig
+from testbed.stack import CpuTarget, Stack, StackError  # noqa: F401  (StackError: callers' import)
 
 JSTACK_TIMEOUT_S = 20.0
 
