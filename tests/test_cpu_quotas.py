@@ -22,7 +22,7 @@ import pytest
 from stacks import RUN_DIR, make_stack_config
 from testbed import ROOT, tiers
 from testbed.cpu import quotas
-from testbed.cpu.clock import process_seconds
+from testbed.cpu.clock import host_cores, host_cpu_seconds, process_seconds
 from testbed.stacks.local import LocalStack
 from testbed.cpu.quotas import QuotaError, Quotas
 
@@ -31,6 +31,13 @@ QUOTA = 0.25
 # CFS enforces a quota per 100 ms period; over the ~5 s of load one period's overrun, the
 # readings' own skew (a few ms) and the requests' wait in HAProxy stay inside 15 %
 TOLERANCE = 0.15
+SATURATED = 0.9            # the host's share of busy CPU at which a group may get less than its quota
+
+
+def _busy_share(before: tuple[float, float], after: tuple[float, float]) -> float:
+    """The share of the host's CPU that was busy between two host_cpu_seconds() readings."""
+    busy, idle = after[0] - before[0], after[1] - before[1]
+    return busy / (busy + idle) if busy + idle > 0 else 0.0
 
 
 def _cgroup_rights() -> str | None:
@@ -93,26 +100,35 @@ def test_a_cpu_bound_replica_stays_within_its_quota(quota_stack):
     pid = next(r["pid"] for r in st.status()["replicas"] if r["tier"] == "gsoap")
     assert str(pid) in (group / "cgroup.procs").read_text().split(), "the replica runs inside its group"
     throttled0, c0, p0, t0 = _throttled(group), _usage_s(usage), process_seconds(pid), time.monotonic()
+    host0 = host_cpu_seconds()
     r = subprocess.run([str(tiers.GSOAP_CLIENT), "--endpoint", f"http://127.0.0.1:{st.cfg.soap_port}/gsoap",
                         "--op", "work", "--cpu-us", str(CPU_US), "--calls", str(CALLS),
                         "--connections", str(CONNECTIONS), "--json"], capture_output=True, text=True, timeout=60)
     wall, cpu, proc_cpu = time.monotonic() - t0, _usage_s(usage) - c0, process_seconds(pid) - p0
+    host_busy = _busy_share(host0, host_cpu_seconds())
     out = json.loads(r.stdout)
     assert out["ok"] == CALLS, out
     burned = CALLS * CPU_US / 1e6
-    figures = f"group CPU {cpu:.2f} s in {wall:.2f} s = {cpu / wall:.3f} cores, quota {QUOTA}, process {proc_cpu:.2f} s"
+    figures = (f"group CPU {cpu:.2f} s in {wall:.2f} s = {cpu / wall:.3f} cores, quota {QUOTA}, process "
+               f"{proc_cpu:.2f} s, host {host_busy:.0%} busy of {host_cores()} cores")
     (RUN_DIR / "cpu-quota-figures.json").write_text(json.dumps(   # the figures, for the record
         {"quota_cores": QUOTA, "calls": CALLS, "cpu_us_per_call": CPU_US, "connections": CONNECTIONS,
          "wall_s": round(wall, 3), "group_cpu_s": round(cpu, 3), "process_cpu_s": round(proc_cpu, 3),
          "cores_used": round(cpu / wall, 4), "throttled_periods": _throttled(group) - throttled0,
-         "hierarchy": f"cgroup v{st.quotas.hierarchy.version}"}, indent=1) + "\n")
+         "hierarchy": f"cgroup v{st.quotas.hierarchy.version}", "host_busy_share": round(host_busy, 3),
+         "quota_reached": "checked" if host_busy < SATURATED else f"not testable: the host {host_busy:.0%} busy"},
+        indent=1) + "\n")
     # the work was done (every call burns 20 ms of its thread's CPU) ...
     assert cpu >= burned, figures
     # ... at no more than the quota: without it 4 connections would take ~2 cores
     assert cpu <= QUOTA * wall * (1 + TOLERANCE), figures
     # ... because the quota held it back, not because the load was light
     assert _throttled(group) > throttled0, figures
-    assert cpu >= QUOTA * wall * 0.6, figures
+    # ... and the group got most of its quota -- where the host had the CPU to give it: with every
+    # core busy (the other tests' stacks on a shared host), a group can get less than its quota,
+    # and that lower bound is not testable here
+    if host_busy < SATURATED:
+        assert cpu >= QUOTA * wall * 0.6, figures
     # the group's accounting and the process's own agree (clock ticks: 10 ms each)
     assert abs(cpu - proc_cpu) <= 0.05 + 0.05 * cpu, figures
 
