@@ -211,17 +211,17 @@ def test_ctrl_c_keeps_finished_steps_and_marks_run_and_experiment_interrupted(ex
     (tmp_path / "interrupt.toml").write_text("# made by the test\n")
     runner = Runner(exp, experiment_stack, results_dir=tmp_path / "results", restore=False)
 
-    def press_ctrl_c_after_the_first_step():
+    def press_ctrl_c_in_the_second_step():
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             log = list((tmp_path / "results").glob("interrupt-*/runs/axis-path1-r0/steps.jsonl"))
-            if log and '"end"' in log[0].read_text():
-                time.sleep(1.5)
+            lines = log[0].read_text().splitlines() if log else []
+            if any('"index": 1,' in line and '"start"' in line for line in lines):      # the second step began
                 _thread.interrupt_main(signal.SIGINT)     # as if Ctrl-C reached the main thread
                 return
             time.sleep(0.2)
 
-    threading.Thread(target=press_ctrl_c_after_the_first_step, daemon=True).start()
+    threading.Thread(target=press_ctrl_c_in_the_second_step, daemon=True).start()
     with pytest.raises(KeyboardInterrupt):
         runner.run()
     folder = runner.folder

@@ -14,6 +14,7 @@ import time
 import pytest
 import requests
 
+from polling import until
 from stacks import RUN_DIR
 from testbed import procs
 from testbed.stacks import locust_ui
@@ -41,22 +42,13 @@ def ui():
     try:
         locust_ui.wait(started, cfg, timeout=120)
         url = locust_ui.direct_url(cfg)
-        until(lambda: requests.get(url + "stats/requests", timeout=10).json().get("worker_count") == 1,
-              "the worker to connect")
+        until("the worker to connect",
+              lambda: requests.get(url + "stats/requests", timeout=10).json().get("worker_count") == 1,
+              timeout=90, interval=0.5)
         yield url, f"http://127.0.0.1:{cfg.web_port}"
     finally:
         for p in locust_ui.all_procs(started):
             procs.stop(p)
-
-
-def until(check, what: str, limit_s: float = 90):
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.5)
-    pytest.fail(f"gave up waiting for {what} after {limit_s:.0f} s")
 
 
 def template_args(url: str) -> dict:
@@ -119,7 +111,7 @@ def stopped(ui_url: str) -> bool:
 
 def stop(ui_url: str) -> None:
     requests.post(ui_url + "stop", timeout=10)
-    until(lambda: stopped(ui_url), "the run to stop")
+    until("the run to stop", lambda: stopped(ui_url), timeout=90, interval=0.5)
     requests.post(ui_url + "stats/reset", timeout=10)
 
 
@@ -129,7 +121,8 @@ def test_start_as_the_page_opens_runs_seg5_to_axis2_and_nothing_else(ui):
     start(ui_url, {"user_classes": ticked, "user_count": 1, "spawn_rate": 1, "host": target,
                    "shape_class": "Default", ui_snake(ui_camel("closed_loop_think_time")): "0.2"})
     try:
-        until(lambda: "/seg/5 axis ping n=0" in request_names(ui_url), "a request to be counted")
+        until("a request to be counted", lambda: "/seg/5 axis ping n=0" in request_names(ui_url),
+              timeout=90, interval=0.5)
         names = request_names(ui_url)
     finally:
         stop(ui_url)
@@ -144,7 +137,8 @@ def test_start_with_another_class_and_parameters_runs_them_on_the_worker(ui):
                  {"soap_op": "sendInts", "soap_payload_items": "7", "closed_loop_think_time": "0.2"}.items()})
     start(ui_url, form)
     try:
-        until(lambda: "/seg/5 gsoap sendInts n=7" in request_names(ui_url), "a request to be counted")
+        until("a request to be counted", lambda: "/seg/5 gsoap sendInts n=7" in request_names(ui_url),
+              timeout=90, interval=0.5)
         names = request_names(ui_url)
     finally:
         stop(ui_url)

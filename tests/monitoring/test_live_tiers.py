@@ -14,6 +14,7 @@ import pytest
 
 from testbed.stacks import locust_ui
 from testbed.observe import monitoring
+from polling import until
 from stacks import RUN_DIR, make_stack_config
 
 pytestmark = [pytest.mark.stack, pytest.mark.own_stack]   # a stack with Prometheus of its own
@@ -23,17 +24,6 @@ USERS = 6
 def get_json(url: str, timeout: float = 15) -> dict:
     with urllib.request.urlopen(url, timeout=timeout) as r:
         return json.load(r)
-
-
-def until(what: str, predicate, timeout: float = 90, interval: float = 1.0):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    pytest.fail(f"{what}: not within {timeout:.0f} s (last: {last!r})")
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +82,8 @@ def test_under_load_rows_show_rate_cpu_and_the_hint_judges_them(load):
         return view if (clone.get("req_s") or 0) > 0 and clone.get("cpu") is not None and clone.get("waits") \
             and view["loadgen"]["users"] == USERS and (view["loadgen"].get("rps") or 0) > 0 \
             and view["hint"]["kind"] in ("software", "cpu") else None
-    view = until("clone-1 serving, with CPU, its lock, all users, Locust's rate and a verdict", busy)
+    view = until("clone-1 serving, with CPU, its lock, all users, Locust's rate and a verdict", busy,
+                 timeout=90, interval=1.0)
     clone = next(r for r in view["rows"] if r["tier"] == "clone")
     assert clone["sessions"] is not None and clone["queue"] is not None and clone["waits"]["mode"] == "singleton"
     assert "utilisation" in view["hint"] and "clone" in view["hint"]["utilisation"]
@@ -108,20 +99,21 @@ def test_a_scaled_replica_appears_in_the_tab_and_in_prometheus(load):
     try:
         scaled = time.monotonic()
         view = until("clone-2 in the tab, UP and served", lambda: (lambda r: r if r.get("haproxy") == "UP"
-                     and (r.get("req_s") or 0) > 0 else None)(rows(load).get("clone-2", {})), timeout=60)
+                     and (r.get("req_s") or 0) > 0 else None)(rows(load).get("clone-2", {})), timeout=60,
+                     interval=1.0)
         assert view["cpu"] is not None
 
         def targets():
             data = get_json(load.prometheus + "/api/v1/targets")["data"]["activeTargets"]
             up = [t for t in data if t["labels"]["job"] == "clone" and t["health"] == "up"]
             return up if len(up) == 2 else None
-        up = until("two clone targets UP in Prometheus", targets, timeout=30)
+        up = until("two clone targets UP in Prometheus", targets, timeout=30, interval=1.0)
         assert {t["labels"]["replica"] for t in up} == {"1", "2"}
         print(f"scale returned after {scaled - before:.1f} s; clone-2 in Prometheus "
               f"{time.monotonic() - scaled:.1f} s later")
     finally:
         load.scale("clone", 1)
-    until("clone-2 gone from the tab", lambda: "clone-2" not in rows(load), timeout=30)
+    until("clone-2 gone from the tab", lambda: "clone-2" not in rows(load), timeout=30, interval=1.0)
 
 
 def test_every_target_of_every_tier_is_up_in_prometheus(live):
@@ -129,7 +121,20 @@ def test_every_target_of_every_tier_is_up_in_prometheus(live):
         data = get_json(live.prometheus + "/api/v1/targets")["data"]["activeTargets"]
         jobs = {t["labels"]["job"] for t in data if t["health"] == "up"}
         return jobs if jobs >= {"front", "clone", "axis", "gsoap", "haproxy", "cpu", "prometheus"} else None
-    until("every job UP", all_up, timeout=30)
+    until("every job UP", all_up, timeout=30, interval=1.0)
+
+
+def last_scrape(live) -> float:
+    """When Prometheus last scraped the CPU exporter (epoch s; 0 before the first scrape)."""
+    got = query(live, "max(timestamp(testbed_cpu_seconds_total))", time.time())
+    return max(got.values(), default=0.0)
+
+
+def scraped_since(live, since: float) -> int:
+    """How many scrapes of the CPU exporter Prometheus made since `since` (epoch s)."""
+    window = max(1, int(time.time() - since))
+    got = query(live, f"max(count_over_time(testbed_cpu_seconds_total[{window}s]))", time.time())
+    return int(max(got.values(), default=0))
 
 
 def query(live, expr: str, at: float) -> dict[str, float]:
@@ -145,11 +150,13 @@ def test_the_runners_cpu_per_tier_agrees_with_prometheus_on_one_run(load):
     path = RUN_DIR / "live-tiers-cpu.csv"
     sampler = CpuSampler(path, load.cpu_targets).start()
     try:
-        time.sleep(5)                       # warm, and two scrapes before the window
+        begun = time.time()
+        until("two of Prometheus' scrapes of the loaded stack", lambda: scraped_since(load, begun) >= 2,
+              timeout=60, interval=0.5)
         start = time.time()
-        time.sleep(30)
+        time.sleep(30)                      # the window both read: 30 s of the load
         end = time.time()
-        time.sleep(3)                       # a scrape after the window's end
+        until("a scrape after the window's end", lambda: last_scrape(load) > end, timeout=60, interval=0.5)
     finally:
         sampler.stop()
     runner = cpumod.window(cpumod.read(path).samples, start + 1, end)   # a sample covers the second before it
