@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from analysis import method as methodmod
-from analysis import pages
 
 
 HOLDS = "holds"
@@ -105,11 +104,6 @@ def _titles() -> dict[str, str]:
         return methodmod.headings()
     except OSError:          # a report is still made without the page; its links say nothing more
         return {}
-
-
-def html_block(findings: list[Finding], title: str = "Findings") -> str:
-    """The table a report opens with (id "findings"), as HTML."""
-    return str(pages.ENV.get_template("macros.html.j2").module.findings(finding_rows(findings), title))
 
 
 def text_lines(findings: list[Finding]) -> list[str]:
