@@ -61,7 +61,6 @@ from analysis.method import CLONES, SCALING, SEGMENT_LAW
 PUB = published.classic()           # the published figures (analysis/published.toml, "classic")
 PUBLISHED = PUB.as_dict()           # the same as a dict: {"paths": {1: 812, ...}, ...}
 SINGLETON_MONITOR = "SingletonSoapClient"
-PARTS = ("segments", "clones")      # the parts of a "classic" experiment: run.json kind of each run
 
 
 def _verdict(ok: bool) -> str:

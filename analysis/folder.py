@@ -15,7 +15,7 @@ from analysis import cpu as cpumod
 from analysis import faults as faultmod
 from analysis import locust_csv as lc
 from analysis.settings import Settings
-from analysis.steps import STEP_LOG_FILE, from_step_log
+from analysis.steplog import STEP_LOG_FILE, from_step_log
 
 EXPERIMENT_FILE = "experiment.json"
 RUNS_DIR = "runs"
@@ -26,6 +26,7 @@ CALIBRATION_RUN = "calibration"          # its run: calibration/calibration/
 LOADED_PROBE_RUN = "calibration-build"   # in CALIBRATION_DIR: the calibration's load while a clone
                                          # builds clients (cli/testbed/fit/buildprobe.py); no CPU-fit step
 KINDS = ("segments", "clones", "calibration", "classic")
+PARTS = ("segments", "clones")      # the parts of a "classic" experiment: run.json kind of each run
 THREADDUMP = re.compile(r"threaddump-(?P<tier>[a-z0-9_]+)-(?P<replica>[A-Za-z0-9_.-]+)\.txt$")
 
 
@@ -183,6 +184,15 @@ def load(path: str | Path) -> ResultFolder:
             if str(rid) not in present:
                 lost.append(f"run {rid} is planned in experiment.json but has no {RUN_FILE}")
     return ResultFolder(path, experiment, settings, runs, lost)
+
+
+def part_settings(result: ResultFolder, part: str | None) -> Settings:
+    """A classic experiment's settings for one part: [settings] with [settings.<part>] over it."""
+    sub = result.settings.extra.get(part) if part in PARTS else None
+    if not isinstance(sub, dict):
+        return result.settings
+    base = {k: v for k, v in result.settings.to_json().items() if k not in PARTS}
+    return Settings.from_json({**base, **sub})
 
 
 def planned_load(experiment: dict, run_id: str) -> dict:

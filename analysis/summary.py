@@ -13,7 +13,7 @@ from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, d
 from analysis import nodes as nodemod
 from analysis import faults as faultmod
 from analysis.capacity import capacity
-from analysis.folder import ResultFolder, load, planned_load, saturating
+from analysis.folder import PARTS, ResultFolder, load, part_settings, planned_load, saturating
 from analysis.settings import Settings
 
 METHOD = {
@@ -181,15 +181,6 @@ def _clones_section(entries: list[dict], lifecycle_points: tuple[str, ...] = ())
     return {"scaling": {k: [list(p) for p in v] for k, v in clones.curves(list(scaled.values())).items()}}
 
 
-def part_settings(result: ResultFolder, part: str | None) -> Settings:
-    """A classic experiment's settings for one part: [settings] with [settings.<part>] over it."""
-    sub = result.settings.extra.get(part) if part in classic.PARTS else None
-    if not isinstance(sub, dict):
-        return result.settings
-    base = {k: v for k, v in result.settings.to_json().items() if k not in classic.PARTS}
-    return Settings.from_json({**base, **sub})
-
-
 def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
     """Steps, maxima, hints and the summary dict of a loaded result folder; simulate=False
     leaves out the simulation's check of the prediction (seconds a point)."""
@@ -198,9 +189,9 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
     excluded, notes, lost = [], [], [{"run_id": None, "what": w} for w in result.lost]
     for run in result.runs:
         s = part_settings(result, run.meta.get("kind")) if result.kind == "classic" else result.settings
-        if result.kind == "classic" and run.meta.get("kind") not in classic.PARTS:
+        if result.kind == "classic" and run.meta.get("kind") not in PARTS:
             lost.append({"run_id": run.id, "what": f"run.json kind {run.meta.get('kind')!r} is neither "
-                                                   f"of the classic parts ({', '.join(classic.PARTS)}): "
+                                                   f"of the classic parts ({', '.join(PARTS)}): "
                                                    "left out of both analyses"})
         st = steps.of_run(run, s)
         all_steps[run.id] = st

@@ -9,7 +9,6 @@ baseline run(s), that predicts other configurations (docs/predict.md).
   demands   per-tier demands measured in a result folder
   calibrate from demands and a configuration to the model
   forecast  every configuration of an experiment, with the naive baselines
-  runsteps  per-run steps without the whole summary
   target    the smallest configuration reaching a throughput
   section   summary.json "prediction"; report_section its HTML; figures its plots
   command   ./testbed predict; check_run the experiment that checks a --target answer

@@ -20,7 +20,7 @@ from pathlib import Path
 from analysis.folder import NotAResultFolder, load
 from analysis.predict import buildcost, check, demands as dmod, figures, forecast, target as tmod
 from analysis.predict.calibrate import Config, calibrate, model
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 from analysis.predict.model import solve_model
 
 MODES = ("singleton", "request", "pool")

@@ -36,7 +36,7 @@ from pathlib import Path
 from analysis.folder import NotAResultFolder, load
 from analysis.predict import clonegc, section, tiercpu
 from analysis.predict.command import fit_run_ids
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 
 CRITERIA = ("every_within_10pct", "median_within_5pct", "sweep_mae_within_10pct", "knee_within_one_step",
             "beats_both_naive", "beats_or_ties_both_naive", "simulation_agrees")

@@ -14,7 +14,7 @@ import pytest
 from analysis.folder import LOADED_PROBE_RUN, load
 from analysis.predict import buildcost, demands as dmod, forecast
 from analysis.predict.calibrate import calibrate
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 from analysis.steps import StepSample
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent / "data"))

@@ -120,7 +120,7 @@ def test_the_simulation_agrees_with_the_model_with_a_background():
 def test_fit_runs_add_their_steps_to_the_fit_and_an_unknown_run_is_named(data):
     from analysis.folder import load
     from analysis.predict import demands as dmod, forecast
-    from analysis.predict.runsteps import run_steps
+    from analysis.steps import run_steps
     result = load(data / "predict-handmade")
     steps = run_steps(result)
     d = dmod.measure(result, steps, fit_runs=forecast.runs_named(result, ("singleton-c2-a1",)))
@@ -145,7 +145,7 @@ def test_a_classic_folders_path5_run_is_the_fits_second_point_unless_told_otherw
     from analysis.folder import load
     from analysis.predict import demands as dmod, forecast
     from analysis.predict.command import fit_run_ids
-    from analysis.predict.runsteps import run_steps
+    from analysis.steps import run_steps
     folder = tmp_path / "classic-like"
     shutil.copytree(data / "predict-handmade", folder)
     _as_path5_segment_run(folder, "singleton-c2-a1")        # /seg/5, the baseline's calls and stack
@@ -172,7 +172,7 @@ def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_pa
     import shutil
     from analysis.folder import load
     from analysis.predict import demands as dmod, forecast
-    from analysis.predict.runsteps import run_steps
+    from analysis.steps import run_steps
     folder = tmp_path / "clones-like"
     shutil.copytree(data / "predict-handmade", folder)
     calib = folder / "calibration" / "calibration"

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.folder import load
 from analysis.predict import command, demands as dmod, forecast, section
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 from analysis.predict.calibrate import Config, calibrate, model
 from analysis.predict.model import solve_model
 from handmade_probe import PROBE, RESTARTED, request_run, with_probe

@@ -10,7 +10,7 @@ from analysis import hostspeed
 from analysis.folder import load
 from analysis.predict import atspeed, forecast, section
 from analysis.predict.model import Model, solve_model
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 from testbed.run.record import speedprobe
 from testbed.run.record.sampler import CpuSampler
 

@@ -9,7 +9,7 @@ import pytest
 from analysis import pages
 from analysis.folder import load
 from analysis.predict import report_section, section, validate
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 
 IV = [98.0, 102.0]
 

@@ -25,7 +25,7 @@ def write(folder, say) -> None:
     """prediction.json from the baseline run(s) in folder; a failure is noted, never raised."""
     from analysis.folder import load
     from analysis.predict.forecast import predict
-    from analysis.predict.runsteps import run_steps
+    from analysis.steps import run_steps
     from testbed.run.results import write_json
     try:
         result = load(folder)
