@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from analysis import capacity as capmod
-from analysis import segments as segmod
-from analysis.folder import NotAResultFolder
+from analysis.load.folder import NotAResultFolder
+from analysis.measure import capacity as capmod
+from analysis.measure import segments as segmod
 
 PAIRS_HINT = "expected k=tps pairs like 1=3000,2=2500"
 
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
     p = parser(prog)
     args = p.parse_args(argv)
     if args.command == "report":
-        from analysis.report import regenerate  # matplotlib is imported only when needed
+        from analysis.render.report import regenerate  # matplotlib is imported only when needed
         try:
             written = regenerate(args.folder, args.output)
         except NotAResultFolder as e:
@@ -153,8 +153,8 @@ def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
 def _traces(p, folder: str, as_json: bool) -> int:
     import json
 
-    from analysis import traces
-    from analysis.folder import load
+    from analysis.load.folder import load
+    from analysis.measure import traces
     from analysis.summary import analyse
     try:
         t = analyse(load(folder)).summary.get("traces")

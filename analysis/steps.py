@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from analysis import cpu as cpumod
-from analysis.folder import part_settings
-from analysis.locust_csv import History, HistoryRow
-from analysis.settings import HISTORY_GAP_S, LOCUST_PERCENTILE_WINDOW_S, Settings
+from analysis.load import cpu as cpumod
+from analysis.load.folder import part_settings
+from analysis.load.locust_csv import History, HistoryRow
+from analysis.load.settings import HISTORY_GAP_S, LOCUST_PERCENTILE_WINDOW_S, Settings
 
 INCOMPLETE, HIGH_ERRORS, LOADGEN_SATURATED = "incomplete", "high_errors", "loadgen_saturated"
 SHORT_WINDOW, COUNTER_RESET = "short_window", "counter_reset"
@@ -220,12 +220,12 @@ def warm_step(steps: list[StepSample]) -> list[StepSample]:
 
 
 def of_run(run, settings: Settings) -> list[StepSample]:
-    """compute() of a loaded run (analysis.folder.Run: its meta, history and CPU samples)."""
+    """compute() of a loaded run (analysis.load.folder.Run: its meta, history and CPU samples)."""
     return compute(run.meta, run.history, run.cpu, settings)
 
 
 def run_steps(result) -> dict:
-    """run id -> its StepSamples, for every run of a loaded result folder (analysis.folder), as
+    """run id -> its StepSamples, for every run of a loaded result folder (analysis.load.folder), as
     analysis.summary.analyse computes them: a classic experiment's runs with their part's settings."""
     return {r.id: of_run(r, part_settings(result, r.meta.get("kind"))
                          if result.kind == "classic" else result.settings) for r in result.runs}

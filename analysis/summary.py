@@ -9,12 +9,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, demand, maxima, regime, segments, sidebyside, steps, traces
-from analysis import nodes as nodemod
-from analysis import faults as faultmod
-from analysis.capacity import capacity
-from analysis.folder import PARTS, ResultFolder, load, part_settings, planned_load, saturating
-from analysis.settings import Settings
+from analysis import FORMAT_VERSION, steps
+from analysis.judge import calibration, classic, regime, sidebyside
+from analysis.load import faults as faultmod
+from analysis.load.folder import PARTS, ResultFolder, load, part_settings, planned_load, saturating
+from analysis.load.settings import Settings
+from analysis.measure import bottleneck, clones, demand, maxima, segments, traces
+from analysis.measure import nodes as nodemod
+from analysis.measure.capacity import capacity
 
 METHOD = {
     "steps": steps.__doc__.split("Method (also printed in the report):")[1].strip(),
@@ -94,7 +96,7 @@ def accounting(run) -> dict | None:
 def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=None,
                       s: Settings | None = None, all_steps: dict | None = None) -> dict:
     """paths, segments, composition, capacity (and calibration) of the runs given (default: all);
-    with all_steps (run id -> steps), each path's and segment's front demand (analysis/demand.py)."""
+    with all_steps (run id -> steps), each path's and segment's front demand (analysis/measure/demand.py)."""
     s = s or result.settings
     kind = "segments" if result.kind == "classic" else result.kind
     by_series: dict[str, dict[int, dict[str, maxima.RunMaximum]]] = {}

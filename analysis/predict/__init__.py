@@ -1,5 +1,8 @@
 """Predict before measuring: a queueing model of the stack, calibrated on a result folder's
-baseline run(s), that predicts other configurations (docs/predict.md).
+baseline run(s), that predicts other configurations (docs/predict.md). The analysis' fifth
+stage: before it, analysis/measure/ and analysis/judge/ (the baseline's steps, its clone scaling
+and the regime it ran in); after it, analysis/summary.py (summary.json "prediction") and
+analysis/render/ (the report's section and figures, from report_section and figures here).
 
   network   exact product-form closed networks (convolution, in logarithms)
   chain     the model's exact Markov chain where it is small enough

@@ -39,12 +39,12 @@ import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from analysis import cpu as cpumod
-from analysis.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN, load_run
-from analysis.locust_csv import HistoryRow
+from analysis.load import cpu as cpumod
+from analysis.load.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN, load_run
+from analysis.load.locust_csv import HistoryRow
+from analysis.load.settings import Settings
 from analysis.predict.calibrate import Calibrated
 from analysis.predict.demands import SERVICES, Demands
-from analysis.settings import Settings
 from analysis.steps import StepSample, of_run, warm_step
 
 FILE = "build_probe.json"

@@ -17,11 +17,11 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from analysis.folder import NotAResultFolder, load
+from analysis.load.folder import NotAResultFolder, load
 from analysis.predict import buildcost, check, demands as dmod, figures, forecast, target as tmod
 from analysis.predict.calibrate import Config, calibrate, model
-from analysis.steps import run_steps
 from analysis.predict.model import solve_model
+from analysis.steps import run_steps
 
 MODES = ("singleton", "request", "pool")
 

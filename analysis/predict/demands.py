@@ -12,7 +12,7 @@ valid step of those runs:
   itself — and, on a shared machine, other people's work).
 - the client tier's own timers (client_time.csv): per call, the wait for the singleton's
   lock, the time it held it, and the calling thread's CPU while holding it.
-- other programs' share of the host (host CPU less this experiment's: analysis.regime's rule):
+- other programs' share of the host (host CPU less this experiment's: analysis.judge.regime's rule):
   a step where it reached regime.OTHERS_MAX (15 %) — of the baseline or of the calibration
   step's the CPU fit uses — is named in `beside_other_load`. Their CPU lands in the unattributed
   demand and the holding time ran on CPUs they shared, so the prediction reads low, most where
@@ -33,9 +33,10 @@ from pathlib import Path
 
 from scipy import stats as sps
 
-from analysis import bottleneck as bmod, regime
-from analysis.clones import is_baseline
-from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN, RUN_FILE, ResultFolder, load_run
+from analysis.judge import regime
+from analysis.load.folder import CALIBRATION_DIR, LOADED_PROBE_RUN, RUN_FILE, ResultFolder, load_run
+from analysis.measure import bottleneck as bmod
+from analysis.measure.clones import is_baseline
 from analysis.predict import cpufit
 from analysis.steps import StepSample, warm_step
 
@@ -211,7 +212,7 @@ def step_cpu(s: StepSample, backend: str) -> dict[str, float]:
 
 def others_share(s: StepSample, host_cores: float) -> float | None:
     """Other programs' share of the host over a step: host CPU less this experiment's
-    (analysis.regime's reading), as a fraction of the host's cores; None without host samples."""
+    (analysis.judge.regime's reading), as a fraction of the host's cores; None without host samples."""
     if s.host_cpu is None or not host_cores:
         return None
     return max(s.host_cpu - s.own_cpu, 0.0) / 100.0 / host_cores
@@ -237,7 +238,7 @@ def beside_other_load_text(entries: list[dict]) -> str | None:
     parts = [f"{max(e['others'] for e in es):.0%} of the host at {_and([str(e['users']) for e in es])} users ({'the calibration step' if r == 'calibration' else r})"
              for r, es in by.items()]
     return ("calibrated beside other load: other programs used " + "; ".join(parts)
-            + f" (at least {regime.OTHERS_MAX:.0%} is a shared host: analysis/regime.py). Their CPU lands in the "
+            + f" (at least {regime.OTHERS_MAX:.0%} is a shared host: analysis/judge/regime.py). Their CPU lands in the "
             "model's unattributed demand and the lock's holding time was measured on CPUs they shared, so the "
             "prediction reads low, most where the CPU limits a configuration (a client per request): this run "
             "tests the host, not the model — " + regime.SHARED_FIX)

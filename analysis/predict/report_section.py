@@ -1,5 +1,5 @@
 """The report's "Predicted before measured" section, as data for its template
-(analysis/templates/experiments/prediction.html.j2): the error table (model vs measured,
+(analysis/render/templates/experiments/prediction.html.j2): the error table (model vs measured,
 beside the two naive predictions), each tier's CPU per request in the model against the
 measured one, the demands the model was calibrated on with their intervals, and what could
 not be predicted."""

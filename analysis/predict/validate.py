@@ -33,7 +33,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from analysis.folder import NotAResultFolder, load
+from analysis.load.folder import NotAResultFolder, load
 from analysis.predict import clonegc, section, tiercpu
 from analysis.predict.command import fit_run_ids
 from analysis.steps import run_steps

@@ -3,7 +3,7 @@ planned client per request made to have run: shared by the prediction tests."""
 import json
 import shutil
 
-from analysis.folder import load
+from analysis.load.folder import load
 from analysis.steps import run_steps
 
 PROBE = {"format": 1, "backend": "axis", "probe": {"built": 400}, "build_s_median": 0.0025,

@@ -11,11 +11,10 @@ import sys
 
 import pytest
 
-from analysis.folder import LOADED_PROBE_RUN, load
+from analysis.load.folder import LOADED_PROBE_RUN, load
 from analysis.predict import buildcost, demands as dmod, forecast
 from analysis.predict.calibrate import calibrate
-from analysis.steps import run_steps
-from analysis.steps import StepSample
+from analysis.steps import StepSample, run_steps
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent / "data"))
 from make_handmade import run  # noqa: E402
@@ -110,8 +109,8 @@ def _building(t: float) -> bool:
 def _alternating(t_from: int, t_to: int):
     """Per-second cpu.csv samples and history rows of [t_from, t_to]: each tier's CPU
     PER_REQUEST x requests + PER_BUILD x builds (host: their sum), the rates of the phase."""
-    from analysis.cpu import Sample
-    from analysis.locust_csv import HistoryRow
+    from analysis.load.cpu import Sample
+    from analysis.load.locust_csv import HistoryRow
     samples, rows, total = [], [], 0.0
     for k in range(t_from, t_to):
         on = _building(k + 0.5)

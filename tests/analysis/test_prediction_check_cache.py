@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from analysis.folder import load
+from analysis.load.folder import load
 from analysis.predict import forecast, section
 from analysis.steps import run_steps
 

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from analysis.folder import load
+from analysis.load.folder import load
 from analysis.predict import command, demands as dmod, forecast, section
-from analysis.steps import run_steps
 from analysis.predict.calibrate import Config, calibrate, model
 from analysis.predict.model import solve_model
+from analysis.steps import run_steps
 from handmade_probe import PROBE, RESTARTED, request_run, with_probe
 
 ROOT_PY = [sys.executable, "-m", "analysis", "predict"]
@@ -108,7 +108,7 @@ def test_every_planned_configuration_is_predicted_but_a_client_per_request(loade
 
 
 def test_summary_and_report_carry_the_prediction_with_its_error_table(folder, tmp_path):
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     written = regenerate(folder, tmp_path)
     s = json.loads(written["summary.json"].read_text())
     p = s["prediction"]
@@ -131,7 +131,7 @@ def test_a_target_check_says_whether_the_named_run_reached_the_target(folder, tm
     target_run): the summary and the report say whether that run measured at least the target
     (the handmade 2-clone run measures 140/s)."""
     import shutil
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     copy = tmp_path / "folder"
     shutil.copytree(folder, copy)
     exp = json.loads((copy / "experiment.json").read_text())
@@ -256,7 +256,7 @@ def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_buil
 
 
 def test_the_reports_demand_table_shows_the_client_builds_cost(folder, tmp_path):
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     result, _ = with_probe(folder, tmp_path, PROBE)
     written = regenerate(result.path, tmp_path / "report")
     s = json.loads(written["summary.json"].read_text())
@@ -272,8 +272,8 @@ def test_a_client_per_request_measured_cold_is_named_and_left_out_of_the_errors(
     388/s measured against 533/s predicted from the probe's warm build (+37 %). Marked, left out
     of the median and largest |error|, said in the report; primed, or a singleton restarted
     unprimed, it is not."""
-    from analysis import pages
     from analysis.predict import report_section
+    from analysis.render import pages
     with_probe(folder, tmp_path, PROBE)
     copy = tmp_path / "with-probe"
     single = copy / "runs" / "singleton-c2-a1" / "run.json"      # scaled and not primed either
@@ -379,8 +379,8 @@ def test_a_baseline_beside_other_load_is_named_in_the_demands_the_cli_and_the_re
     """Other programs' share of the host (host less this experiment's processes, 2 cores): the
     handmade baseline's 10 % of a core is 5 % of the host, not shared; at 200 % host CPU the
     others took 80 % of a core, 40 % of the host, at every step — named, with the fix."""
-    from analysis import pages
     from analysis.predict import report_section
+    from analysis.render import pages
     plain = dmod.measure(*loaded)
     assert [s.others for s in plain.steps] == [pytest.approx(0.05)] * 3 and plain.beside_other_load == []
     assert dmod.beside_other_load_text(plain.beside_other_load) is None

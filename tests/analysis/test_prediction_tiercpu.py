@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from analysis import pages
 from analysis.predict import report_section, section, tiercpu, validate
+from analysis.render import pages
 from handmade_probe import PROBE, request_run, with_probe
 
 MS = {"loadgen": 4.0, "haproxy": 1.5, "front": 3.0, "clone": 2.0, "service": 1.5, "unattributed": 1.0}

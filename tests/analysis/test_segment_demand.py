@@ -1,12 +1,13 @@
-"""Segments ②/③/④ read by the front's demand (analysis/demand.py): the front's CPU per request in
+"""Segments ②/③/④ read by the front's demand (analysis/measure/demand.py): the front's CPU per request in
 units of HAProxy's, which cancels a host whose speed drifts, and the classic verdicts on it."""
 from __future__ import annotations
 
 import pytest
 
-from analysis import classic, demand, segments
-from analysis.bottleneck import Capacities
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
+from analysis.judge import classic
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
+from analysis.measure import demand, segments
+from analysis.measure.bottleneck import Capacities
 from analysis.steps import StepSample
 
 

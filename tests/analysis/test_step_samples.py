@@ -1,9 +1,10 @@
 """Per-step samples: window rows, throughput, errors, percentiles, CPU and flags."""
 import io
 
-from analysis import cpu as cpumod
-from analysis import folder, steplog, steps
-from analysis.settings import Settings
+from analysis import steps
+from analysis.load import cpu as cpumod
+from analysis.load import folder, steplog
+from analysis.load.settings import Settings
 
 S = Settings()
 

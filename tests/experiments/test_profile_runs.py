@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from analysis.classic import PUBLISHED
+from analysis.judge.classic import PUBLISHED
 from testbed.run import definition
 from testbed.fit import profile
 from testbed.fit import rewrite

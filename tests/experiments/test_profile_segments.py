@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.classic import PUBLISHED
+from analysis.judge.classic import PUBLISHED
 from testbed.run import definition
 from testbed.fit import profile
 from testbed.fit import rewrite

@@ -222,9 +222,9 @@ def test_the_wait_is_chosen_from_the_cost_probes_first_step_and_the_fit_takes_it
     """The cost probe goes on until its throughput settles: the wait is still chosen from
     its first step (what the rule was set by), the model's second point is its last, warm."""
     from analysis import steps as asteps
-    from analysis.folder import load_run
+    from analysis.load.folder import load_run
+    from analysis.load.settings import Settings
     from analysis.predict import demands as dmod
-    from analysis.settings import Settings
     from testbed.fit import costs
     from testbed.fit import tohost
     exp = definition.load("clones")
@@ -287,8 +287,7 @@ def test_the_bridges_packet_work_is_the_stacks_cost_not_other_programs_load():
 
 
 def test_the_plateaus_shares_count_the_kernels_packet_work_as_this_experiments():
-    from analysis import regime
-
+    from analysis.judge import regime
     class Hint:
         step, host_utilisation = 1, 0.99
     s = _step(1, 10000.0, {"front": 52.0, "haproxy": 30.0, "loadgen": 76.0}, host=198.0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.findings import VERDICTS
+from analysis.judge.findings import VERDICTS
 from testbed.studies import runner as study
 from testbed.run.progress import Progress
 

@@ -63,7 +63,7 @@ import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
-from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN
+from analysis.load.folder import CALIBRATION_DIR, LOADED_PROBE_RUN
 from analysis.predict.buildcost import FILE, PROBE_CALLS  # noqa: F401  (the files the analysis reads)
 from testbed.cpu.clock import CpuClock, host_cpu_seconds
 from testbed.run.plan import LoadPlan

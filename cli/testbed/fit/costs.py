@@ -9,7 +9,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from analysis.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN
+from analysis.load.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN
 from analysis.steps import first_step
 from testbed.run.plan import LoadPlan
 from testbed.fit.scaling import SCALED_POINT, Costs, costs_from_steps
@@ -29,9 +29,9 @@ COST_PROBE_LOAD_QUICK = LoadPlan(users=(16,), step_seconds=6.0, warmup_seconds=2
 
 def run_steps(run_dir: Path, settings: dict) -> list:
     """A finished run's steps as the analysis computes them (analysis.steps.StepSample)."""
-    from analysis import folder as afolder
     from analysis import steps as asteps
-    from analysis.settings import Settings
+    from analysis.load import folder as afolder
+    from analysis.load.settings import Settings
     r = afolder.load_run(Path(run_dir))
     return asteps.of_run(r, Settings.from_json(settings))
 

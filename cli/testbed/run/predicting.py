@@ -23,7 +23,7 @@ def due(configs: list[dict], i: int) -> bool:
 
 def write(folder, say) -> None:
     """prediction.json from the baseline run(s) in folder; a failure is noted, never raised."""
-    from analysis.folder import load
+    from analysis.load.folder import load
     from analysis.predict.forecast import predict
     from analysis.steps import run_steps
     from testbed.run.results import write_json

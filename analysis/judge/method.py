@@ -1,7 +1,7 @@
 """The testbed's method, docs/method.md: the sections a finding rests on, and those sections
 as HTML for the end of a report.
 
-Every Finding (analysis/findings.py) names the section of docs/method.md it rests on by the
+Every Finding (analysis/judge/findings.py) names the section of docs/method.md it rests on by the
 section's anchor: the GitHub slug of its `## ` heading, e.g. SEGMENT_LAW = "the-segment-law".
 A report is one self-contained page that may be moved away from the repository, where a link
 into a .md file would show raw text; so the report embeds, at its end, the sections its
@@ -27,7 +27,7 @@ if TYPE_CHECKING:          # the Markdown library loads when a report is made, n
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "method.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "method.md"
 PAGE_NAME = "docs/method.md"
 
 # the sections of docs/method.md, by anchor (the GitHub slug of the heading)

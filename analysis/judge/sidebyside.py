@@ -1,5 +1,5 @@
 """The classic report beside this run: every published figure of the WAS/Axis diagnosis report
-(analysis/published.toml, read by analysis/classic.PUBLISHED) next to this run's figure with its 95 % interval, and both
+(analysis/judge/published.toml, read by analysis/judge/classic.PUBLISHED) next to this run's figure with its 95 % interval, and both
 normalized by their own reference, since absolute rates differ by machine.
 
 References (each side divided by its own): path maxima and per-segment throughputs by T(①),
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import statistics
 
-from analysis import published
-from analysis.classic import PUB, PUBLISHED
+from analysis.judge import published
+from analysis.judge.classic import PUB, PUBLISHED
 
 CIRCLED = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
 CAPACITY_Z_S = float(PUB.think_time_s)     # the published capacity example's think time Z

@@ -1,15 +1,15 @@
-"""The published figures, read from analysis/published.toml: the one place they are written.
+"""The published figures, read from analysis/judge/published.toml: the one place they are written.
 
 Each study has an accessor returning a frozen record of its figures, and its source (the
 published study's title as found, or what is known of it when the title is not):
 
-    from analysis import published
+    from analysis.judge import published
     published.classic().paths[5]          # 7.4: path ①-⑤'s maximum, requests/s
     published.rpc().null_rpc_us["tcp"]    # 202.0
     published.source("servers").cite()    # the title, its authors and where it appeared
 
 Findings format their "published" text from these records (the `*_text` methods), so a
-figure is typed once, in the data file. `python -m analysis.published --markdown` prints the
+figure is typed once, in the data file. `python -m analysis.judge.published --markdown` prints the
 tables of docs/method.md's section "The classic figures"; `--update docs/method.md` writes
 them between that page's markers, and a test holds the page equal to what is printed.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 DATA = Path(__file__).with_name("published.toml")
 STUDIES = ("classic", "serialization", "rpc", "ipc", "servers", "prediction")
-BEGIN = "<!-- The tables below are printed by `python -m analysis.published --markdown` from analysis/published.toml: edit that file, then run `--update docs/method.md`. -->"
+BEGIN = "<!-- The tables below are printed by `python -m analysis.judge.published --markdown` from analysis/judge/published.toml: edit that file, then run `--update docs/method.md`. -->"
 END = "<!-- End of the printed tables. -->"
 
 
@@ -101,7 +101,7 @@ class Classic:
                 f"= {num(self.capacity_users)} users")
 
     def as_dict(self) -> dict:
-        """The shape analysis.classic.PUBLISHED has always had (cli/testbed/fit/profile.py reads it)."""
+        """The shape analysis.judge.classic.PUBLISHED has always had (cli/testbed/fit/profile.py reads it)."""
         return {"paths": dict(self.paths), "segments": dict(self.segments), "capacity": self.capacity_text(),
                 "singleton_clones": dict(self.singleton), "request": dict(self.request), "fix": self.fix}
 
@@ -476,7 +476,7 @@ def update(page: Path) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.published", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m analysis.judge.published", description=__doc__.split("\n")[0])
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--markdown", action="store_true", help="print the tables of docs/method.md")
     g.add_argument("--update", metavar="PAGE", type=Path, help="write them into PAGE between its markers")

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from analysis import threaddump
-from analysis.cpu import LOADGEN, STACK_TIERS
-from analysis.folder import cpu_list
+from analysis.load import threaddump
+from analysis.load.cpu import LOADGEN, STACK_TIERS
+from analysis.load.folder import cpu_list
 from analysis.steps import StepSample
 
 SOFTWARE, CPU, RISING, UNKNOWN = "software", "cpu", "rising", "unknown"

@@ -5,7 +5,7 @@ max-throughput step, every node's CPU — its whole cgroup, every process on it 
 Method: the node's CPU is the mean of its samples over the step's measurement window, like a
 tier's; utilisation = CPU / (100 × the node's quota in cores, or this host's cores without one).
 The node rows are empty off a cluster; the report's "CPU per node" section
-(templates/experiment.html.j2, block nodes) shows them.
+(analysis/render/templates/experiment.html.j2, block nodes) shows them.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def placement(run_meta: dict) -> dict[str, list[str]]:
 
 
 def rows(runs, steps_by_run: dict, maxima: dict, experiment: dict) -> list[dict]:
-    """One row per run and node (runs: analysis.folder RunResult-like, with .id and .meta)."""
+    """One row per run and node (runs: analysis.load.folder RunResult-like, with .id and .meta)."""
     cluster = ((experiment.get("stack") or {}).get("cluster") or {}).get("nodes") or {}
     host = float((experiment.get("host") or {}).get("cores") or 1)
     out = []

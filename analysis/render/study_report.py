@@ -5,12 +5,12 @@ A study's analysis module, analysis.studies.<kind>, has:
     METHOD                       text: how the figures were obtained (the report's Method)
     summarize(experiment, samples) -> dict
                                  everything the report shows, as data; must hold "findings":
-                                 [Finding.to_json()] (analysis/findings.py). samples are every
+                                 [Finding.to_json()] (analysis/judge/findings.py). samples are every
                                  line of samples.jsonl; only status "ok" ones carry valid data
     figures(summary) -> {name: matplotlib Figure}
     view(summary) -> dict        (optional) what the study's template shows beyond the summary:
                                  rows picked or derived for its tables
-    TEMPLATE                     (optional) its template: a name under analysis/templates or a
+    TEMPLATE                     (optional) its template: a name under analysis/render/templates or a
                                  jinja2 Template; default studies/<kind>.html.j2, which extends
                                  study.html.j2 and fills its block "sections" (the report's body
                                  after the findings; images[name] is figures()[name] as a data
@@ -18,7 +18,7 @@ A study's analysis module, analysis.studies.<kind>, has:
 
 The page reads: title and status, the findings (claim, this run, published, verdict), the
 module's sections with its figures, what was lost, the method, the settings, and last the
-sections of docs/method.md the findings rest on (analysis/method.py).
+sections of docs/method.md the findings rest on (analysis/judge/method.py).
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ import importlib
 import json
 from pathlib import Path
 
-from analysis import pages, plots
-from analysis.findings import Finding, finding_rows, method_html
+from analysis.judge.findings import Finding, finding_rows, method_html
+from analysis.render import pages, plots
 
 SAMPLES_FILE = "samples.jsonl"
 SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "summary.json", "report.html", "plots"

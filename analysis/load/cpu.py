@@ -5,7 +5,7 @@ interval since the previous sample of that process). Tier "host" is the whole ma
 (up to 100 x cores). Tier "node" (on a cluster made by `./testbed cluster up`) is a whole
 cluster node, replica its name: the node container's cgroup, every process on the node. Tier
 "kernel" (container modes) is the host's softirq time: the kernel's packet work on the bridge,
-charged to no container, counted as the stack's own (analysis/regime.py). A cut last line is
+charged to no container, counted as the stack's own (analysis/judge/regime.py). A cut last line is
 dropped.
 """
 from __future__ import annotations

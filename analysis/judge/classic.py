@@ -1,7 +1,7 @@
 """The classic findings of the segment and clone-scaling experiments (docs/method.md, "The segment
 law" and "Clone scaling and the client lifecycles"), judged on a run's summary: what each report
 (and the terminal summary) opens with. The published figures are those of the WAS/Axis
-diagnosis report, read from analysis/published.toml (PUB; PUBLISHED is the same as a dict);
+diagnosis report, read from analysis/judge/published.toml (PUB; PUBLISHED is the same as a dict);
 every verdict comes from this run's numbers by the rule stated in its `why`, and every finding
 names the section of docs/method.md it rests on.
 
@@ -9,7 +9,7 @@ Rules (a finding whose runs are missing is "not measured"):
 - segment ⑤ dominates: T(1..5) <= T(1..4)/2, i.e. the SOAP call takes at least half of the
   whole path's demand (the published T(1..4) → T(1..5)).
 - the JSP (②) costs next to nothing: read by the front's demand where the run sampled the front's,
-  HAProxy's and the host's CPU (analysis/demand.py), it holds when the JSP's cost on the front plus
+  HAProxy's and the host's CPU (analysis/measure/demand.py), it holds when the JSP's cost on the front plus
   the reading's resolution stays within the noise band's share of path ①'s CPU per request on the
   host, and does not hold when path ②'s steps all read above path ①'s by more than that. Where it
   cannot tell, and without that reading: T(1..2) within the tolerance band of T(1..1) or above it
@@ -17,7 +17,7 @@ Rules (a finding whose runs are missing is "not measured"):
   more than both paths' 95 % intervals combined (√(w₁² + w₂²) of T(1..1)): the drop's own 95 %
   interval lies wholly past the band. Else: not measurable at this resolution.
 - the access bean (③) and the EJB-like bean (④) cost measurably, read by the front's demand where
-  the run sampled the front's and HAProxy's CPU (analysis/demand.py): holds when every step of path
+  the run sampled the front's and HAProxy's CPU (analysis/measure/demand.py): holds when every step of path
   k reads above every step of path k-1 in the front's CPU per request over HAProxy's; does not hold
   when they overlap and the segment's cost plus the reading's resolution stays within the noise
   band's share of path k-1's CPU per request on the host: next to nothing, by the JSP's rule. Where
@@ -40,9 +40,9 @@ Rules (a finding whose runs are missing is "not measured"):
 - a pool of clients (the eventual fix) is several times the singleton: >= 2 (the published fix
   against the singleton).
 The segment findings compare path maxima that each use the whole host: where another program
-used a share of it during a path they rest on (analysis/regime.py, "shared"), they are "not
+used a share of it during a path they rest on (analysis/judge/regime.py, "shared"), they are "not
 testable on this host". The clone findings are about a lock, so they need runs in the lock's regime: where a run they
-rest on was host-bound (analysis/regime.py: host or load generator out of CPU at the plateau)
+rest on was host-bound (analysis/judge/regime.py: host or load generator out of CPU at the plateau)
 and the rule failed — or could only pass because of it (the service tier's flatness, the
 singleton's baseline) — the verdict is "not testable on this host" with the cause and the fix,
 never "does not hold". A host-bound run can only lower a throughput, so a speed-up or ratio that
@@ -54,11 +54,12 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from analysis import clones, published, regime
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
-from analysis.method import CLONES, SCALING, SEGMENT_LAW
+from analysis.judge import published, regime
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
+from analysis.judge.method import CLONES, SCALING, SEGMENT_LAW
+from analysis.measure import clones
 
-PUB = published.classic()           # the published figures (analysis/published.toml, "classic")
+PUB = published.classic()           # the published figures (analysis/judge/published.toml, "classic")
 PUBLISHED = PUB.as_dict()           # the same as a dict: {"paths": {1: 812, ...}, ...}
 SINGLETON_MONITOR = "SingletonSoapClient"
 
@@ -195,7 +196,7 @@ def _at_most(d: dict) -> float:
 
 
 def _jsp_demand(claim: str, g: dict) -> Finding | str:
-    """② costs next to nothing, read by the front's demand (analysis/demand.py): the JSP's cost on
+    """② costs next to nothing, read by the front's demand (analysis/measure/demand.py): the JSP's cost on
     the front, even at the top of the reading's resolution, within the noise band's share of path
     ①'s CPU per request on the whole host — the throughput rule's band, on a host whose speed
     cancels. Where it cannot tell, why (the path maxima judge then)."""
@@ -221,7 +222,7 @@ def _jsp_demand(claim: str, g: dict) -> Finding | str:
 
 
 def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
-    """③/④ cost measurably, read by the front's demand (analysis/demand.py): the front's CPU per
+    """③/④ cost measurably, read by the front's demand (analysis/measure/demand.py): the front's CPU per
     request in HAProxy's units, path k against path k − 1, every step of each; refuted only where
     the cost is next to nothing even at the top of the reading's resolution (the JSP's rule, turned
     round): a cost inside the resolution, but not bounded below the band, cannot tell. Where the
@@ -292,7 +293,7 @@ def _segment_cost(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
 
 # ------------------------------------------------------------------------------ clones
 def _bound(runs: list[dict]) -> list[dict]:
-    """The host-bound runs among runs (analysis/regime.py), baseline first."""
+    """The host-bound runs among runs (analysis/judge/regime.py), baseline first."""
     return sorted((r for r in runs if r and r.get("host_bound")), key=lambda r: r.get("scaled_tier") != "baseline")
 
 

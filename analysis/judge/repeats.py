@@ -3,7 +3,7 @@ and every normalized figure of "the classic report beside this run" — each run
 median, and whether it lands within ±tolerance of the published normalized value (or, failing
 that, whether the run's own 95 % interval reaches it).
 
-    python -m analysis.repeats results/classic-A results/classic-B results/classic-C [-o out.md]
+    python -m analysis.judge.repeats results/classic-A results/classic-B results/classic-C [-o out.md]
                                [--tolerance 0.2]
 
 Each folder's summary.json is read (made by ./testbed report FOLDER, or at the end of the run).
@@ -17,8 +17,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from analysis.agreement import read_summary
-from analysis.sidebyside import fmt
+from analysis.judge.agreement import read_summary
+from analysis.judge.sidebyside import fmt
 
 WITHIN, REACHES, OFF = "within", "interval reaches it", "off"
 
@@ -88,7 +88,7 @@ def markdown(t: dict, folders: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.repeats", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m analysis.judge.repeats", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("folders", nargs="+", help="result folders of classic runs")
     p.add_argument("-o", "--output", help="write the markdown here (default: print it)")

@@ -8,15 +8,15 @@ claim, beside this run's figure and the classic study's published figure, with a
 
 A verdict is one of VERDICTS; `not measurable` always says why. "does not hold here" is for a
 run in the regime the finding needs that still disagreed; a run the machine limited (its host
-or load generator out of CPU at the plateau: analysis/regime.py) reads "not testable on this
+or load generator out of CPU at the plateau: analysis/judge/regime.py) reads "not testable on this
 host", with the cause and the fix in `why`. Findings are computed from
 data by each experiment's analysis module, never written by hand: the module states the rule
 (the `rule` field) so a reader can check the verdict against the figures.
 
 Every finding names the section of the testbed's method it rests on (`method`: the anchor of a
-`## ` section of docs/method.md, one of analysis.method.SECTIONS; a verdict of "not testable on
+`## ` section of docs/method.md, one of analysis.judge.method.SECTIONS; a verdict of "not testable on
 this host" names "Scaling an experiment to the host", which says why). A report links each
-finding's claim to that section, embedded at the report's end (analysis/method.py), and its
+finding's claim to that section, embedded at the report's end (analysis/judge/method.py), and its
 published figure to "The classic figures", where the figure's source is named. summary.json
 carries it as the finding's "method" key; a finding read from a file written before findings
 had one has "" there.
@@ -25,9 +25,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from analysis import method as methodmod
-
-
+from analysis.judge import method as methodmod
 HOLDS = "holds"
 DOES_NOT_HOLD = "does not hold here"
 NOT_MEASURABLE = "not measurable"
@@ -44,7 +42,7 @@ class Finding:
     verdict: str          # one of VERDICTS
     why: str = ""         # the rule applied, or why it could not be applied
     key: str = ""         # a stable name for tests and summary.json readers
-    method: str = field(kw_only=True)   # the docs/method.md section it rests on (analysis.method)
+    method: str = field(kw_only=True)   # the docs/method.md section it rests on (analysis.judge.method)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -75,11 +73,11 @@ def missing(claim: str, published: str, why: str, key: str = "", *, method: str)
 
 
 _CLASS = {HOLDS: "holds", DOES_NOT_HOLD: "fails", NOT_TESTABLE: "untestable", NOT_MEASURABLE: "na",
-          NOT_MEASURED: "na"}  # templates/style.css
+          NOT_MEASURED: "na"}  # analysis/render/templates/style.css
 
 
 def finding_rows(findings: list[Finding]) -> list[dict]:
-    """The findings table's rows (templates/macros.html.j2, findings): each finding, the CSS
+    """The findings table's rows (analysis/render/templates/macros.html.j2, findings): each finding, the CSS
     class of its verdict and the title of its method's section (for the link's tooltip)."""
     titles = _titles()
     return [{**f.to_json(), "css": _CLASS[f.verdict], "method_title": titles.get(f.method, "")} for f in findings]

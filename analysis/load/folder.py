@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis import cpu as cpumod
-from analysis import faults as faultmod
-from analysis import locust_csv as lc
-from analysis.settings import Settings
-from analysis.steplog import STEP_LOG_FILE, from_step_log
+from analysis.load import cpu as cpumod
+from analysis.load import faults as faultmod
+from analysis.load import locust_csv as lc
+from analysis.load.settings import Settings
+from analysis.load.steplog import STEP_LOG_FILE, from_step_log
 
 EXPERIMENT_FILE = "experiment.json"
 RUNS_DIR = "runs"
@@ -46,7 +46,7 @@ class Run:
     exceptions: int = 0
     threaddumps: dict[tuple[str, str], Path] = field(default_factory=dict)
     lost: list[str] = field(default_factory=list)
-    faults: list[dict] = field(default_factory=list)   # faults.jsonl (analysis/faults.py)
+    faults: list[dict] = field(default_factory=list)   # faults.jsonl (analysis/load/faults.py)
 
     @property
     def label(self) -> str:

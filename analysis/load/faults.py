@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.locust_csv import History
+from analysis.load.locust_csv import History
 
 FAULTS_FILE = "faults.jsonl"
 GRACE_S = 5.0

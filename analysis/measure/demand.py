@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import statistics
 
-from analysis.bottleneck import Capacities
+from analysis.measure.bottleneck import Capacities
 from analysis.steps import StepSample
 
 FRONT, REFERENCE = "front", "haproxy"

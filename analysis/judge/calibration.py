@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from analysis.segments import Segment
+from analysis.measure.segments import Segment
 
 SERIAL, BOTTLENECK = "serial", "bottleneck"
 POINTS = {"SEG2": (2, "front"), "SEG3": (3, "front"), "SEG4": (4, "front"),

@@ -1,4 +1,4 @@
-"""The reports' HTML: one Jinja2 environment over analysis/templates/ and the filters that
+"""The reports' HTML: one Jinja2 environment over analysis/render/templates/ and the filters that
 format a figure for a cell. Every report.html is one self-contained page (inline CSS, images
 as data URIs, no scripts), rendered from data: summary.json's dict and what a report's data
 functions derive from it. No HTML is built in Python; the templates hold it.
@@ -8,7 +8,7 @@ functions derive from it. No HTML is built in Python; the templates hold it.
 Templates (docs/results.md, "Adding a report section"):
     base.html.j2              the page: head, CSS (style.css), body block
     macros.html.j2            table(), image(), na(), flags(), findings(), settings(),
-                              method_sections() (docs/method.md's sections, analysis/method.py)
+                              method_sections() (docs/method.md's sections, analysis/judge/method.py)
     experiment.html.j2        an experiment's report (findings, runs, steps, method, settings)
     experiments/<kind>.html.j2  segments, clones, calibration, classic: extend it
     study.html.j2             a study's report (findings, its sections, lost, method, settings)
@@ -85,7 +85,7 @@ ENV.filters.update(num=num, pct=pct, fmt=fmt, interval=interval, when=when, text
 
 
 def render(template, **context) -> str:
-    """A template (a name under analysis/templates, or a Template) rendered with context;
+    """A template (a name under analysis/render/templates, or a Template) rendered with context;
     images (name -> PNG bytes) arrive in the template as data URIs."""
     context["images"] = {k: datauri(v) for k, v in (context.get("images") or {}).items()}
     return ENV.get_template(template).render(**context)

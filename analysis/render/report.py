@@ -1,7 +1,7 @@
 """Regenerate a result folder's derived files from its raw files alone:
 steps.csv, summary.json, plots/*.png + *.svg and report.html.
 
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     written = regenerate("results/segments-20250101-120000")   # -> {name: Path}
 """
 from __future__ import annotations
@@ -11,13 +11,16 @@ import io
 import json
 from pathlib import Path
 
-from analysis import faults as faultmod
-from analysis import maxima, pages, plots, regime, sidebyside, steps
-from analysis.clones import config_text
-from analysis.findings import Finding, finding_rows, method_html
-from analysis.folder import load
+from analysis import steps
+from analysis.judge import regime, sidebyside
+from analysis.judge.findings import Finding, finding_rows, method_html
+from analysis.load import faults as faultmod
+from analysis.load.folder import load
+from analysis.measure import maxima
+from analysis.measure.clones import config_text
 from analysis.predict import figures as pfigures
 from analysis.predict.report_section import view as prediction_view
+from analysis.render import pages, plots
 from analysis.summary import Analysis, analyse
 
 STEPS_FILE, SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "steps.csv", "summary.json", "report.html", "plots"
@@ -123,7 +126,7 @@ def context(a: Analysis) -> dict:
 
 def render(a: Analysis, pngs: dict[str, bytes]) -> str:
     """The report page for an analysis and its figures' PNG bytes: the template of its kind
-    (analysis/templates/experiments/<kind>.html.j2)."""
+    (analysis/render/templates/experiments/<kind>.html.j2)."""
     return pages.render(f"experiments/{a.summary['experiment']['kind']}.html.j2", images=pngs, **context(a))
 
 
@@ -132,7 +135,7 @@ def regenerate(folder: str | Path, outdir: str | Path | None = None) -> dict[str
     default the folder itself) from its raw files; return what was written."""
     folder = Path(folder)
     if _study_folder(folder):
-        from analysis import study_report
+        from analysis.render import study_report
         return study_report.regenerate(folder, outdir)
     out = Path(outdir) if outdir else folder
     out.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """Does a classic run agree with full segments and clones runs? Figure by figure: the classic
 run's value and 95 % interval beside the full runs', and a verdict.
 
-    python -m analysis.agreement results/classic-… results/segments-… results/clones-… [-o out.md]
+    python -m analysis.judge.agreement results/classic-… results/segments-… results/clones-… [-o out.md]
 
 Rule: two maxima (each a step's mean with a symmetric interval) agree when their difference
 is within its own 95 % interval, ±√(h₁² + h₂²); derived figures (segment throughputs, path
@@ -19,7 +19,7 @@ import math
 import sys
 from pathlib import Path
 
-from analysis.sidebyside import fmt, interval_text
+from analysis.judge.sidebyside import fmt, interval_text
 from analysis.stats import ratio_interval
 
 AGREE, DIFFER, NO_INTERVAL = "agree", "differ", "no interval"
