@@ -11,7 +11,7 @@
                                      own time and each hop per step, segments ③ ④ ⑤ beside the
                                      segment law (docs/tracing.md)
   predict FOLDER [--clones C] [--axis A] [--client-mode M] [--pool P] [--users 4,16,64]
-          [--target 100/s] [--json]  the queueing model calibrated on FOLDER's baseline
+          [--target 100/s] [--json]  the queueing model fitted to FOLDER's baseline
                                      (analysis/predict, docs/predict.md)
 """
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _number(minimum: float, name: str, strict: bool = False):
 def parser(prog: str = "analysis") -> argparse.ArgumentParser:
     p = _Parser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    sub.add_parser("predict", help="the queueing model calibrated on a result folder's baseline (predict --help)")
+    sub.add_parser("predict", help="the queueing model fitted to a result folder's baseline (predict --help)")
     r = sub.add_parser("report", help="regenerate the derived files of a result folder")
     r.add_argument("folder", help="a result folder results/<experiment>-<stamp>/")
     r.add_argument("-o", "--output", help="write derived files here instead of into FOLDER")

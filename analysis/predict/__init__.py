@@ -1,4 +1,4 @@
-"""Predict before measuring: a queueing model of the stack, calibrated on a result folder's
+"""Predict before measuring: a queueing model of the stack, fitted to a result folder's
 baseline run(s), that predicts other configurations (docs/predict.md). The analysis' fifth
 stage: before it, analysis/measure/ and analysis/judge/ (the baseline's steps, its clone scaling
 and the regime it ran in); after it, analysis/summary.py (summary.json "prediction") and
@@ -10,7 +10,7 @@ analysis/render/ (the report's section and figures, from report_section and figu
   model     the model itself and which solution applies
   simulate  a discrete-event simulation of the same model (simpy), the check
   demands   per-tier demands measured in a result folder
-  calibrate from demands and a configuration to the model
+  fit       the model fitted to the demands, for a configuration
   forecast  every configuration of an experiment, with the naive baselines
   target    the smallest configuration reaching a throughput
   section   summary.json "prediction"; report_section its HTML; figures its plots

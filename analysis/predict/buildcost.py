@@ -43,7 +43,7 @@ from analysis.load import cpu as cpumod
 from analysis.load.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN, load_run
 from analysis.load.locust_csv import HistoryRow
 from analysis.load.settings import Settings
-from analysis.predict.calibrate import Calibrated
+from analysis.predict.fit import Fitted
 from analysis.predict.demands import SERVICES, Demands
 from analysis.steps import StepSample, of_run, warm_step
 
@@ -272,9 +272,9 @@ def charged(cpu: dict[str, float], backend: str, first_call: float = 0.0) -> dic
     return out
 
 
-def rests_on_probe(calibrated_on) -> bool:
-    """A configuration's `calibrated_on` (forecast.py) names this probe's file."""
-    return FILE in str(calibrated_on)
+def rests_on_probe(fitted_to) -> bool:
+    """A configuration's `fitted_to` (forecast.py) names this probe's file."""
+    return FILE in str(fitted_to)
 
 
 def usable(cost: BuildCost | None, d: Demands) -> bool:
@@ -282,18 +282,18 @@ def usable(cost: BuildCost | None, d: Demands) -> bool:
     return cost is not None and cost.backend == d.backend
 
 
-def request_calibration(cal: Calibrated, cost: BuildCost, d: Demands) -> Calibrated:
-    """The baseline's calibration with every CPU outside the lock plus the build's, per pool,
+def request_fit(fitted: Fitted, cost: BuildCost, d: Demands) -> Fitted:
+    """The baseline's fit with every CPU outside the lock plus the build's, per pool,
     and the build's off-CPU time added to the latency (a per-request model has no lock); the
     clone's part crowded by the probe's crowding (model.py, "Crowding")."""
     first = next(iter(d.pools))
-    outside = {p: cal.outside.get(p, 0.0) + cal.inside.get(p, 0.0) for p in d.pools}
+    outside = {p: fitted.outside.get(p, 0.0) + fitted.inside.get(p, 0.0) for p in d.pools}
     build = charged(cost.cpu, d.backend, cost.first_call)
     for tier, s in build.items():
         p = d.tier_pool.get(tier, first)
         outside[p] = outside.get(p, 0.0) + s
     clone = build.get("clone", 0.0)
     crowded = {d.tier_pool.get("clone", first): clone} if cost.crowding and clone > 0 else {}
-    return replace(cal, outside=outside, inside={}, inside_fixed={},
-                   residual=max(cal.residual, 0.0) + cost.off_cpu(d.backend),
+    return replace(fitted, outside=outside, inside={}, inside_fixed={},
+                   residual=max(fitted.residual, 0.0) + cost.off_cpu(d.backend),
                    crowded=crowded, crowding=cost.crowding if crowded else ())

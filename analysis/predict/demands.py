@@ -237,7 +237,7 @@ def beside_other_load_text(entries: list[dict]) -> str | None:
         by.setdefault(e["run_id"], []).append(e)
     parts = [f"{max(e['others'] for e in es):.0%} of the host at {_and([str(e['users']) for e in es])} users ({'the calibration step' if r == 'calibration' else r})"
              for r, es in by.items()]
-    return ("calibrated beside other load: other programs used " + "; ".join(parts)
+    return ("fitted beside other load: other programs used " + "; ".join(parts)
             + f" (at least {regime.OTHERS_MAX:.0%} is a shared host: analysis/judge/regime.py). Their CPU lands in the "
             "model's unattributed demand and the lock's holding time was measured on CPUs they shared, so the "
             "prediction reads low, most where the CPU limits a configuration (a client per request): this run "
@@ -323,7 +323,7 @@ def measure(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list
     base = runs if runs is not None else [r for r in result.runs if is_baseline(r.meta)]
     if not base:
         raise NoBaseline(f"{result.path}: no baseline run (1 clone, 1 service replica, singleton client) "
-                         "to calibrate the model on; run ./testbed run clones (its first run is one)")
+                         "to fit the model to; run ./testbed run clones (its first run is one)")
     meta = base[0].meta
     if fit_runs is None:
         fit_runs = same_path_runs(result, meta) if runs is None else []

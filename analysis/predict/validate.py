@@ -12,9 +12,9 @@ naive predictions'; model and simulation within 2 % at every point. Beside "beat
 second reading, never in its place: beats_or_ties_both_naive also counts a naive prediction the
 model does not beat where both maxima lie inside the measured maximum's 95 % interval (section.py
 naive_tied: the measurement cannot tell them apart, as where a lock bounds the configuration and
-linear scaling is exact within the noise). A folder whose calibration
+linear scaling is exact within the noise). A folder whose baseline
 ran beside other load (demands.beside_other_load: other programs took at least 15 % of the host
-in a step it was calibrated on) tests the host, not the model: its rows are listed, marked, and
+in a step the model was fitted to) tests the host, not the model: its rows are listed, marked, and
 left out of the verdicts, which are given once more with them included; so is a client per
 request measured cold (section.py's measured_cold: a clone restarted and not primed, against a
 prediction from the probe's warm build — the classic experiment's run). Where the runs timed
@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     lines += ["", "| criterion | met |", "|---|---|"] + [f"| {k} | {val} |" for k, val in v.items()]
     if left_out:
         v_all = verdicts(every)
-        lines += ["", f"Left out of the verdicts above ({len(left_out)}: calibrated beside other load, or "
+        lines += ["", f"Left out of the verdicts above ({len(left_out)}: fitted beside other load, or "
                   "measured cold):", ""] + [f"- {t}" for t in left_out]
         lines += ["", "With them included:", "", "| criterion | met |", "|---|---|"] + [
             f"| {k} | {val} |" for k, val in v_all.items()]

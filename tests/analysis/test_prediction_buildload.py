@@ -13,7 +13,7 @@ import pytest
 
 from analysis.load.folder import LOADED_PROBE_RUN, load
 from analysis.predict import buildcost, demands as dmod, forecast
-from analysis.predict.calibrate import calibrate
+from analysis.predict.fit import fit
 from analysis.steps import StepSample, run_steps
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent / "data"))
@@ -77,10 +77,10 @@ def test_a_client_per_request_adds_the_builds_cost_under_load_and_the_run_is_no_
     steps = run_steps(result)
     d = dmod.measure(result, steps)
     assert d.fit_runs == ["calibration"]           # the run under load is not the CPU fit's
-    cal = calibrate(d)
+    cal = fit(d)
     p = forecast.predict(result, steps, own_request_steps=False)
     req = next(c for c in p["configurations"] if c["runs"] == ["request-c1-a1"])
-    assert "its CPU per build under load: " in req["calibrated_on"]
+    assert "its CPU per build under load: " in req["fitted_to"]
     baseline = sum(cal.outside.values()) + sum(cal.inside.values())
     assert req["model"]["outside"]["host"] == pytest.approx(baseline + sum(PER_BUILD.values()), abs=1e-5)
     assert p["build_probe"]["under_load"] and p["build_probe"]["cpu_s_per_build"]["front"] == pytest.approx(0.0016)

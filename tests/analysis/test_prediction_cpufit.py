@@ -6,7 +6,7 @@ import random
 import pytest
 
 from analysis.predict import cpufit
-from analysis.predict.calibrate import Calibrated, Config, model
+from analysis.predict.fit import Config, Fitted, model
 from analysis.predict.check import check_point
 from analysis.predict.model import solve_model
 
@@ -92,7 +92,7 @@ def test_no_usable_step_is_an_error():
 
 
 def _cal(background):
-    return Calibrated({"host": 0.003}, {"host": 0.001}, 0.002, 0.0, {"host": 2.0}, 200, 0.0,
+    return Fitted({"host": 0.003}, {"host": 0.001}, 0.002, 0.0, {"host": 2.0}, 200, 0.0,
                       background=background, tier_pool={t: "host" for t in background})
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.load.folder import load
 from analysis.predict import command, demands as dmod, forecast, section
-from analysis.predict.calibrate import Config, calibrate, model
+from analysis.predict.fit import Config, fit, model
 from analysis.predict.model import solve_model
 from analysis.steps import run_steps
 from handmade_probe import PROBE, RESTARTED, request_run, with_probe
@@ -55,7 +55,7 @@ def test_demands_are_cpu_over_throughput_per_tier_and_the_clone_timers_per_call(
 def test_the_cpu_is_split_around_the_lock_and_the_residual_is_fitted_to_the_holding_time(loaded):
     result, steps = loaded
     d = dmod.measure(result, steps)
-    cal = calibrate(d)
+    cal = fit(d)
     # inside: the clone thread's 1.2 ms, a third of HAProxy (0.5), the service 1.5
     assert cal.inside["host"] == pytest.approx(0.0032)
     assert cal.outside["host"] == pytest.approx(0.004 + 1.0e-3 + 0.003 + 0.0008 + 0.001)
@@ -77,11 +77,11 @@ def test_the_latency_outside_the_lock_rests_on_the_short_cycles(loaded):
     from dataclasses import replace
     result, steps = loaded
     d = dmod.measure(result, steps)
-    low = calibrate(d).residual_outside                  # 4, 8, 16 users: cycles of 40, 80, 160 ms
+    low = fit(d).residual_outside                  # 4, 8, 16 users: cycles of 40, 80, 160 ms
     noisy = [replace(d.steps[0], users=n, lock_wait=n / 100 - 0.010 - 0.030) for n in (48, 64, 96)]  # outside: 30 ms
-    fitted = calibrate(replace(d, steps=d.steps + noisy)).residual_outside
+    fitted = fit(replace(d, steps=d.steps + noisy)).residual_outside
     assert low > 0 and abs(fitted - low) < 0.001
-    assert calibrate(replace(d, steps=noisy)).residual_outside > low + 0.010       # they alone: theirs
+    assert fit(replace(d, steps=noisy)).residual_outside > low + 0.010       # they alone: theirs
 
 
 def test_a_folder_without_a_baseline_is_refused_naming_the_fix(data):
@@ -171,6 +171,25 @@ def test_a_prediction_written_before_the_runs_is_the_one_compared(folder, tmp_pa
     assert c2["written_before_runs"] is True and p["file"] == forecast.FILE
 
 
+def test_a_prediction_written_with_the_old_keys_is_read_as_today(folder, tmp_path):
+    """A runner before the model's fit got its name wrote calibrated_on and calibration."""
+    import shutil
+    copy = tmp_path / "f"
+    shutil.copytree(folder, copy)
+    result = load(copy)
+    pred = forecast.predict(result, run_steps(result), own_request_steps=False)
+    old = {"calibrated_on" if k == "fitted_to" else "calibration" if k == "fit" else k: v for k, v in pred.items()}
+    old["configurations"] = [{("calibrated_on" if k == "fitted_to" else k): v for k, v in c.items()}
+                             for c in pred["configurations"]]
+    old["written"] = 1.0
+    (copy / forecast.FILE).write_text(json.dumps(old))
+    assert "fitted_to" not in (copy / forecast.FILE).read_text()
+    p = section.build(load(copy), run_steps(load(copy)), simulate=False)
+    assert p["fitted_to"] == pred["fitted_to"] and p["fit"] == json.loads(json.dumps(pred["fit"]))
+    c2 = next(c for c in p["configurations"] if c["runs"] == ["singleton-c2-a1"])
+    assert c2["fitted_to"] == "baseline" and c2["written_before_runs"] is True
+
+
 def test_cli_prints_json_with_a_throughput_per_user_count(folder, tmp_path):
     out = subprocess.run(ROOT_PY + [str(folder), "--clones", "2", "--users", "4,16", "--json", "--no-check",
                                     "-o", str(tmp_path / "p.png")], capture_output=True, text=True, timeout=300)
@@ -241,16 +260,16 @@ def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_buil
     p = forecast.predict(result, steps, own_request_steps=False)
     assert p["not_predicted"] == [] and p["build_probe"]["builds"] == 400
     req = next(c for c in p["configurations"] if c["runs"] == ["request-c1-a1"])
-    assert "client-build probe" in req["calibrated_on"] and "400 builds" in req["calibrated_on"]
+    assert "client-build probe" in req["fitted_to"] and "400 builds" in req["fitted_to"]
     m = req["model"]
     # the baseline's 13 ms a request, all outside any lock, plus the build's 2 ms (the idle
     # gsoap's figure left out), and no lock
     assert m["outside"]["host"] == pytest.approx(0.015) and m["inside"] == {} and m["lock_servers"] is None
     # the build's 2.5 ms wall time less its 2 ms of CPU is a delay on top of the baseline's
-    cal = calibrate(dmod.measure(result, steps))
+    cal = fit(dmod.measure(result, steps))
     assert m["delay_inside"] == pytest.approx(cal.service_wait + max(cal.residual, 0) + 0.0005)
     # CPU-bound at 2 cores / 15 ms once enough users are there
-    assert solve_model(model(cal, Config(client_mode="request"), request=forecast.buildcost.request_calibration(
+    assert solve_model(model(cal, Config(client_mode="request"), request=forecast.buildcost.request_fit(
         cal, forecast.buildcost.read(result.path, result.settings)[0], dmod.measure(result, steps))), 200).throughput == \
         pytest.approx(2 / 0.015, rel=0.01)
 
@@ -389,14 +408,14 @@ def test_a_baseline_beside_other_load_is_named_in_the_demands_the_cli_and_the_re
     assert [(e["run_id"], e["users"], e["others"]) for e in d.beside_other_load] == [
         ("singleton-c1-a1", u, pytest.approx(0.40)) for u in (4, 8, 16)]
     text = dmod.beside_other_load_text(d.beside_other_load)
-    assert text.startswith("calibrated beside other load: other programs used 40% of the host at 4, 8 and 16 users")
+    assert text.startswith("fitted beside other load: other programs used 40% of the host at 4, 8 and 16 users")
     assert "STACK_CPUS" in text and d.to_json()["beside_other_load"] == d.beside_other_load
-    assert "warning: calibrated beside other load" in command.demand_table(d)
+    assert "warning: fitted beside other load" in command.demand_table(d)
     p = section.build(result, steps, simulate=False)
     assert p["beside_other_load"] == text
     html = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction(
         report_section.view(p), {})
-    assert 'id="prediction-shared"' in html and "Not a test of the model: calibrated beside other load" in html
+    assert 'id="prediction-shared"' in html and "Not a test of the model: fitted beside other load" in html
     # just under the line (15 % of the host = 30 % of a core above the processes' 120 %): not shared
     assert dmod.measure(*_shared_copy(folder, tmp_path, 149)).beside_other_load == []
 
@@ -412,14 +431,14 @@ def test_validation_leaves_a_folder_calibrated_beside_other_load_out_of_its_verd
                 "knee_measured": 4, "knee_steps_apart": 0, "linear_error": 0.5, "usl_error": 0.5,
                 "beats_naive": True, "agreement_max_deviation": 0.01, "agree": True, "written_before_runs": True}
 
-    folders = {"quiet": (None, [row(0.02)]), "busy": ("calibrated beside other load: other programs used 26%", [row(-0.40)])}
+    folders = {"quiet": (None, [row(0.02)]), "busy": ("fitted beside other load: other programs used 26%", [row(-0.40)])}
     monkeypatch.setattr(validate, "rows_of", lambda f, fit_runs=None: (
         {"folder": f, "mode": "local", "written": 1.0, "beside_other_load": folders[f][0]}, folders[f][1]))
     out = tmp_path / "v.md"
     assert validate.main(["quiet", "busy", "-o", str(out)]) == 0
     v = json.loads(out.with_suffix(".json").read_text())["verdicts"]
     assert v["every_within_10pct"] is True and v["configurations"] == 1 and v["max_abs_error"] == pytest.approx(0.02)
-    assert v["left_out"] == ["busy: calibrated beside other load: other programs used 26%"]
+    assert v["left_out"] == ["busy: fitted beside other load: other programs used 26%"]
     assert v["with_left_out"]["every_within_10pct"] is False and v["with_left_out"]["configurations"] == 2
     md = out.read_text()
     assert "| busy (shared host) | local |" in md and "Left out of the verdicts above (1:" in md

@@ -94,7 +94,7 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     assert gc[0] == "timestamp,replica,collections,gc_ns" and len(gc) > 3
     prediction = json.loads((folder / "prediction.json").read_text())
     second = json.loads((folder / "runs" / "singleton-c1-a2-r0" / "run.json").read_text())
-    assert prediction["calibrated_on"] == ["singleton-c1-a1-r0"] and prediction["written"] < second["started"]
+    assert prediction["fitted_to"] == ["singleton-c1-a1-r0"] and prediction["written"] < second["started"]
     p = summary["prediction"]
     assert {tuple(c["runs"]) for c in p["configurations"]} >= {("singleton-c1-a2-r0",), ("singleton-c2-a1-r0",)}
     assert all(c["agree"] for c in p["configurations"] if c["agree"] is not None)

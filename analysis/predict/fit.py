@@ -1,5 +1,6 @@
-"""From measured demands (analysis.predict.demands) and a configuration to the model
-(analysis.predict.model) — the one place that says which measured figure goes where.
+"""The model fitted to the baseline: from measured demands (analysis.predict.demands) and a
+configuration to the model (analysis.predict.model) — the one place that says which measured
+figure goes where.
 
 Per request, CPU outside the lock: the load generator, two of HAProxy's three hops (Locust →
 front, front → clone), the front, the clone's CPU that its thread did not spend holding the
@@ -67,7 +68,7 @@ class Config:
 
 
 @dataclass(frozen=True)
-class Calibrated:
+class Fitted:
     """The figures the model takes from the baseline."""
 
     outside: dict[str, float]       # pool -> s of CPU per request outside the lock
@@ -148,11 +149,12 @@ def _split(d: Demands) -> tuple[dict[str, float], dict[str, float], list[str], d
     return outside, inside, notes, fixed
 
 
-def calibrate(d: Demands) -> Calibrated:
-    """Split the measured CPU around the lock and fit the residual latency inside it."""
+def fit(d: Demands) -> Fitted:
+    """The model fitted to the demands: the measured CPU split around the lock, and the residual
+    latencies inside and outside it fitted."""
     outside, inside, notes, fixed = _split(d)
     tier_pool = {t: d.tier_pool.get(d.backend if t == "service" else t, next(iter(d.pools))) for t in d.background}
-    base = Calibrated(outside, inside, d.service_wait_s, 0.0, dict(d.pools), d.threads.get("front", 200),
+    base = Fitted(outside, inside, d.service_wait_s, 0.0, dict(d.pools), d.threads.get("front", 200),
                       d.think_time_s, tuple(notes), inside_fixed=fixed, background=dict(d.background),
                       tier_pool=tier_pool)
     targets = [(s.users, s.lock_hold) for s in d.steps if s.lock_hold]
@@ -173,7 +175,7 @@ def calibrate(d: Demands) -> Calibrated:
 MAX_ROUNDS = 8
 
 
-def _fit_inside(c: Calibrated, targets: list[tuple[int, float]]) -> tuple[float, list[str]]:
+def _fit_inside(c: Fitted, targets: list[tuple[int, float]]) -> tuple[float, list[str]]:
     """The latency inside the lock for which the model's holding time is the measured one
     (median over the steps)."""
     fits, notes = [], []
@@ -194,7 +196,7 @@ def _fit_inside(c: Calibrated, targets: list[tuple[int, float]]) -> tuple[float,
     return fits[len(fits) // 2], notes
 
 
-def _fit_outside(c: Calibrated, d: Demands) -> float:
+def _fit_outside(c: Fitted, d: Demands) -> float:
     """The latency outside the lock: a step's cycle time N/X less the measured wait for the
     lock and holding time is the time outside it; the model's CPU residence there leaves the
     rest. Each step's figure is a small difference of two times that grow with its users (at
@@ -222,9 +224,9 @@ def _fit_outside(c: Calibrated, d: Demands) -> float:
     return sum(f * w for f, w in zip(fits, weights)) / sum(weights) if fits else 0.0
 
 
-def model(c: Calibrated, cfg: Config, think_time: float | None = None, request: Calibrated | None = None) -> Model:
+def model(c: Fitted, cfg: Config, think_time: float | None = None, request: Fitted | None = None) -> Model:
     """The model of configuration cfg; a client per request takes its CPU from `request` (its
-    own calibration: the per-call build cannot be seen in a singleton run)."""
+    own fit: the per-call build cannot be seen in a singleton run)."""
     z = think_time if think_time is not None else (cfg.think_time if cfg.think_time is not None else c.think_time)
     out_cpu, in_cpu = c.around_lock()
     pools = dict(c.pools)
