@@ -420,7 +420,7 @@ def test_a_baseline_beside_other_load_is_named_in_the_demands_the_cli_and_the_re
     assert dmod.measure(*_shared_copy(folder, tmp_path, 149)).beside_other_load == []
 
 
-def test_validation_leaves_a_folder_calibrated_beside_other_load_out_of_its_verdicts(tmp_path, monkeypatch):
+def test_validation_leaves_a_folder_fitted_beside_other_load_out_of_its_verdicts(tmp_path, monkeypatch):
     """Its rows are listed and marked; the verdicts are over the other folders, then once more
     with it included."""
     from analysis.predict import validate
