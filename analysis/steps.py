@@ -208,13 +208,13 @@ def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: 
 
 
 def first_step(steps: list[StepSample]) -> list[StepSample]:
-    """A calibration step's first valid step (the one its plan always had: what the service
+    """A cost probe's first valid step (the one its plan always had: what the service
     wait is chosen from, cli/testbed/fit/costs.py), as a list (empty: none)."""
     return [s for s in steps if s.valid and s.throughput][:1]
 
 
 def warm_step(steps: list[StepSample]) -> list[StepSample]:
-    """A calibration step's last valid step, its warmest (a fresh JVM's CPU per request still
+    """A cost probe's last valid step, its warmest (a fresh JVM's CPU per request still
     falls for a minute after its prime), as a list (empty: none)."""
     return [s for s in steps if s.valid and s.throughput][-1:]
 

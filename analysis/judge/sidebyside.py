@@ -210,7 +210,7 @@ def emulation_lines(summary: dict) -> list[str]:
 
 EMULATION_INTRO = (
     "The segment demands of this run are emulated by the {name} profile (cli/testbed/fit/profile.py), "
-    "from this stack's own costs measured first (calibration runs): CPU added per request so that the "
+    "from this stack's own costs measured first (cost probes): CPU added per request so that the "
     "front's cost of each path relative to the static page is the published one, a client per request's "
     "build as dear relative to a pooled call as the classic's, a CPU quota per tier for the classic system's "
     "one machine per tier, and the service wait that puts the singleton at {singleton}/{t1} of T(①); segment ① gets CPU "

@@ -20,11 +20,6 @@ from analysis.load.steplog import STEP_LOG_FILE, from_step_log
 EXPERIMENT_FILE = "experiment.json"
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
-CALIBRATION_DIR = "calibration"   # a clones experiment's calibration step (cli/testbed/fit/costs.py):
-                                  # no run of the experiment, so never among its runs
-CALIBRATION_RUN = "calibration"          # its run: calibration/calibration/
-LOADED_PROBE_RUN = "calibration-build"   # in CALIBRATION_DIR: the calibration's load while a clone
-                                         # builds clients (cli/testbed/fit/buildprobe.py); no CPU-fit step
 KINDS = ("segments", "clones", "calibration", "classic")
 PARTS = ("segments", "clones")      # the parts of a "classic" experiment: run.json kind of each run
 THREADDUMP = re.compile(r"threaddump-(?P<tier>[a-z0-9_]+)-(?P<replica>[A-Za-z0-9_.-]+)\.txt$")

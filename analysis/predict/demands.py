@@ -13,8 +13,8 @@ valid step of those runs:
 - the client tier's own timers (client_time.csv): per call, the wait for the singleton's
   lock, the time it held it, and the calling thread's CPU while holding it.
 - other programs' share of the host (host CPU less this experiment's: analysis.judge.regime's rule):
-  a step where it reached regime.OTHERS_MAX (15 %) — of the baseline or of the calibration
-  step's the CPU fit uses — is named in `beside_other_load`. Their CPU lands in the unattributed
+  a step where it reached regime.OTHERS_MAX (15 %) — of the baseline or of the cost
+  probe's the CPU fit uses — is named in `beside_other_load`. Their CPU lands in the unattributed
   demand and the holding time ran on CPUs they shared, so the prediction reads low, most where
   the CPU limits a configuration (results/clones-20261202-020332: other programs at 26 % of the
   host in the baseline's first steps, the lock-bound configurations 9-11 % low, the client per
@@ -34,7 +34,8 @@ from pathlib import Path
 from scipy import stats as sps
 
 from analysis.judge import regime
-from analysis.load.folder import CALIBRATION_DIR, LOADED_PROBE_RUN, RUN_FILE, ResultFolder, load_run
+from analysis.load import probes
+from analysis.load.folder import RUN_FILE, ResultFolder, load_run
 from analysis.measure import bottleneck as bmod
 from analysis.measure.clones import is_baseline
 from analysis.predict import cpufit
@@ -235,7 +236,7 @@ def beside_other_load_text(entries: list[dict]) -> str | None:
     by: dict[str, list[dict]] = {}
     for e in entries:
         by.setdefault(e["run_id"], []).append(e)
-    parts = [f"{max(e['others'] for e in es):.0%} of the host at {_and([str(e['users']) for e in es])} users ({'the calibration step' if r == 'calibration' else r})"
+    parts = [f"{max(e['others'] for e in es):.0%} of the host at {_and([str(e['users']) for e in es])} users ({probes.label(r)})"
              for r, es in by.items()]
     return ("fitted beside other load: other programs used " + "; ".join(parts)
             + f" (at least {regime.OTHERS_MAX:.0%} is a shared host: analysis/judge/regime.py). Their CPU lands in the "
@@ -265,25 +266,27 @@ def _fits(points: list[tuple[float, dict[str, float], dict]]) -> dict[str, cpufi
 SAME_PATH = ("backend", "op", "n", "client_mode", "tiers")
 
 
-def calibration_runs(result: ResultFolder) -> list:
-    """The complete runs in the folder's calibration/ (clones experiments with a scaled wait:
-    /seg/5 with the first scaled run's stack and no service wait, run before it, in steps until
-    its throughput settles: cli/testbed/fit/costs.py)."""
+def probe_runs(result: ResultFolder) -> list:
+    """The complete runs in the folder's probes/ (analysis.load.probes) but the cost probe's run
+    under load: the cost probe of a clones experiment with a scaled wait (/seg/5 with the first
+    scaled run's stack and no service wait, run before it, in steps until its throughput settles:
+    cli/testbed/fit/costs.py), the classic-system profile's probes."""
     runs = []
-    for run_file in sorted((Path(result.path) / CALIBRATION_DIR).glob(f"*/{RUN_FILE}")):
+    for run_file in sorted(probes.folder(result.path).glob(f"*/{RUN_FILE}")):
         try:
             run = load_run(run_file.parent)
         except (OSError, ValueError):
             continue
-        if run.meta.get("status") == "complete" and run.id != LOADED_PROBE_RUN:   # its CPU is the builds' too
+        loaded = probes.is_named(run.id, probes.LOADED_PROBE_RUN)       # its CPU is the builds' too
+        if run.meta.get("status") == "complete" and not loaded:
             runs.append(run)
     return runs
 
 
 def same_path_runs(result: ResultFolder, baseline_meta: dict) -> list:
     """The complete runs through path 5 that make the baseline's calls with the baseline's stack
-    and no service wait — the segment part's path 5 (classic experiments) or the calibration
-    step (clones experiments): the same JVMs and code path at several times the baseline's
+    and no service wait — the segment part's path 5 (classic experiments) or the cost probe
+    (clones experiments): the same JVMs and code path at several times the baseline's
     throughput, the second operating point the CPU fit needs to tell a tier's background rate
     from its cost per request, measured before the baseline and no held-out configuration
     (docs/predict.md, "Background CPU")."""
@@ -291,19 +294,19 @@ def same_path_runs(result: ResultFolder, baseline_meta: dict) -> list:
         return (r.meta.get("path") == 5 and r.meta.get("status") == "complete"
                 and all(r.meta.get(k) == baseline_meta.get(k) for k in SAME_PATH))
     return ([r for r in result.runs if r.meta.get("kind") == "segments" and same(r)]
-            + [r for r in calibration_runs(result) if same(r)])
+            + [r for r in probe_runs(result) if same(r)])
 
 
 def _fit_steps(run, steps: dict[str, list[StepSample]]) -> list[StepSample]:
-    """The steps of a fit run the CPU fit uses: a calibration step's last, its warmest
+    """The steps of a fit run the CPU fit uses: a probe's last, its warmest
     (analysis.steps.warm_step; its first steps are its JVMs' JIT), every valid step of a
     segment run."""
     valid = _valid(steps, run.id)
-    return warm_step(valid) if Path(run.dir).parent.name == CALIBRATION_DIR else valid
+    return warm_step(valid) if probes.is_probe(run.dir) else valid
 
 
 def fit_steps(result: ResultFolder, steps: dict[str, list[StepSample]], runs: list) -> dict[str, list[StepSample]]:
-    """`steps` with those of `runs` that it lacks (a calibration step is no run of the
+    """`steps` with those of `runs` that it lacks (a probe is no run of the
     experiment, so the analysis of the folder has none of its steps)."""
     missing = [r for r in runs if r.id not in steps]
     if not missing:

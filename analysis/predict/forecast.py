@@ -181,11 +181,11 @@ def _current_keys(d: dict) -> dict:
 
 
 def runs_named(result, ids: tuple[str, ...] | None) -> list | None:
-    """The runs of `result` with these ids, its calibration step's among them (None: None,
+    """The runs of `result` with these ids, its probes' among them (None: None,
     demands.measure's default); NoBaseline naming an id the folder does not have."""
     if ids is None:
         return None
-    runs = {r.id: r for r in (*result.runs, *dmod.calibration_runs(result))}
+    runs = {r.id: r for r in (*result.runs, *dmod.probe_runs(result))}
     unknown = [i for i in ids if i not in runs]
     if unknown:
         raise dmod.NoBaseline(f"{result.path}: no run {', '.join(unknown)} to fit the CPU on "

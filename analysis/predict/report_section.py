@@ -5,6 +5,7 @@ measured one, the demands the model was fitted to with their intervals, and what
 not be predicted."""
 from __future__ import annotations
 
+from analysis.load import probes
 from analysis.predict import buildcost, clonegc, tiercpu
 
 
@@ -18,7 +19,7 @@ def _demand(name: str, e: dict | None, source: str) -> dict:
 
 
 def _runs_text(ids: list[str] | None) -> str:
-    return ", ".join("the calibration step" if r == "calibration" else r for r in ids or [])
+    return ", ".join(probes.label(r) for r in ids or [])
 
 
 def _cpu_source(f: dict | None, fit_runs: list[str] | None = None) -> str:

@@ -65,7 +65,7 @@ def test_a_cpu_that_does_not_grow_with_the_load_is_background_not_a_cost_per_req
     f = cpufit.fit(xs, us)
     assert f.resolved and "does not grow measurably" in f.note
     assert f.d == 0.0 and f.d_low == 0.0 and f.u0 == pytest.approx(0.305)
-    # the baseline's four steps at 43/s and the calibration's at 600/s, the host's unattributed CPU
+    # the baseline's four steps at 43/s and the cost probe's at 600/s, the host's unattributed CPU
     # (results/clones-20261128-224802): a small positive slope inside the noise is kept as fitted
     xs = [43.7, 43.0, 43.1, 42.9, 607.5]
     us = [0.0130, 0.0142, 0.0121, 0.0160, 0.0175]
@@ -165,9 +165,12 @@ def test_a_classic_folders_path5_run_is_the_fits_second_point_unless_told_otherw
     assert dmod.measure(plain, run_steps(plain)).fit_runs == []
 
 
-def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_path):
-    """The runner's calibration step (calibration/calibration/: /seg/5 with the baseline's stack,
-    no service wait) is no run of the experiment, yet the fit takes its steps, computed here."""
+@pytest.mark.parametrize("probes_dir, probe_id", [("probes", "cost-probe"), ("calibration", "calibration")],
+                         ids=["probes", "written-before-probes-were-named-so"])
+def test_a_clones_folders_cost_probe_is_the_fits_second_point(data, tmp_path, probes_dir, probe_id):
+    """The runner's cost probe (probes/cost-probe/: /seg/5 with the baseline's stack, no service
+    wait; calibration/calibration/ in a folder an older runner wrote) is no run of the experiment,
+    yet the fit takes its steps, computed here."""
     import json
     import shutil
     from analysis.load.folder import load
@@ -175,38 +178,38 @@ def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_pa
     from analysis.steps import run_steps
     folder = tmp_path / "clones-like"
     shutil.copytree(data / "predict-handmade", folder)
-    calib = folder / "calibration" / "calibration"
-    shutil.move(folder / "runs" / "singleton-c2-a1", calib)
-    m = json.loads((calib / "run.json").read_text())
-    m.update(id="calibration", tiers=dict(m["tiers"], clone=1), demands={})
-    (calib / "run.json").write_text(json.dumps(m))
+    probe = folder / probes_dir / probe_id
+    shutil.move(folder / "runs" / "singleton-c2-a1", probe)
+    m = json.loads((probe / "run.json").read_text())
+    m.update(id=probe_id, tiers=dict(m["tiers"], clone=1), demands={})
+    (probe / "run.json").write_text(json.dumps(m))
     result = load(folder)
     steps = run_steps(result)
-    assert "calibration" not in steps and [r.id for r in result.runs] == ["singleton-c1-a1"]
+    assert probe_id not in steps and [r.id for r in result.runs] == ["singleton-c1-a1"]
     d = dmod.measure(result, steps)
-    # the baseline's three steps and the calibration's last, warm (analysis.steps.warm_step)
-    assert d.fit_runs == ["calibration"] and d.cpu_fits["front"].steps == 4
-    assert [r.id for r in forecast.runs_named(result, ("calibration",))] == ["calibration"]
+    # the baseline's three steps and the cost probe's last, warm (analysis.steps.warm_step)
+    assert d.fit_runs == [probe_id] and d.cpu_fits["front"].steps == 4
+    assert [r.id for r in forecast.runs_named(result, (probe_id,))] == [probe_id]
     from analysis.predict import report_section, section
     view = report_section.view(section.build(result, steps, simulate=False))
-    assert view["fit_runs"] == "the calibration step"
+    assert view["fit_runs"] == "the cost probe"
     fit = {"resolved": True, "steps": 5, "span": 14.5, "u0_cores": 0.013}
-    assert "(the baseline's and the calibration step's)" in report_section._cpu_source(fit, ["calibration"])
+    assert "(the baseline's and the cost probe's)" in report_section._cpu_source(fit, [probe_id])
     background = cpufit.fit([43.7, 43.0, 43.1, 42.9, 607.5], [0.0130, 0.0142, 0.0121, 0.0160, 0.0175]).to_json()
-    assert report_section._cpu_source(background, ["calibration"]).endswith(
+    assert report_section._cpu_source(background, [probe_id]).endswith(
         "taken off the pool — " + background["note"]) and "mostly background" in background["note"]
-    # a calibration step of another stack (2 clones) is not the baseline's path
+    # a cost probe of another stack (2 clones) is not the baseline's path
     m.update(tiers=dict(m["tiers"], clone=2))
-    (calib / "run.json").write_text(json.dumps(m))
+    (probe / "run.json").write_text(json.dumps(m))
     assert dmod.measure(load(folder), steps).fit_runs == []
 
 
 
-def test_a_calibration_step_chooses_the_wait_from_its_first_step_and_fits_its_last():
+def test_a_cost_probe_chooses_the_wait_from_its_first_step_and_fits_its_last():
     from analysis.steps import INCOMPLETE, StepSample, first_step, warm_step
 
     def step(i, x, excluded=False):
-        s = StepSample("calibration", i, 16, 0.0, 1.0, 2.0, 1.0, throughput=x, cpu={"front": 60.0})
+        s = StepSample("cost-probe", i, 16, 0.0, 1.0, 2.0, 1.0, throughput=x, cpu={"front": 60.0})
         if excluded:
             s.flags[INCOMPLETE] = "the run stopped inside it"
         return s
