@@ -14,7 +14,7 @@ from analysis.judge import calibration, classic, regime, sidebyside
 from analysis.load import faults as faultmod
 from analysis.load.folder import PARTS, ResultFolder, load, part_settings, planned_load, saturating
 from analysis.load.settings import Settings
-from analysis.measure import bottleneck, clones, demand, maxima, segments, traces
+from analysis.measure import bottleneck, clones, front_demand, maxima, segments, traces
 from analysis.measure import nodes as nodemod
 from analysis.measure.capacity import capacity
 
@@ -96,7 +96,7 @@ def accounting(run) -> dict | None:
 def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=None,
                       s: Settings | None = None, all_steps: dict | None = None) -> dict:
     """paths, segments, composition, capacity (and calibration) of the runs given (default: all);
-    with all_steps (run id -> steps), each path's and segment's front demand (analysis/measure/demand.py)."""
+    with all_steps (run id -> steps), each path's and segment's front demand (analysis/measure/front_demand.py)."""
     s = s or result.settings
     kind = "segments" if result.kind == "classic" else result.kind
     by_series: dict[str, dict[int, dict[str, maxima.RunMaximum]]] = {}
@@ -116,7 +116,7 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=N
         meta = demands[key]
         label = _series(meta, kind)
         reps = {k: maxima.repeated(runs) for k, runs in sorted(paths.items())}
-        readings = demand.path_readings({k: r.run_ids for k, r in reps.items()}, all_steps or {}, metas, caps)
+        readings = front_demand.path_readings({k: r.run_ids for k, r in reps.items()}, all_steps or {}, metas, caps)
         for k, r in reps.items():
             out["paths"].append({"series": label, "path": k, "name": f"1..{k}",
                                  "max_throughput": r.max_throughput,
@@ -131,7 +131,7 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=N
             if repeated else s.tolerance
         segs = segments.decompose(t, tol, {k: r.interval for k, r in reps.items()})
         out["segments"].extend({"series": label, **g.to_json(),
-                                "front_demand": demand.segment_reading(readings.get(g.segment - 1),
+                                "front_demand": front_demand.segment_reading(readings.get(g.segment - 1),
                                                                        readings.get(g.segment))} for g in segs)
         seg = {g.segment: g for g in segs}
         if t.get(4) and (s.target_t5 or (seg.get(5) and seg[5].throughput)):

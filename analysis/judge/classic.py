@@ -9,7 +9,7 @@ Rules (a finding whose runs are missing is "not measured"):
 - segment ⑤ dominates: T(1..5) <= T(1..4)/2, i.e. the SOAP call takes at least half of the
   whole path's demand (the published T(1..4) → T(1..5)).
 - the JSP (②) costs next to nothing: read by the front's demand where the run sampled the front's,
-  HAProxy's and the host's CPU (analysis/measure/demand.py), it holds when the JSP's cost on the front plus
+  HAProxy's and the host's CPU (analysis/measure/front_demand.py), it holds when the JSP's cost on the front plus
   the reading's resolution stays within the noise band's share of path ①'s CPU per request on the
   host, and does not hold when path ②'s steps all read above path ①'s by more than that. Where it
   cannot tell, and without that reading: T(1..2) within the tolerance band of T(1..1) or above it
@@ -17,7 +17,7 @@ Rules (a finding whose runs are missing is "not measured"):
   more than both paths' 95 % intervals combined (√(w₁² + w₂²) of T(1..1)): the drop's own 95 %
   interval lies wholly past the band. Else: not measurable at this resolution.
 - the access bean (③) and the EJB-like bean (④) cost measurably, read by the front's demand where
-  the run sampled the front's and HAProxy's CPU (analysis/measure/demand.py): holds when every step of path
+  the run sampled the front's and HAProxy's CPU (analysis/measure/front_demand.py): holds when every step of path
   k reads above every step of path k-1 in the front's CPU per request over HAProxy's; does not hold
   when they overlap and the segment's cost plus the reading's resolution stays within the noise
   band's share of path k-1's CPU per request on the host: next to nothing, by the JSP's rule. Where
@@ -196,7 +196,7 @@ def _at_most(d: dict) -> float:
 
 
 def _jsp_demand(claim: str, g: dict) -> Finding | str:
-    """② costs next to nothing, read by the front's demand (analysis/measure/demand.py): the JSP's cost on
+    """② costs next to nothing, read by the front's demand (analysis/measure/front_demand.py): the JSP's cost on
     the front, even at the top of the reading's resolution, within the noise band's share of path
     ①'s CPU per request on the whole host — the throughput rule's band, on a host whose speed
     cancels. Where it cannot tell, why (the path maxima judge then)."""
@@ -222,7 +222,7 @@ def _jsp_demand(claim: str, g: dict) -> Finding | str:
 
 
 def _segment_demand(k: int, claim: str, g: dict) -> Finding | str:
-    """③/④ cost measurably, read by the front's demand (analysis/measure/demand.py): the front's CPU per
+    """③/④ cost measurably, read by the front's demand (analysis/measure/front_demand.py): the front's CPU per
     request in HAProxy's units, path k against path k − 1, every step of each; refuted only where
     the cost is next to nothing even at the top of the reading's resolution (the JSP's rule, turned
     round): a cost inside the resolution, but not bounded below the band, cannot tell. Where the

@@ -4,17 +4,17 @@ stage: before it, analysis/measure/ and analysis/judge/ (the baseline's steps, i
 and the regime it ran in); after it, analysis/summary.py (summary.json "prediction") and
 analysis/render/ (the report's section and figures, from report_section and figures here).
 
-  network   exact product-form closed networks (convolution, in logarithms)
-  chain     the model's exact Markov chain where it is small enough
-  surrogate the method of surrogate delays, the fallback
-  model     the model itself and which solution applies
-  simulate  a discrete-event simulation of the same model (simpy), the check
-  demands   per-tier demands measured in a result folder
-  fit       the model fitted to the demands, for a configuration
-  forecast  every configuration of an experiment, with the naive baselines
-  target    the smallest configuration reaching a throughput
-  section   summary.json "prediction"; report_section its HTML; figures its plots
-  command   ./testbed predict; check_run the experiment that checks a --target answer
-  validate  the validation over several result folders (the validation criteria of docs/predict.md)
-  line_check  the cross-check against LINE (not a dependency)
+  network           exact product-form closed networks (convolution, in logarithms)
+  chain             the model's exact Markov chain where it is small enough
+  surrogate         the method of surrogate delays, the fallback
+  model             the model itself and which solution applies
+  simulate          a discrete-event simulation of the same model (simpy), the check
+  baseline_demands  each tier's demands measured in the baseline: the model's inputs
+  fit               the model fitted to those demands, for a configuration
+  forecast          every configuration of an experiment, with the naive baselines
+  target            the smallest configuration reaching a throughput
+  section           summary.json "prediction"; report_section its HTML; figures its plots
+  command           ./testbed predict; check_run the experiment that checks a --target answer
+  validate          the validation over several result folders (the criteria of docs/predict.md)
+  line_check        the cross-check against LINE (not a dependency)
 """

@@ -45,7 +45,7 @@ from analysis.load.folder import load_run
 from analysis.load.locust_csv import HistoryRow
 from analysis.load.settings import Settings
 from analysis.predict.fit import Fitted
-from analysis.predict.demands import SERVICES, Demands
+from analysis.predict.baseline_demands import SERVICES, Demands
 from analysis.steps import StepSample, of_run, warm_step
 
 FILE = "build_probe.json"

@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from analysis.load.folder import NotAResultFolder, load
-from analysis.predict import buildcost, check, demands as dmod, figures, forecast, target as tmod
+from analysis.predict import baseline_demands as dmod, buildcost, check, figures, forecast, target as tmod
 from analysis.predict.fit import Config, fit, model
 from analysis.predict.model import solve_model
 from analysis.steps import run_steps
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
 
 
 def fit_run_ids(text: str | None) -> tuple[str, ...] | None:
-    """--fit-runs: None (not given) -> None, demands.measure's default; 'none' -> no run."""
+    """--fit-runs: None (not given) -> None, baseline_demands.measure's default; 'none' -> no run."""
     if text is None:
         return None
     return () if text.strip().lower() == "none" else tuple(r for r in text.split(",") if r.strip())

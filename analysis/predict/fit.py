@@ -1,4 +1,4 @@
-"""The model fitted to the baseline: from measured demands (analysis.predict.demands) and a
+"""The model fitted to the baseline: from measured demands (analysis.predict.baseline_demands) and a
 configuration to the model (analysis.predict.model) — the one place that says which measured
 figure goes where.
 
@@ -18,7 +18,7 @@ residence outside the lock are taken out (the second and last fitted figure). Lo
 front's Tomcat threads x fronts (HAProxy queues the rest). Service replicas share the calls
 and add nothing else but their background CPU.
 
-Background CPU: where the baseline's steps resolve a tier's U = U0 + D·X (demands, cpufit), the
+Background CPU: where the baseline's steps resolve a tier's U = U0 + D·X (baseline_demands, cpufit), the
 tier's CPU per request above is D, and U0 — per replica of the front, the clone and the service,
 once for the others — is taken off its pool's cores before any request is served (a pool of c
 cores serves requests with c − ΣU0). Where they do not, U0 = 0 and D = U / X, as before.
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from scipy.optimize import brentq
 
-from analysis.predict.demands import UNATTRIBUTED, Demands
+from analysis.predict.baseline_demands import UNATTRIBUTED, Demands
 from analysis.predict.model import Model, solve_model
 
 INF = math.inf

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from analysis.predict import buildcost, demands as dmod
+from analysis.predict import baseline_demands as dmod, buildcost
 from analysis.predict.fit import Config, fit, model
 from analysis.predict.model import solve_model
 
@@ -108,8 +108,8 @@ def _sweep(m, users: list[int]) -> list:
 def predict(result, steps: dict, tolerance: float | None = None, own_request_steps: bool = True,
             fit_runs: tuple[str, ...] | None = None) -> dict:
     """The prediction of every planned configuration (see the module doc); raises
-    demands.NoBaseline when the folder has no baseline to fit the model to. fit_runs: ids of runs
-    whose steps the CPU fit uses besides the baseline's (demands.measure; None: its default,
+    baseline_demands.NoBaseline when the folder has no baseline to fit the model to. fit_runs: ids of runs
+    whose steps the CPU fit uses besides the baseline's (baseline_demands.measure; None: its default,
     the baseline's path-5 segment runs where there are any)."""
     tol = tolerance if tolerance is not None else result.settings.tolerance
     d = dmod.measure(result, steps, fit_runs=runs_named(result, fit_runs))
@@ -182,7 +182,7 @@ def _current_keys(d: dict) -> dict:
 
 def runs_named(result, ids: tuple[str, ...] | None) -> list | None:
     """The runs of `result` with these ids, its probes' among them (None: None,
-    demands.measure's default); NoBaseline naming an id the folder does not have."""
+    baseline_demands.measure's default); NoBaseline naming an id the folder does not have."""
     if ids is None:
         return None
     runs = {r.id: r for r in (*result.runs, *dmod.probe_runs(result))}

@@ -39,7 +39,7 @@ import json
 import statistics
 from pathlib import Path
 
-from analysis.predict import buildcost, check, clonegc, demands as dmod, forecast, tiercpu
+from analysis.predict import baseline_demands as dmod, buildcost, check, clonegc, forecast, tiercpu
 from analysis.predict.atspeed import reading as at_host_speed, reference_us as speed_reference_us
 from analysis.predict.model import Model
 

@@ -23,7 +23,7 @@ import statistics
 
 from analysis.predict import buildcost
 from analysis.predict.fit import Config
-from analysis.predict.demands import SERVICES, UNATTRIBUTED, step_cpu
+from analysis.predict.baseline_demands import SERVICES, UNATTRIBUTED, step_cpu
 from analysis.predict.model import crowding_factor
 
 TIERS = ("loadgen", "haproxy", "front", "clone", "service", UNATTRIBUTED)

@@ -13,7 +13,7 @@ second reading, never in its place: beats_or_ties_both_naive also counts a naive
 model does not beat where both maxima lie inside the measured maximum's 95 % interval (section.py
 naive_tied: the measurement cannot tell them apart, as where a lock bounds the configuration and
 linear scaling is exact within the noise). A folder whose baseline
-ran beside other load (demands.beside_other_load: other programs took at least 15 % of the host
+ran beside other load (baseline_demands.beside_other_load: other programs took at least 15 % of the host
 in a step the model was fitted to) tests the host, not the model: its rows are listed, marked, and
 left out of the verdicts, which are given once more with them included; so is a client per
 request measured cold (section.py's measured_cold: a clone restarted and not primed, against a

@@ -13,7 +13,7 @@ import pytest
 
 from analysis.load.folder import load
 from analysis.load.probes import COST_PROBE_RUN, LOADED_PROBE_RUN, OLD_NAMES, PROBES_DIR
-from analysis.predict import buildcost, demands as dmod, forecast
+from analysis.predict import baseline_demands as dmod, buildcost, forecast
 from analysis.predict.fit import fit
 from analysis.steps import StepSample, run_steps
 

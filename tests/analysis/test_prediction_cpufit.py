@@ -119,7 +119,7 @@ def test_the_simulation_agrees_with_the_model_with_a_background():
 
 def test_fit_runs_add_their_steps_to_the_fit_and_an_unknown_run_is_named(data):
     from analysis.load.folder import load
-    from analysis.predict import demands as dmod, forecast
+    from analysis.predict import baseline_demands as dmod, forecast
     from analysis.steps import run_steps
     result = load(data / "predict-handmade")
     steps = run_steps(result)
@@ -143,7 +143,7 @@ def _as_path5_segment_run(folder, run_id, **meta):
 def test_a_classic_folders_path5_run_is_the_fits_second_point_unless_told_otherwise(data, tmp_path):
     import shutil
     from analysis.load.folder import load
-    from analysis.predict import demands as dmod, forecast
+    from analysis.predict import baseline_demands as dmod, forecast
     from analysis.predict.command import fit_run_ids
     from analysis.steps import run_steps
     folder = tmp_path / "classic-like"
@@ -174,7 +174,7 @@ def test_a_clones_folders_cost_probe_is_the_fits_second_point(data, tmp_path, pr
     import json
     import shutil
     from analysis.load.folder import load
-    from analysis.predict import demands as dmod, forecast
+    from analysis.predict import baseline_demands as dmod, forecast
     from analysis.steps import run_steps
     folder = tmp_path / "clones-like"
     shutil.copytree(data / "predict-handmade", folder)

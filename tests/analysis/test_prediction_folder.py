@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from analysis.load.folder import load
-from analysis.predict import command, demands as dmod, forecast, section
+from analysis.predict import baseline_demands as dmod, command, forecast, section
 from analysis.predict.fit import Config, fit, model
 from analysis.predict.model import solve_model
 from analysis.steps import run_steps

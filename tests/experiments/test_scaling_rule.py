@@ -224,7 +224,7 @@ def test_the_wait_is_chosen_from_the_cost_probes_first_step_and_the_fit_takes_it
     from analysis import steps as asteps
     from analysis.load.folder import load_run
     from analysis.load.settings import Settings
-    from analysis.predict import demands as dmod
+    from analysis.predict import baseline_demands as dmod
     from testbed.fit import costs
     from testbed.fit import tohost
     exp = definition.load("clones")

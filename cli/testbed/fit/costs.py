@@ -21,7 +21,7 @@ from testbed.fit.scaling import SCALED_POINT, Costs, costs_from_steps
 # ~60 s: docs/predict.md, "a cold second point"), so the cost probe goes on in steps of
 # the same length until two in a row stay within 5 % of the best throughput before them (at
 # most eight more): its last step, warm, is the model's second operating point
-# (analysis.predict.demands). --quick: 4 s measured after a 2 s warm-up, no prime (costs read
+# (analysis.predict.baseline_demands). --quick: 4 s measured after a 2 s warm-up, no prime (costs read
 # high: a longer wait, the safe side)
 COST_PROBE_STEP = LoadPlan(users=(16,), step_seconds=9.0, warmup_seconds=3.0, prime_seconds=15.0)
 COST_PROBE_LOAD = replace(COST_PROBE_STEP, users=(16,) * 9, plateau_tolerance=0.05, plateau_steps=2)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from analysis.predict.demands import beside_other_load_text, is_baseline
+from analysis.predict.baseline_demands import beside_other_load_text, is_baseline
 from analysis.predict.forecast import FILE
 
 

@@ -56,7 +56,7 @@ def main() -> None:
     loadgen = {"loadgen/master": 5.0, "loadgen/worker-1": 40.0}
     for path, x in ((1, 8120), (2, 7950), (3, 5200), (4, 4300), (5, 74)):
         # the front saturated (150 % of a core) at the path's maximum, HAProxy 25 µs a request
-        # on every path: their CPU follows each step's throughput (analysis/measure/demand.py reads it)
+        # on every path: their CPU follows each step's throughput (analysis/measure/front_demand.py reads it)
         steps = ramp(x, [2, 4, 8, 16], 4, stop=True, cpu={}, host=0.0)
         for st in steps:
             st["cpu"] = {"front/1": 150.0 * st["x"] / x, "haproxy/1": HAPROXY_US * st["x"] / 1e4, **loadgen}

@@ -1,4 +1,5 @@
-"""Per-tier demands measured in a result folder's baseline run(s): the inputs of the model.
+"""Each tier's demands measured in a result folder's baseline run(s) — its CPU per request, the
+lock's holding and waiting times: the inputs of the model (analysis.predict.fit).
 
 Baseline: the clone runs with 1 clone, 1 replica of the service they call and the singleton
 client (the configuration every other one of a clones experiment is compared with). Over each

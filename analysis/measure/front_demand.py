@@ -1,5 +1,5 @@
-"""The front's CPU per request on each segment path, in units of HAProxy's: the segment law's
-second reading, for a host whose speed drifts (docs/experiments.md, "Segments by demand").
+"""The front's demand on each segment path — its CPU per request, in units of HAProxy's: the
+segment law's second reading, for a host whose speed drifts (docs/experiments.md, "Segments by demand").
 
 With think time 0 the host is the bottleneck of paths ① … ④ on a small machine, and a shared
 host's speed drifts: in six classic runs (2026-12-03, 2 cores) the path maxima moved by −51 % to
