@@ -158,38 +158,6 @@ def test_a_target_check_says_whether_the_named_run_reached_the_target(folder, tm
     assert plain["target"] is None
 
 
-def test_a_prediction_written_before_the_runs_is_the_one_compared(folder, tmp_path):
-    import shutil
-    copy = tmp_path / "f"
-    shutil.copytree(folder, copy)
-    result = load(copy)
-    pred = forecast.predict(result, run_steps(result), own_request_steps=False)
-    pred["written"] = 1.0                                # before every run started
-    (copy / forecast.FILE).write_text(json.dumps(pred))
-    p = section.build(load(copy), run_steps(load(copy)), simulate=False)
-    c2 = next(c for c in p["configurations"] if c["runs"] == ["singleton-c2-a1"])
-    assert c2["written_before_runs"] is True and p["file"] == forecast.FILE
-
-
-def test_a_prediction_written_with_the_old_keys_is_read_as_today(folder, tmp_path):
-    """A runner before the model's fit got its name wrote calibrated_on and calibration."""
-    import shutil
-    copy = tmp_path / "f"
-    shutil.copytree(folder, copy)
-    result = load(copy)
-    pred = forecast.predict(result, run_steps(result), own_request_steps=False)
-    old = {"calibrated_on" if k == "fitted_to" else "calibration" if k == "fit" else k: v for k, v in pred.items()}
-    old["configurations"] = [{("calibrated_on" if k == "fitted_to" else k): v for k, v in c.items()}
-                             for c in pred["configurations"]]
-    old["written"] = 1.0
-    (copy / forecast.FILE).write_text(json.dumps(old))
-    assert "fitted_to" not in (copy / forecast.FILE).read_text()
-    p = section.build(load(copy), run_steps(load(copy)), simulate=False)
-    assert p["fitted_to"] == pred["fitted_to"] and p["fit"] == json.loads(json.dumps(pred["fit"]))
-    c2 = next(c for c in p["configurations"] if c["runs"] == ["singleton-c2-a1"])
-    assert c2["fitted_to"] == "baseline" and c2["written_before_runs"] is True
-
-
 def test_cli_prints_json_with_a_throughput_per_user_count(folder, tmp_path):
     out = subprocess.run(ROOT_PY + [str(folder), "--clones", "2", "--users", "4,16", "--json", "--no-check",
                                     "-o", str(tmp_path / "p.png")], capture_output=True, text=True, timeout=300)
