@@ -11,7 +11,7 @@
                                      own time and each hop per step, segments ③ ④ ⑤ beside the
                                      segment law (docs/tracing.md)
   predict FOLDER [--clones C] [--axis A] [--client-mode M] [--pool P] [--users 4,16,64]
-          [--target 100/s] [--json]  the queueing model calibrated on FOLDER's baseline
+          [--target 100/s] [--json]  the queueing model fitted to FOLDER's baseline
                                      (analysis/predict, docs/predict.md)
 """
 from __future__ import annotations
@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from analysis import capacity as capmod
-from analysis import segments as segmod
-from analysis.folder import NotAResultFolder
+from analysis.load.folder import NotAResultFolder
+from analysis.measure import capacity as capmod
+from analysis.measure import segments as segmod
 
 PAIRS_HINT = "expected k=tps pairs like 1=3000,2=2500"
 
@@ -75,7 +75,7 @@ def _number(minimum: float, name: str, strict: bool = False):
 def parser(prog: str = "analysis") -> argparse.ArgumentParser:
     p = _Parser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    sub.add_parser("predict", help="the queueing model calibrated on a result folder's baseline (predict --help)")
+    sub.add_parser("predict", help="the queueing model fitted to a result folder's baseline (predict --help)")
     r = sub.add_parser("report", help="regenerate the derived files of a result folder")
     r.add_argument("folder", help="a result folder results/<experiment>-<stamp>/")
     r.add_argument("-o", "--output", help="write derived files here instead of into FOLDER")
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
     p = parser(prog)
     args = p.parse_args(argv)
     if args.command == "report":
-        from analysis.report import regenerate  # matplotlib is imported only when needed
+        from analysis.render.report import regenerate  # matplotlib is imported only when needed
         try:
             written = regenerate(args.folder, args.output)
         except NotAResultFolder as e:
@@ -153,8 +153,8 @@ def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
 def _traces(p, folder: str, as_json: bool) -> int:
     import json
 
-    from analysis import traces
-    from analysis.folder import load
+    from analysis.load.folder import load
+    from analysis.measure import traces
     from analysis.summary import analyse
     try:
         t = analyse(load(folder)).summary.get("traces")

@@ -27,12 +27,12 @@ Flags that exclude a step from maxima: incomplete, high_errors, loadgen_saturate
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 
-from analysis import cpu as cpumod
-from analysis.locust_csv import History, HistoryRow
-from analysis.settings import HISTORY_GAP_S, LOCUST_PERCENTILE_WINDOW_S, Settings
+from analysis.load import cpu as cpumod
+from analysis.load.folder import part_settings
+from analysis.load.locust_csv import History, HistoryRow
+from analysis.load.settings import HISTORY_GAP_S, LOCUST_PERCENTILE_WINDOW_S, Settings
 
 INCOMPLETE, HIGH_ERRORS, LOADGEN_SATURATED = "incomplete", "high_errors", "loadgen_saturated"
 SHORT_WINDOW, COUNTER_RESET = "short_window", "counter_reset"
@@ -96,27 +96,6 @@ class StepSample:
         out = asdict(self)
         out["excluded"] = self.excluded
         return out
-
-
-STEP_LOG_FILE = "steps.jsonl"
-STEP_EXTRA_KEYS = ("ended_by", "shape_samples", "shape_throughput", "shape_ci", "ramp_stopped")
-
-
-def from_step_log(lines) -> list[dict]:
-    """Steps from the load shape's JSON-lines log (one record per step start
-    {index, users, start, measure_from} and per step end {index, end}); a cut line is skipped."""
-    steps: dict[int, dict] = {}
-    for line in lines:
-        try:
-            rec = json.loads(line)
-            index = int(rec["index"])
-        except (ValueError, KeyError, TypeError):
-            continue
-        step = steps.setdefault(index, {"index": index, "users": None, "start": None,
-                                        "measure_from": None, "end": None})
-        step.update({k: v for k, v in rec.items()
-                     if (k in step or k in STEP_EXTRA_KEYS) and k != "index"})
-    return [steps[i] for i in sorted(steps) if steps[i]["users"] is not None]
 
 
 def _increase(values: list[int]) -> tuple[int, bool]:
@@ -229,20 +208,27 @@ def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: 
 
 
 def first_step(steps: list[StepSample]) -> list[StepSample]:
-    """A calibration step's first valid step (the one its plan always had: what the service
+    """A cost probe's first valid step (the one its plan always had: what the service
     wait is chosen from, cli/testbed/fit/costs.py), as a list (empty: none)."""
     return [s for s in steps if s.valid and s.throughput][:1]
 
 
 def warm_step(steps: list[StepSample]) -> list[StepSample]:
-    """A calibration step's last valid step, its warmest (a fresh JVM's CPU per request still
+    """A cost probe's last valid step, its warmest (a fresh JVM's CPU per request still
     falls for a minute after its prime), as a list (empty: none)."""
     return [s for s in steps if s.valid and s.throughput][-1:]
 
 
 def of_run(run, settings: Settings) -> list[StepSample]:
-    """compute() of a loaded run (analysis.folder.Run: its meta, history and CPU samples)."""
+    """compute() of a loaded run (analysis.load.folder.Run: its meta, history and CPU samples)."""
     return compute(run.meta, run.history, run.cpu, settings)
+
+
+def run_steps(result) -> dict:
+    """run id -> its StepSamples, for every run of a loaded result folder (analysis.load.folder), as
+    analysis.summary.analyse computes them: a classic experiment's runs with their part's settings."""
+    return {r.id: of_run(r, part_settings(result, r.meta.get("kind"))
+                         if result.kind == "classic" else result.settings) for r in result.runs}
 
 
 def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cpumod.Sample],

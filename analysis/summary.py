@@ -9,12 +9,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import FORMAT_VERSION, bottleneck, calibration, classic, clones, demand, maxima, regime, segments, sidebyside, steps, traces
-from analysis import nodes as nodemod
-from analysis import faults as faultmod
-from analysis.capacity import capacity
-from analysis.folder import ResultFolder, load, planned_load, saturating
-from analysis.settings import Settings
+from analysis import FORMAT_VERSION, steps
+from analysis.judge import calibration, classic, regime, sidebyside
+from analysis.load import faults as faultmod
+from analysis.load.folder import PARTS, ResultFolder, load, part_settings, planned_load, saturating
+from analysis.load.settings import Settings
+from analysis.measure import bottleneck, clones, front_demand, maxima, segments, traces
+from analysis.measure import nodes as nodemod
+from analysis.measure.capacity import capacity
 
 METHOD = {
     "steps": steps.__doc__.split("Method (also printed in the report):")[1].strip(),
@@ -94,7 +96,7 @@ def accounting(run) -> dict | None:
 def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=None,
                       s: Settings | None = None, all_steps: dict | None = None) -> dict:
     """paths, segments, composition, capacity (and calibration) of the runs given (default: all);
-    with all_steps (run id -> steps), each path's and segment's front demand (analysis/demand.py)."""
+    with all_steps (run id -> steps), each path's and segment's front demand (analysis/measure/front_demand.py)."""
     s = s or result.settings
     kind = "segments" if result.kind == "classic" else result.kind
     by_series: dict[str, dict[int, dict[str, maxima.RunMaximum]]] = {}
@@ -114,7 +116,7 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=N
         meta = demands[key]
         label = _series(meta, kind)
         reps = {k: maxima.repeated(runs) for k, runs in sorted(paths.items())}
-        readings = demand.path_readings({k: r.run_ids for k, r in reps.items()}, all_steps or {}, metas, caps)
+        readings = front_demand.path_readings({k: r.run_ids for k, r in reps.items()}, all_steps or {}, metas, caps)
         for k, r in reps.items():
             out["paths"].append({"series": label, "path": k, "name": f"1..{k}",
                                  "max_throughput": r.max_throughput,
@@ -129,7 +131,7 @@ def _segments_section(result: ResultFolder, entries: list[dict], run_max, runs=N
             if repeated else s.tolerance
         segs = segments.decompose(t, tol, {k: r.interval for k, r in reps.items()})
         out["segments"].extend({"series": label, **g.to_json(),
-                                "front_demand": demand.segment_reading(readings.get(g.segment - 1),
+                                "front_demand": front_demand.segment_reading(readings.get(g.segment - 1),
                                                                        readings.get(g.segment))} for g in segs)
         seg = {g.segment: g for g in segs}
         if t.get(4) and (s.target_t5 or (seg.get(5) and seg[5].throughput)):
@@ -181,15 +183,6 @@ def _clones_section(entries: list[dict], lifecycle_points: tuple[str, ...] = ())
     return {"scaling": {k: [list(p) for p in v] for k, v in clones.curves(list(scaled.values())).items()}}
 
 
-def part_settings(result: ResultFolder, part: str | None) -> Settings:
-    """A classic experiment's settings for one part: [settings] with [settings.<part>] over it."""
-    sub = result.settings.extra.get(part) if part in classic.PARTS else None
-    if not isinstance(sub, dict):
-        return result.settings
-    base = {k: v for k, v in result.settings.to_json().items() if k not in classic.PARTS}
-    return Settings.from_json({**base, **sub})
-
-
 def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
     """Steps, maxima, hints and the summary dict of a loaded result folder; simulate=False
     leaves out the simulation's check of the prediction (seconds a point)."""
@@ -198,9 +191,9 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
     excluded, notes, lost = [], [], [{"run_id": None, "what": w} for w in result.lost]
     for run in result.runs:
         s = part_settings(result, run.meta.get("kind")) if result.kind == "classic" else result.settings
-        if result.kind == "classic" and run.meta.get("kind") not in classic.PARTS:
+        if result.kind == "classic" and run.meta.get("kind") not in PARTS:
             lost.append({"run_id": run.id, "what": f"run.json kind {run.meta.get('kind')!r} is neither "
-                                                   f"of the classic parts ({', '.join(classic.PARTS)}): "
+                                                   f"of the classic parts ({', '.join(PARTS)}): "
                                                    "left out of both analyses"})
         st = steps.of_run(run, s)
         all_steps[run.id] = st

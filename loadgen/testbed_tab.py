@@ -1,7 +1,7 @@
 """The "Testbed" tab of the Locust web UI: every replica of every tier while the load runs --
 its state in HAProxy, CPU (of a core, of its quota), requests/s and response time as HAProxy
 sees them, sessions, queue, the client lock's waiters -- the host's and the load generator's
-CPU, and the bottleneck hint (cli/testbed/live/view.py gathers them; analysis/bottleneck.py judges).
+CPU, and the bottleneck hint (cli/testbed/live/view.py gathers them; analysis/measure/bottleneck.py judges).
 
 Built on Locust's own extension points for its web UI (no fork of the UI): the tab and its
 table are `extended_tabs` / `extended_tables` of the page's template arguments, and its rows

@@ -1,10 +1,8 @@
 """Shared by the analysis and study tests: every finding names a section of docs/method.md
-(analysis/method.py), so a report can link its claim to the method it rests on."""
+(analysis/judge/method.py), so a report can link its claim to the method it rests on."""
 from __future__ import annotations
 
-from analysis import method
-
-
+from analysis.judge import method
 def check(findings: list[dict], section: str | None = None) -> None:
     """Each finding (summary.json's dicts) names a `## ` section that docs/method.md has; with
     section, that one."""

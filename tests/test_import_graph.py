@@ -123,7 +123,7 @@ def test_the_check_reads_every_package_and_the_stack_factory():
     assert {"testbed.stack"} | implementations <= graph_of_factory
     assert imports("testbed.stack", known["testbed.stack"], known).isdisjoint(
         implementations | {"testbed.stacks.factory"})
-    assert {"analysis.report", "loadgen.shapes", "testbed.run.record.sampler"} <= set(known)
+    assert {"analysis.render.report", "loadgen.shapes", "testbed.run.record.sampler"} <= set(known)
 
 
 def test_a_circle_through_a_function_level_or_relative_import_is_found(tmp_path):

@@ -1,6 +1,6 @@
 """The repository stands on its own: nothing in it points outside it (a method file or a folder that
 only the project's authors had), and nothing is numbered by a work log a reader cannot look up
-(a session's stop or an issue, by number). Read with `git grep` over the tracked text files; each pattern is also
+(a "stop" or an "issue" followed by its number). Read with `git grep` over the tracked text files; each pattern is also
 checked against a line that must match it, so a pattern that matches nothing cannot pass."""
 from __future__ import annotations
 

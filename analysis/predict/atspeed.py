@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from analysis import hostspeed
+from analysis.load import hostspeed
 from analysis.predict.model import Model, solve_model
 
 

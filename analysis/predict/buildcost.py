@@ -11,8 +11,8 @@ build's wall time not spent on that CPU as a delay.
 
 Under load (testbed/fit/buildprobe.py, under_load): built alone, a client costs the other tiers
 nothing, but while one clone builds clients beside the stack's own load every tier's requests
-cost more CPU. Where the runner ran its calibration step once more with the clone building
-clients (calibration/calibration-build/, its probe calls in PROBE_CALLS), each tier's CPU per
+cost more CPU. Where the runner ran its cost probe once more with the clone building
+clients (probes/cost-probe-build/, its probe calls in PROBE_CALLS), each tier's CPU per
 build is taken from that run instead. The idle probe keeps the build's wall time.
 
 Side by side (PROBE_CALLS with `alternate_from`; folders written before it have none): after a
@@ -24,12 +24,12 @@ requests (the history's cumulative count, interpolated at each row's REPORT_AT) 
 (weighted by their length) into two points, and each tier's U = d·X + b·B through both gives b,
 its CPU per build: (U_on·X_off − U_off·X_on) / (B_on·X_off − B_off·X_on). Its reference — the
 CPU per request without builds — is thus measured beside the builds, on the same warm JVMs,
-instead of in the calibration step a minute earlier, whose JVMs were still getting cheaper
+instead of in the cost probe a minute earlier, whose JVMs were still getting cheaper
 (measured that way, the estimate ranged 1.09-4.09 ms a build over seven folders).
 
 Earlier folders (continuous builds, no `alternate_from`): in each of the run's last
 LOADED_STEPS valid steps, (the tier's CPU − the step's throughput × the tier's CPU per request
-in the calibration's warm step) / the builds made in the step's window, the median of those
+in the cost probe's warm step) / the builds made in the step's window, the median of those
 steps.
 """
 from __future__ import annotations
@@ -39,16 +39,17 @@ import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from analysis import cpu as cpumod
-from analysis.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN, load_run
-from analysis.locust_csv import HistoryRow
-from analysis.predict.calibrate import Calibrated
-from analysis.predict.demands import SERVICES, Demands
-from analysis.settings import Settings
+from analysis.load import cpu as cpumod
+from analysis.load import probes
+from analysis.load.folder import load_run
+from analysis.load.locust_csv import HistoryRow
+from analysis.load.settings import Settings
+from analysis.predict.fit import Fitted
+from analysis.predict.baseline_demands import SERVICES, Demands
 from analysis.steps import StepSample, of_run, warm_step
 
 FILE = "build_probe.json"
-PROBE_CALLS = "probe_calls.json"    # in calibration/calibration-build/: the probe calls under load
+PROBE_CALLS = "probe_calls.json"    # in probes/cost-probe-build/: the probe calls under load
 LOADED_STEPS = 2                    # the steps under load used: the last two (the first are the build path's JIT)
 TRIM_S = 1.0                        # side by side: left out at the start of each window (the switch)
 MIN_WINDOW_S = 2.0                  # side by side: a shorter window (after the trim) is not used
@@ -191,24 +192,24 @@ def _side_by_side_of(run, probe: dict, calls: list[dict], loaded: list[StepSampl
     if not per:
         return None, f"no client build under load (side by side: {points['why']})"
     on, off = points["with"], points["without"]
-    return per, (f"side by side: {on['b'] * on['s']:.0f} builds in {on['windows']} windows of the calibration's "
+    return per, (f"side by side: {on['b'] * on['s']:.0f} builds in {on['windows']} windows of the cost probe's "
                  f"load at {on['x']:.0f}/s, against {off['windows']} windows of the same run without builds "
                  f"at {off['x']:.0f}/s")
 
 
 def under_load(folder: Path, settings: Settings) -> tuple[dict[str, float] | None, str]:
     """(CPU seconds per build of each tier measured under load, what it rests on) or (None, why
-    not): side by side where the builds alternated with pauses, else the calibration's warm step
+    not): side by side where the builds alternated with pauses, else the cost probe's warm step
     against the last LOADED_STEPS valid steps of the run under load (the module docstring)."""
-    root = Path(folder) / CALIBRATION_DIR
+    loaded_dir = probes.run_dir(folder, probes.LOADED_PROBE_RUN)
     try:
-        probe = json.loads((root / LOADED_PROBE_RUN / PROBE_CALLS).read_text(encoding="utf-8"))
+        probe = json.loads((loaded_dir / PROBE_CALLS).read_text(encoding="utf-8"))
         calls = [c for c in probe.get("calls") or [] if c.get("built")]
-        run = load_run(root / LOADED_PROBE_RUN)
+        run = load_run(loaded_dir)
         loaded = [s for s in of_run(run, settings) if s.valid and s.throughput]
         if calls and loaded and probe.get("alternate_from") is not None:
             return _side_by_side_of(run, probe, calls, loaded)
-        base = warm_step(of_run(load_run(root / CALIBRATION_RUN), settings))
+        base = warm_step(of_run(load_run(probes.run_dir(folder, probes.COST_PROBE_RUN)), settings))
     except (OSError, ValueError, KeyError) as e:
         return None, f"no client build under load ({type(e).__name__}: {e})"
     if not calls or not base or not loaded:
@@ -219,7 +220,7 @@ def under_load(folder: Path, settings: Settings) -> tuple[dict[str, float] | Non
     if not cpu:
         return None, "no client build under load (no build inside its steps)"
     builds = sum(_builds_in(calls, *_window(s)) for s in steps)
-    return cpu, (f"under load: {builds:.0f} builds in {len(steps)} steps of the calibration's load at "
+    return cpu, (f"under load: {builds:.0f} builds in {len(steps)} steps of the cost probe's load at "
                  f"{statistics.median(s.throughput for s in steps):.0f}/s, against its warm step's "
                  f"{base[0].throughput:.0f}/s without builds")
 
@@ -272,9 +273,9 @@ def charged(cpu: dict[str, float], backend: str, first_call: float = 0.0) -> dic
     return out
 
 
-def rests_on_probe(calibrated_on) -> bool:
-    """A configuration's `calibrated_on` (forecast.py) names this probe's file."""
-    return FILE in str(calibrated_on)
+def rests_on_probe(fitted_to) -> bool:
+    """A configuration's `fitted_to` (forecast.py) names this probe's file."""
+    return FILE in str(fitted_to)
 
 
 def usable(cost: BuildCost | None, d: Demands) -> bool:
@@ -282,18 +283,18 @@ def usable(cost: BuildCost | None, d: Demands) -> bool:
     return cost is not None and cost.backend == d.backend
 
 
-def request_calibration(cal: Calibrated, cost: BuildCost, d: Demands) -> Calibrated:
-    """The baseline's calibration with every CPU outside the lock plus the build's, per pool,
+def request_fit(fitted: Fitted, cost: BuildCost, d: Demands) -> Fitted:
+    """The baseline's fit with every CPU outside the lock plus the build's, per pool,
     and the build's off-CPU time added to the latency (a per-request model has no lock); the
     clone's part crowded by the probe's crowding (model.py, "Crowding")."""
     first = next(iter(d.pools))
-    outside = {p: cal.outside.get(p, 0.0) + cal.inside.get(p, 0.0) for p in d.pools}
+    outside = {p: fitted.outside.get(p, 0.0) + fitted.inside.get(p, 0.0) for p in d.pools}
     build = charged(cost.cpu, d.backend, cost.first_call)
     for tier, s in build.items():
         p = d.tier_pool.get(tier, first)
         outside[p] = outside.get(p, 0.0) + s
     clone = build.get("clone", 0.0)
     crowded = {d.tier_pool.get("clone", first): clone} if cost.crowding and clone > 0 else {}
-    return replace(cal, outside=outside, inside={}, inside_fixed={},
-                   residual=max(cal.residual, 0.0) + cost.off_cpu(d.backend),
+    return replace(fitted, outside=outside, inside={}, inside_fixed={},
+                   residual=max(fitted.residual, 0.0) + cost.off_cpu(d.backend),
                    crowded=crowded, crowding=cost.crowding if crowded else ())

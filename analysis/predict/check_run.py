@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from analysis.predict.calibrate import Config
+from analysis.predict.fit import Config
 
 BASELINE_PRIME_S = 240   # clones.toml's baseline prime (docs/predict.md, "The baseline's service, warm")
 
@@ -48,7 +48,7 @@ target_from = {folder_json}
 
 # The baseline is primed as clones.toml primes its own: the stack starts fresh, and a baseline
 # measured while its JVMs still compile the request path reads 2-4 times the warm CPU a request,
-# so the model the report calibrates on it (its "Predicted before measured") would read low.
+# so the model the report fits to it (its "Predicted before measured") would read low.
 [[runs]]
 id = "singleton-c1-{short}1"
 label = "the baseline (singleton, 1 clone, 1 {backend_key})"

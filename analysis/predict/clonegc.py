@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from analysis.predict.demands import read_counter_rows, replica_spans
+from analysis.predict.baseline_demands import read_counter_rows, replica_spans
 
 FILE = "clone_gc.csv"          # cli/testbed/run/record/clienttime.py GC_FILE
 

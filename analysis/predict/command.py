@@ -1,4 +1,4 @@
-"""./testbed predict RESULT: the model calibrated on a result folder's baseline, asked about a
+"""./testbed predict RESULT: the model fitted to a result folder's baseline, asked about a
 configuration — throughput, response time and the bottleneck per user count, checked by
 simulation — or which configuration reaches a target throughput (--target), and with how
 many users.
@@ -17,11 +17,11 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from analysis.folder import NotAResultFolder, load
-from analysis.predict import buildcost, check, demands as dmod, figures, forecast, target as tmod
-from analysis.predict.calibrate import Config, calibrate, model
-from analysis.predict.runsteps import run_steps
+from analysis.load.folder import NotAResultFolder, load
+from analysis.predict import baseline_demands as dmod, buildcost, check, figures, forecast, target as tmod
+from analysis.predict.fit import Config, fit, model
 from analysis.predict.model import solve_model
+from analysis.steps import run_steps
 
 MODES = ("singleton", "request", "pool")
 
@@ -106,24 +106,24 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
         d = dmod.measure(result, steps, fit_runs=fit_runs)
     except (NotAResultFolder, dmod.NoBaseline) as e:
         p.error(str(e))
-    cal = calibrate(d)
+    fitted = fit(d)
     mode = args.client_mode or ("pool" if args.pool else "singleton")
     cfg = Config(clones=args.clones, service=args.service, client_mode=mode,
                  pool_size=(args.pool or 8) if mode == "pool" else None, think_time=args.think_time, cores=args.cores)
     request = None
     if mode == "request" or args.target:
-        request = _request_calibration(result, steps, d, cal)
+        request = _request_fit(result, steps, d, fitted)
         if mode == "request" and request is None:
             p.error("a client per request cannot be predicted from a singleton baseline (its per-call client build "
                     "never happens there): the folder needs the client-build probe (build_probe.json, which "
                     "./testbed run clones measures before its per-request run) or a request run to take that cost "
                     "from; see docs/predict.md")
-    out = {"folder": str(result.path), "calibrated_on": d.baseline_runs, "config": asdict(cfg), "text": cfg.text(),
-           "demands": d.to_json(), "calibration": cal.to_json()}
+    out = {"folder": str(result.path), "fitted_to": d.baseline_runs, "config": asdict(cfg), "text": cfg.text(),
+           "demands": d.to_json(), "fit": fitted.to_json()}
     z = args.think_time if args.think_time is not None else d.think_time_s
     if args.target:
         modes = [args.client_mode] if args.client_mode else list(MODES)
-        answer = tmod.smallest(cal, args.target, cfg, modes, request, z, result.settings.tolerance)
+        answer = tmod.smallest(fitted, args.target, cfg, modes, request, z, result.settings.tolerance)
         out["target"] = _jsonable(answer)
         if args.experiment and answer.get("config") is not None:
             from analysis.predict.check_run import experiment_toml
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
             out["experiment"] = args.experiment
     else:
         users = args.users or sorted({s.users for s in d.steps})
-        m = model(cal, cfg, think_time=z, request=request)
+        m = model(fitted, cfg, think_time=z, request=request)
         points = []
         for u in users:
             pt = solve_model(m, u).to_json()
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
         out["agree"] = all(pt.get("simulation", {}).get("agree", True) for pt in points)
         png = Path(args.output) if args.output else result.path / "plots" / f"predict-{_slug(cfg)}.png"
         png.parent.mkdir(parents=True, exist_ok=True)
-        figures.curves(points, f"predicted: {cfg.text()} (calibrated on {', '.join(d.baseline_runs)})").savefig(png, dpi=100)
+        figures.curves(points, f"predicted: {cfg.text()} (fitted to {', '.join(d.baseline_runs)})").savefig(png, dpi=100)
         out["plot"] = str(png)
     if args.json:
         print(json.dumps(out, indent=1, default=str))
@@ -154,19 +154,19 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
 
 
 def fit_run_ids(text: str | None) -> tuple[str, ...] | None:
-    """--fit-runs: None (not given) -> None, demands.measure's default; 'none' -> no run."""
+    """--fit-runs: None (not given) -> None, baseline_demands.measure's default; 'none' -> no run."""
     if text is None:
         return None
     return () if text.strip().lower() == "none" else tuple(r for r in text.split(",") if r.strip())
 
 
-def _request_calibration(result, steps, d: dmod.Demands, cal):
-    """A client per request's calibration: the baseline plus the client-build probe, else the
+def _request_fit(result, steps, d: dmod.Demands, fitted):
+    """A client per request's fit: the baseline plus the client-build probe, else the
     lowest step of a request run of the folder, else None."""
-    from analysis.predict.forecast import _request_calibration as rc, config_of
+    from analysis.predict.forecast import _request_fit as rc, config_of
     probe, _ = buildcost.read(result.path, result.settings)
     if buildcost.usable(probe, d):
-        return buildcost.request_calibration(cal, probe, d)
+        return buildcost.request_fit(fitted, probe, d)
     runs = [r for r in result.runs if config_of(r.meta).client_mode == "request"]
     if not runs:
         return None
@@ -207,10 +207,10 @@ def demand_table(d: dmod.Demands) -> str:
 
 
 def text(out: dict, d: dmod.Demands) -> str:
-    cal = out["calibration"]
-    lines = [demand_table(d), f"residual latency (fitted): inside the lock {cal['residual_latency_s'] * 1e3:.3f} ms, "
-             f"outside it {cal['residual_outside_s'] * 1e3:.3f} ms"]
-    lines += [f"note: {n}" for n in out["calibration"]["notes"]]
+    fitted = out["fit"]
+    lines = [demand_table(d), f"residual latency (fitted): inside the lock {fitted['residual_latency_s'] * 1e3:.3f} ms, "
+             f"outside it {fitted['residual_outside_s'] * 1e3:.3f} ms"]
+    lines += [f"note: {n}" for n in fitted["notes"]]
     if "target" in out:
         t = out["target"]
         if t.get("config") is None:

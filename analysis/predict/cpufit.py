@@ -6,7 +6,7 @@ marginal CPU per request. Measured over steps at different throughputs, the leas
 through (X, U) separates the two; at one throughput (or several close together) it cannot, and
 the demand stays the utilisation law's D = U / X (U0 = 0, the background counted per request).
 
-With steps from runs with different replica counts n of the tier (a second calibration run
+With steps from runs with different replica counts n of the tier (a second cost probe
 with 2 clones, say), the background is per replica: U = n·U0 + D·X.
 
 A fit is used ("resolved") only when

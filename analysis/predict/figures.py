@@ -1,10 +1,10 @@
 """Figures of the prediction: one configuration's predicted curves (./testbed predict), and
-predicted beside measured throughput for every configuration of an experiment (the report)."""
+predicted beside measured throughput for every configuration of an experiment (the report).
+Like the report's own plots, each is a matplotlib Figure made without pyplot: saving one picks
+the canvas for its file's format, so no backend has to be chosen first."""
 from __future__ import annotations
 
 from matplotlib.figure import Figure
-
-from analysis import plots  # noqa: F401  (chooses the Agg backend)
 
 
 def curves(points: list[dict], title: str) -> Figure:

@@ -2,7 +2,7 @@
 
 `plan(result)` lists the configurations the experiment runs (experiment.json "definition" —
 so it works right after the baseline, before the others have run); `predict(result, steps)`
-calibrates the model on the baseline run(s) and predicts each configuration at its own user
+fits the model to the baseline run(s) and predicts each configuration at its own user
 steps: throughput, response time and bottleneck per step, the saturation throughput (the
 highest predicted step, as the measured maximum is the highest measured step) and the knee
 (the first step within the tolerance of it). Beside it, two naive predictions from the same
@@ -15,20 +15,24 @@ fact, marked so — predicted from its own lowest-load step.
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 import warnings
 from dataclasses import asdict, replace
+from pathlib import Path
 
 import numpy as np
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from analysis.predict import buildcost, demands as dmod
-from analysis.predict.calibrate import Config, calibrate, model
+from analysis.predict import baseline_demands as dmod, buildcost
+from analysis.predict.fit import Config, fit, model
 from analysis.predict.model import solve_model
 
 FORMAT = 1
 FILE = "prediction.json"
+OLD_KEYS = {"calibrated_on": "fitted_to", "calibration": "fit"}   # as a runner wrote them before the model's
+                                                                  # fit got its name: still read
 REQUEST_WHY = ("a client per request builds its client (fetches and parses the WSDL) on every call, which a "
                "singleton baseline never does: its per-call cost is not in the baseline")
 
@@ -104,12 +108,12 @@ def _sweep(m, users: list[int]) -> list:
 def predict(result, steps: dict, tolerance: float | None = None, own_request_steps: bool = True,
             fit_runs: tuple[str, ...] | None = None) -> dict:
     """The prediction of every planned configuration (see the module doc); raises
-    demands.NoBaseline when the folder has no baseline to calibrate on. fit_runs: ids of runs
-    whose steps the CPU fit uses besides the baseline's (demands.measure; None: its default,
+    baseline_demands.NoBaseline when the folder has no baseline to fit the model to. fit_runs: ids of runs
+    whose steps the CPU fit uses besides the baseline's (baseline_demands.measure; None: its default,
     the baseline's path-5 segment runs where there are any)."""
     tol = tolerance if tolerance is not None else result.settings.tolerance
     d = dmod.measure(result, steps, fit_runs=runs_named(result, fit_runs))
-    cal = calibrate(d)
+    fitted = fit(d)
     base_cfg = Config()
     base_curve = sorted((s.users, s.throughput) for s in d.steps)
     merged: dict[int, list[float]] = {}
@@ -130,9 +134,9 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
         entry = {"runs": [item["id"]], "config": asdict(cfg), "text": cfg.text(), "users": users,
                  "baseline": dmod.is_baseline(item["meta"])}
         seen[key] = entry
-        request_cal, source = None, "baseline"
+        request_fitted, source = None, "baseline"
         if cfg.client_mode == "request" and buildcost.usable(probe, d):
-            request_cal = buildcost.request_calibration(cal, probe, d)
+            request_fitted = buildcost.request_fit(fitted, probe, d)
             source = (f"the baseline and the client-build probe ({buildcost.FILE}: {probe.builds} builds"
                       + ("; its CPU per build " + probe.under_load if probe.under_load else "") + ")")
         elif cfg.client_mode == "request":
@@ -147,28 +151,41 @@ def predict(result, steps: dict, tolerance: float | None = None, own_request_ste
                 skipped.append({"runs": entry["runs"], "text": cfg.text(), "why": f"{REQUEST_WHY}; and {e}"})
                 del seen[key]
                 continue
-            request_cal = _request_calibration(rd, d.background)
+            request_fitted = _request_fit(rd, d.background)
             source = f"its own lowest-load step ({rd.steps[0].users} users), not the baseline"
-        m = model(cal, cfg, request=request_cal)
+        m = model(fitted, cfg, request=request_fitted)
         pts = _sweep(m, users)
         xs = [p.throughput for p in pts]
-        entry.update(calibrated_on=source, model=_model_json(m), points=[p.to_json() for p in pts],
+        entry.update(fitted_to=source, model=_model_json(m), points=[p.to_json() for p in pts],
                      predicted_max_throughput=max(xs) if xs else None, knee_users=knee(users, xs, tol),
                      method=sorted({p.method for p in pts}), naive=naive(cfg, base_curve, users, usl_params, base_cfg))
         configs.append(entry)
-    return {"format": FORMAT, "written": time.time(), "calibrated_on": d.baseline_runs, "tolerance": tol,
-            "demands": d.to_json(), "calibration": cal.to_json(),
+    return {"format": FORMAT, "written": time.time(), "fitted_to": d.baseline_runs, "tolerance": tol,
+            "demands": d.to_json(), "fit": fitted.to_json(),
             "usl": dict(zip(("lambda", "sigma", "kappa"), usl_params)) if usl_params else None,
             "configurations": configs, "not_predicted": skipped,
             "build_probe": probe.to_json() if probe is not None else None}
 
 
+def read(path) -> dict:
+    """A prediction.json as the runner wrote it, the keys of an older runner (OLD_KEYS) read as
+    today's, in the file and in each of its configurations."""
+    pred = _current_keys(json.loads(Path(path).read_text()))
+    if isinstance(pred.get("configurations"), list):
+        pred["configurations"] = [_current_keys(c) for c in pred["configurations"]]
+    return pred
+
+
+def _current_keys(d: dict) -> dict:
+    return {OLD_KEYS.get(k, k): v for k, v in d.items()}
+
+
 def runs_named(result, ids: tuple[str, ...] | None) -> list | None:
-    """The runs of `result` with these ids, its calibration step's among them (None: None,
-    demands.measure's default); NoBaseline naming an id the folder does not have."""
+    """The runs of `result` with these ids, its probes' among them (None: None,
+    baseline_demands.measure's default); NoBaseline naming an id the folder does not have."""
     if ids is None:
         return None
-    runs = {r.id: r for r in (*result.runs, *dmod.calibration_runs(result))}
+    runs = {r.id: r for r in (*result.runs, *dmod.probe_runs(result))}
     unknown = [i for i in ids if i not in runs]
     if unknown:
         raise dmod.NoBaseline(f"{result.path}: no run {', '.join(unknown)} to fit the CPU on "
@@ -176,12 +193,12 @@ def runs_named(result, ids: tuple[str, ...] | None) -> list | None:
     return [runs[i] for i in ids]
 
 
-def _request_calibration(rd: dmod.Demands, background: dict[str, float] | None = None):
-    """A client per request calibrated on its own step: everything is CPU outside any lock,
+def _request_fit(rd: dmod.Demands, background: dict[str, float] | None = None):
+    """A client per request fitted to its own step: everything is CPU outside any lock,
     plus the service's wait and the measured per-call latency not spent on the CPU. background:
     the baseline's fitted U0 per tier, taken out of the step's CPU before it is divided by its
     throughput (the model takes it off the cores already)."""
-    from analysis.predict.calibrate import _split, Calibrated
+    from analysis.predict.fit import _split, Fitted
     if background:
         cpu = dict(rd.cpu)
         for t, u0 in background.items():
@@ -192,7 +209,7 @@ def _request_calibration(rd: dmod.Demands, background: dict[str, float] | None =
     hold = rd.lock_hold.mean if rd.lock_hold else 0.0
     cpu_in = sum(inside.values())
     residual = max(hold - rd.service_wait_s - cpu_in, 0.0)
-    return Calibrated(outside, inside, rd.service_wait_s, residual, dict(rd.pools), rd.threads.get("front", 200),
+    return Fitted(outside, inside, rd.service_wait_s, residual, dict(rd.pools), rd.threads.get("front", 200),
                       rd.think_time_s, tuple(notes), inside_fixed=fixed)
 
 

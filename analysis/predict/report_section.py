@@ -1,10 +1,11 @@
 """The report's "Predicted before measured" section, as data for its template
-(analysis/templates/experiments/prediction.html.j2): the error table (model vs measured,
+(analysis/render/templates/experiments/prediction.html.j2): the error table (model vs measured,
 beside the two naive predictions), each tier's CPU per request in the model against the
-measured one, the demands the model was calibrated on with their intervals, and what could
+measured one, the demands the model was fitted to with their intervals, and what could
 not be predicted."""
 from __future__ import annotations
 
+from analysis.load import probes
 from analysis.predict import buildcost, clonegc, tiercpu
 
 
@@ -18,7 +19,7 @@ def _demand(name: str, e: dict | None, source: str) -> dict:
 
 
 def _runs_text(ids: list[str] | None) -> str:
-    return ", ".join("the calibration step" if r == "calibration" else r for r in ids or [])
+    return ", ".join(probes.label(r) for r in ids or [])
 
 
 def _cpu_source(f: dict | None, fit_runs: list[str] | None = None) -> str:
@@ -51,7 +52,7 @@ def view(p: dict | None) -> dict | None:
         return None
     if "error" in p:
         return {"error": p["error"]}
-    d, cal = p["demands"], p["calibration"]
+    d, fitted = p["demands"], p["fit"]
     fits = d.get("cpu_fits") or {}
     demands = [_demand(f"CPU: {t}", e, _cpu_source(fits.get(t), d.get("fit_runs")))
                for t, e in sorted(d["cpu_s"].items())]
@@ -60,10 +61,10 @@ def view(p: dict | None) -> dict | None:
         _demand("clone CPU while holding it", d["lock_cpu_s"], "its thread's CPU time"),
         _demand("lock wait", d["lock_wait_s"], "per call"),
         _value("service wait", d["service_wait_s"] * 1e3, "configured (demands.SERVICE.wait_us)"),
-        _value("residual latency inside the lock", cal["residual_latency_s"] * 1e3,
+        _value("residual latency inside the lock", fitted["residual_latency_s"] * 1e3,
                "fitted: the model's holding time = the measured one (below 0: that much CPU of HAProxy and "
                "the service counted outside the lock instead)"),
-        _value("residual latency outside the lock", cal.get("residual_outside_s", 0.0) * 1e3,
+        _value("residual latency outside the lock", fitted.get("residual_outside_s", 0.0) * 1e3,
                "fitted: cycle time N/X − lock wait − holding time − CPU outside")]
     probe = p.get("build_probe")
     if probe:
@@ -93,7 +94,7 @@ def view(p: dict | None) -> dict | None:
         before = None if not c["measured_runs"] or c["baseline"] else c["written_before_runs"]
         rows.append({**c, "runs_text": ", ".join(c["runs"]),
                      "text_shown": c["text"] + (" (baseline)" if c["baseline"] else ""),
-                     "calibrated_text": "the baseline" if c["calibrated_on"] == "baseline" else c["calibrated_on"],
+                     "fitted_text": "the baseline" if c["fitted_to"] == "baseline" else c["fitted_to"],
                      "knee_text": f"{c['knee_predicted']} / {'—' if c['knee_measured'] is None else c['knee_measured']}",
                      "before": before, "bottlenecks": ", ".join(dict.fromkeys(c["bottleneck"]))})
     speed_rows = [r for r in rows if not r["baseline"] and r.get("host_speed") is not None]
@@ -102,10 +103,10 @@ def view(p: dict | None) -> dict | None:
             "tiers": list(tiercpu.TIERS), "tier_rows": tier_rows, "demands": demands, "target": p.get("target"),
             "beside_other_load": p.get("beside_other_load"),
             "written": p.get("written"), "file": p.get("file"),
-            "calibrated_on": ", ".join(p["calibrated_on"]), "fit_runs": _runs_text(d.get("fit_runs")),
+            "fitted_to": ", ".join(p["fitted_to"]), "fit_runs": _runs_text(d.get("fit_runs")),
             "median_abs_error": p.get("median_abs_error"),
             "max_abs_error": p.get("max_abs_error"), "not_predicted": p.get("not_predicted", []),
             "cold_rows": [r for r in rows if r.get("measured_cold")],
             "cold_left_out": " and ".join(p.get("measured_cold_left_out") or []),
-            "notes": cal.get("notes", []), "cores": ", ".join(f"{k} {v:g} cores" for k, v in d["pools"].items()),
-            "mode": d["mode"], "think_time_s": d["think_time_s"], "threads_front": cal["threads_front"]}
+            "notes": fitted.get("notes", []), "cores": ", ".join(f"{k} {v:g} cores" for k, v in d["pools"].items()),
+            "mode": d["mode"], "think_time_s": d["think_time_s"], "threads_front": fitted["threads_front"]}

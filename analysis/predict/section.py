@@ -2,10 +2,10 @@
 
 The prediction is the runner's prediction.json, written after the baseline run(s) and before
 the next run started; without that file (an older folder, or an experiment run another way)
-it is made now from the baseline alone — the same calibration, held-out just the same, but
+it is made now from the baseline alone — the same fit, held-out just the same, but
 not provably written first (`written_before_runs` false). A client per request is predicted
 from the baseline and the runner's client-build probe (build_probe.json); a folder without one
-has it predicted after the fact from its own lowest-load step, marked so (`calibrated_on`).
+has it predicted after the fact from its own lowest-load step, marked so (`fitted_to`).
 Per configuration:
   predicted_max_throughput / measured_max_throughput (median over repeats) and error
   (predicted − measured) / measured; sweep_mae, the mean |error| over the user steps both have;
@@ -39,7 +39,7 @@ import json
 import statistics
 from pathlib import Path
 
-from analysis.predict import buildcost, check, clonegc, demands as dmod, forecast, tiercpu
+from analysis.predict import baseline_demands as dmod, buildcost, check, clonegc, forecast, tiercpu
 from analysis.predict.atspeed import reading as at_host_speed, reference_us as speed_reference_us
 from analysis.predict.model import Model
 
@@ -87,7 +87,7 @@ def _err(pred: float | None, meas: float | None) -> float | None:
 def _measured_cold(c: dict, notes: dict[str, dict], ran: list[str]) -> str | None:
     """measured_cold of one configuration (the module doc): every run of it reconfigured and
     not primed, its prediction resting on the client-build probe."""
-    warm = c.get("config", {}).get("client_mode") == "request" and buildcost.rests_on_probe(c.get("calibrated_on"))
+    warm = c.get("config", {}).get("client_mode") == "request" and buildcost.rests_on_probe(c.get("fitted_to"))
     if not (warm and ran and all(notes[r].get("reconfigured") and not notes[r].get("primed") for r in ran)):
         return None
     return (f"measured cold: {'its run' if len(ran) == 1 else 'each of its runs'} restarted the clone for the "
@@ -143,7 +143,7 @@ def _target(settings: dict, rows: list[dict]) -> dict | None:
     """An experiment written by `./testbed predict --target X/s --experiment`: did the run of the
     configuration it named (settings.target_run) measure at least X (settings.target_throughput)?
     With what `predict` answered for it and from which folder (settings.target_predicted,
-    target_from: a file written by an older runner has neither) beside what the model calibrated on
+    target_from: a file written by an older runner has neither) beside what the model fitted to
     this run's own baseline predicts. None for any other experiment."""
     if settings.get("target_throughput") is None:
         return None
@@ -168,19 +168,19 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
     written = None
     try:
         if fit_runs:
-            raise OSError("calibrated now, with more runs than the runner's prediction had")
-        pred = json.loads(path.read_text())
+            raise OSError("fitted now, with more runs than the runner's prediction had")
+        pred = forecast.read(path)
         written = pred.get("written")
         if "error" in pred:
             return {"error": f"{forecast.FILE}: {pred['error']}"}
     except (OSError, ValueError):
         pred = None
     try:
-        now = forecast.predict(result, steps, fit_runs=fit_runs)   # the same calibration; adds request mode
+        now = forecast.predict(result, steps, fit_runs=fit_runs)   # the same fit; adds request mode
     except dmod.NoBaseline as e:
         return {"error": str(e)}
     except ValueError as e:          # a model the measured demands cannot make: said, not raised
-        return {"error": f"the model cannot be calibrated on this run: {e}"}
+        return {"error": f"the model cannot be fitted to this run: {e}"}
     if pred is None:
         pred = now
     have = {tuple(c["runs"]) for c in pred["configurations"]}
@@ -190,7 +190,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
     started = {r.id: r.meta.get("started") for r in result.runs}
     notes = {r.id: r.meta.get("notes") or {} for r in result.runs}
     checks = _checks(Path(result.path), configs) if simulate else {}
-    speed_ref = speed_reference_us(result, steps, pred["calibrated_on"])
+    speed_ref = speed_reference_us(result, steps, pred["fitted_to"])
     probe = pred.get("build_probe") or now.get("build_probe")
     rows = []
     for c in configs:
@@ -208,7 +208,7 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
         apart = (abs(users.index(k_pred) - users.index(k_meas)) if k_pred in users and k_meas in users else None)
         rows.append({
             "runs": c["runs"], "measured_runs": ran, "text": c["text"], "baseline": c.get("baseline", False),
-            "calibrated_on": c["calibrated_on"], "method": c["method"],
+            "fitted_to": c["fitted_to"], "method": c["method"],
             "written_before_runs": (tuple(c["runs"]) not in after and bool(written)
                                     and all(started.get(r) and written < started[r] for r in ran)),
             "users": users, "predicted": pred_x, "measured": [curve.get(u) for u in users],
@@ -227,13 +227,13 @@ def build(result, steps: dict, simulate: bool = True, fit_runs: tuple[str, ...] 
             "agree": all(s["agree"] for s in sims if s) if devs else None,
             "measured_cold": _measured_cold(c, notes, ran),
             "tier_cpu": tiercpu.compare(now["demands"] if tuple(c["runs"]) in after else pred.get("demands", now["demands"]),
-                                        probe, c["config"], c["calibrated_on"], steps, ran),
+                                        probe, c["config"], c["fitted_to"], steps, ran),
             "clone_gc": clonegc.compare(result, steps, ran),
             **at_host_speed(result, steps, speed_ref, c, ran, meas_max)})
     held = [r for r in rows if not r["baseline"] and r["error"] is not None and not r["measured_cold"]]
     return {"target": _target(result.settings.extra, rows),
-            "written": written, "file": forecast.FILE if written else None, "calibrated_on": pred["calibrated_on"],
-            "demands": now["demands"], "calibration": pred["calibration"], "usl": pred.get("usl"),
+            "written": written, "file": forecast.FILE if written else None, "fitted_to": pred["fitted_to"],
+            "demands": now["demands"], "fit": pred["fit"], "usl": pred.get("usl"),
             "beside_other_load": dmod.beside_other_load_text(now["demands"].get("beside_other_load")),
             "build_probe": probe,
             "not_predicted": [n for n in pred.get("not_predicted", []) if tuple(n["runs"]) not in

@@ -2,7 +2,7 @@
 users — the capacity figure of the classic study (N = N* + X·Z), asked of the model.
 
 Candidates: 1 ... MAX_REPLICAS clones with the singleton client, and pools of 2 ... 32 clients
-per clone (a client per request too, when its per-call cost is calibrated). "Smallest" = fewest
+per clone (a client per request too, when its per-call cost is known). "Smallest" = fewest
 JVM replicas (clones + service replicas), then fewest clients; service replicas are never
 added (the model gives them nothing: the calls' CPU is the same wherever they run). X_max of a
 candidate is its throughput once more users no longer raise it; N* the fewest users (think
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from analysis.predict.calibrate import Calibrated, Config, model
+from analysis.predict.fit import Fitted, Config, model
 from analysis.predict.model import solve_model
 
 MAX_REPLICAS = 16
@@ -21,7 +21,7 @@ POOLS = (2, 4, 8, 16, 32)
 FLAT = 0.002           # X(2n) within this of X(n): saturated
 
 
-def saturation(c: Calibrated, cfg: Config, request: Calibrated | None = None, tolerance: float = 0.05,
+def saturation(c: Fitted, cfg: Config, request: Fitted | None = None, tolerance: float = 0.05,
                max_users: int = 4096) -> tuple[float, int, str]:
     """(X_max, N*, bottleneck at X_max) of cfg with think time 0."""
     m = model(c, cfg, think_time=0.0, request=request)
@@ -56,7 +56,7 @@ def candidates(base: Config, modes: list[str], request_ok: bool) -> list[Config]
     return sorted(out, key=lambda c: (c.clones + c.service, c.lock_servers()))
 
 
-def smallest(c: Calibrated, target: float, base: Config, modes: list[str], request: Calibrated | None = None,
+def smallest(c: Fitted, target: float, base: Config, modes: list[str], request: Fitted | None = None,
              think_time: float = 0.0, tolerance: float = 0.05) -> dict:
     """The first candidate whose X_max reaches target, or the best one with why none does."""
     def bound(cfg: Config) -> float:

@@ -22,20 +22,20 @@ from __future__ import annotations
 import statistics
 
 from analysis.predict import buildcost
-from analysis.predict.calibrate import Config
-from analysis.predict.demands import SERVICES, UNATTRIBUTED, step_cpu
+from analysis.predict.fit import Config
+from analysis.predict.baseline_demands import SERVICES, UNATTRIBUTED, step_cpu
 from analysis.predict.model import crowding_factor
 
 TIERS = ("loadgen", "haproxy", "front", "clone", "service", UNATTRIBUTED)
 
 
-def model_cpu(demands: dict, probe: dict | None, config: dict, calibrated_on: str,
+def model_cpu(demands: dict, probe: dict | None, config: dict, fitted_to: str,
               throughput: float, users: float = 0.0) -> dict[str, float] | None:
     """Seconds of CPU per request of each tier in the model of `config` at `throughput` and
     `users`; None where the model does not rest on the baseline (a client per request from its
     own step)."""
     request = config.get("client_mode") == "request"
-    if request and not (probe and buildcost.rests_on_probe(calibrated_on)):
+    if request and not (probe and buildcost.rests_on_probe(fitted_to)):
         return None
     out = {t: max(e["mean"], 0.0) for t, e in demands["cpu_s"].items() if e}
     cfg = Config(**config)
@@ -68,7 +68,7 @@ def measured_cpu(steps: dict, run_ids: list[str], backend: str) -> tuple[float, 
             statistics.median(s.users for s in tops))
 
 
-def compare(demands: dict, probe: dict | None, config: dict, calibrated_on: str, steps: dict,
+def compare(demands: dict, probe: dict | None, config: dict, fitted_to: str, steps: dict,
             run_ids: list[str]) -> dict | None:
     """{throughput, tiers: [{tier, model_s, measured_s, gap_s}], model_s, measured_s} for a
     configuration measured in run_ids (gap: model − measured; the totals over the tiers both
@@ -77,7 +77,7 @@ def compare(demands: dict, probe: dict | None, config: dict, calibrated_on: str,
     if measured is None:
         return None
     x, meas, users = measured
-    model = model_cpu(demands, probe, config, calibrated_on, x, users)
+    model = model_cpu(demands, probe, config, fitted_to, x, users)
     if model is None:
         return None
     rows = [{"tier": t, "model_s": model[t], "measured_s": meas[t], "gap_s": model[t] - meas[t]}

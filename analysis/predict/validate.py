@@ -12,9 +12,9 @@ naive predictions'; model and simulation within 2 % at every point. Beside "beat
 second reading, never in its place: beats_or_ties_both_naive also counts a naive prediction the
 model does not beat where both maxima lie inside the measured maximum's 95 % interval (section.py
 naive_tied: the measurement cannot tell them apart, as where a lock bounds the configuration and
-linear scaling is exact within the noise). A folder whose calibration
-ran beside other load (demands.beside_other_load: other programs took at least 15 % of the host
-in a step it was calibrated on) tests the host, not the model: its rows are listed, marked, and
+linear scaling is exact within the noise). A folder whose baseline
+ran beside other load (baseline_demands.beside_other_load: other programs took at least 15 % of the host
+in a step the model was fitted to) tests the host, not the model: its rows are listed, marked, and
 left out of the verdicts, which are given once more with them included; so is a client per
 request measured cold (section.py's measured_cold: a clone restarted and not primed, against a
 prediction from the probe's warm build — the classic experiment's run). Where the runs timed
@@ -33,10 +33,10 @@ import statistics
 import sys
 from pathlib import Path
 
-from analysis.folder import NotAResultFolder, load
+from analysis.load.folder import NotAResultFolder, load
 from analysis.predict import clonegc, section, tiercpu
 from analysis.predict.command import fit_run_ids
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 
 CRITERIA = ("every_within_10pct", "median_within_5pct", "sweep_mae_within_10pct", "knee_within_one_step",
             "beats_both_naive", "beats_or_ties_both_naive", "simulation_agrees")
@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     lines += ["", "| criterion | met |", "|---|---|"] + [f"| {k} | {val} |" for k, val in v.items()]
     if left_out:
         v_all = verdicts(every)
-        lines += ["", f"Left out of the verdicts above ({len(left_out)}: calibrated beside other load, or "
+        lines += ["", f"Left out of the verdicts above ({len(left_out)}: fitted beside other load, or "
                   "measured cold):", ""] + [f"- {t}" for t in left_out]
         lines += ["", "With them included:", "", "| criterion | met |", "|---|---|"] + [
             f"| {k} | {val} |" for k, val in v_all.items()]

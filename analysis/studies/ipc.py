@@ -9,15 +9,16 @@ Only valid measurements (status "ok": every byte arrived, in order, checksum equ
 """
 from __future__ import annotations
 
-from analysis import published, stats
-from analysis.findings import DOES_NOT_HOLD, HOLDS, Finding, judged, missing
-from analysis.method import IPC
+from analysis import stats
+from analysis.judge import published
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, Finding, judged, missing
+from analysis.judge.method import IPC
 from analysis.studies import ipc_choice, ipc_figures
 
 LABELS = {"unix-stream": "Unix stream socket", "unix-dgram": "Unix datagram socket", "fifo": "FIFO",
           "pipe": "pipe", "sysv-mq": "System V queue", "posix-mq": "POSIX queue",
           "shm-ring": "shared-memory ring"}
-PUB = published.ipc()                  # the published figures (analysis/published.toml, "ipc")
+PUB = published.ipc()                  # the published figures (analysis/judge/published.toml, "ipc")
 SMALL, LARGE = PUB.sizes[0], PUB.sizes[-1]   # the classic packet sizes, 71 and 512 B
 PER = PUB.transfer_bytes               # times are shown per 100 MB, the classic transfer
 SAME_WITHIN = 1.25                     # "about equally fast": the slower within 25 % of the faster
@@ -213,7 +214,7 @@ def figures(summary: dict) -> dict:
 
 
 def view(summary: dict) -> dict:
-    """The report's tables (templates/studies/ipc.html.j2), rows picked from the summary."""
+    """The report's tables (analysis/render/templates/studies/ipc.html.j2), rows picked from the summary."""
     by = {(r["mechanism"], r["size"]): r for r in summary["rows"]}
     skipped: dict[str, list[int]] = {}
     for x in summary["skipped"]:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from analysis import published
-
+from analysis.judge import published
 PANELS = (("real", "real time"), ("user", "user time (client + server)"), ("sys", "system time (client + server)"))
 
 

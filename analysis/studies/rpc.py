@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from analysis import published
+from analysis.judge import published
 from analysis.studies import rpc_findings
 from analysis.studies import rpc_table as t
 
@@ -160,7 +160,7 @@ def figures(summary: dict) -> dict[str, Figure]:
 
 
 def view(summary: dict) -> dict:
-    """The report's tables (templates/studies/rpc.html.j2), rows picked from the summary."""
+    """The report's tables (analysis/render/templates/studies/rpc.html.j2), rows picked from the summary."""
     rs, sp = summary["rows"], summary["speedups"]
     env = summary["experiment"].get("environment") or {}
     sizes = _sizes(rs)

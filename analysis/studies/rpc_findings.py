@@ -3,13 +3,13 @@ each judged from this run's rows (analysis/studies/rpc_table.py) by the rule sta
 
 The published figures (a Pentium III 500 MHz, Linux 2.2: raw 4-byte latency, the null RPC over
 TCP and over the user-level transport and its split, a null ONC RPC's bytes, the speed-ups) are
-read from analysis/published.toml ("rpc").
+read from analysis/judge/published.toml ("rpc").
 """
 from __future__ import annotations
 
-from analysis import published
-from analysis.findings import DOES_NOT_HOLD, HOLDS, Finding, missing
-from analysis.method import RPC
+from analysis.judge import published
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, Finding, missing
+from analysis.judge.method import RPC
 from analysis.studies import rpc_table as t
 
 PUB = published.rpc()

@@ -1,10 +1,10 @@
 """Analysis of the serialization study (docs/method.md, "Serialization cost"; the runner is
-cli/testbed/studies/serialization.py, the contract analysis/study_report.py).
+cli/testbed/studies/serialization.py, the contract analysis/render/study_report.py).
 
 summarize -> rows (serialization_data), findings (serialization_findings) and the MTOM
 recommendation; figures -> overhead by type and size, time per item, writers, transmit;
 view -> the rows of the report's tables (serialization_sections; the page:
-analysis/templates/studies/serialization.html.j2).
+analysis/render/templates/studies/serialization.html.j2).
 """
 from __future__ import annotations
 

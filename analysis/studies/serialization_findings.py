@@ -1,16 +1,16 @@
 """The classic findings of the serialization study (docs/method.md, "Serialization cost"), each
 judged from this run's rows by the rule stated in its `why`, with the published figures beside.
 
-The published figures are read from analysis/published.toml ("serialization"; the names below
+The published figures are read from analysis/judge/published.toml ("serialization"; the names below
 keep their shape, keyed by the contract's operations: sendBytes is the study's char array). The
 classic study's own overhead percentages are not all consistent with its byte counts, so the
 published overheads shown here are recomputed from the published bytes: (xml - raw) / raw.
 """
 from __future__ import annotations
 
-from analysis import published
-from analysis.findings import DOES_NOT_HOLD, HOLDS, Finding, missing
-from analysis.method import SERIALIZATION
+from analysis.judge import published
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, Finding, missing
+from analysis.judge.method import SERIALIZATION
 from analysis.studies.serialization_data import find
 
 PUB = published.serialization()

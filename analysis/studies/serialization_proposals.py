@@ -3,7 +3,7 @@ gSOAP service: the tuned serializers built into it (services/gsoap/custom, impl 
 beside gSOAP's generated ones ("gsoap") and Axis2/ADB ("axis"), each finding judged from this
 run's rows by the rule in its `why` (docs/method.md, "Serialization cost"). The figures they
 improve on come from this project's earlier run with the generated serializers, kept with the
-published ones in analysis/published.toml ("serialization.earlier_run").
+published ones in analysis/judge/published.toml ("serialization.earlier_run").
 
 The classic study proposed a hand-written writer instead of printf-style formatting, and
 found number formatting to dominate; the tuned serializers write items straight into gSOAP's
@@ -12,9 +12,9 @@ per-item tag machinery).
 """
 from __future__ import annotations
 
-from analysis import published
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, Finding, missing
-from analysis.method import SERIALIZATION
+from analysis.judge import published
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, Finding, missing
+from analysis.judge.method import SERIALIZATION
 from analysis.studies.serialization_data import find
 
 TUNED = "gsoap-tuned"

@@ -1,6 +1,6 @@
 """The serialization report's tables, after the findings (analysis/studies/serialization.py):
 the rows each table shows, picked and derived from the summary; the page itself is
-analysis/templates/studies/serialization.html.j2.
+analysis/render/templates/studies/serialization.html.j2.
 Table ids: sizes, times, buffer, floatdouble, share, writers, transmit, mtom."""
 from __future__ import annotations
 

@@ -124,7 +124,7 @@ def _work_title(work: str) -> str:
 
 
 def view(summary: dict) -> dict:
-    """The report's tables (templates/studies/servers.html.j2): per sweep, per work, the id of
+    """The report's tables (analysis/render/templates/studies/servers.html.j2): per sweep, per work, the id of
     its table and its rows (the first column's text, the point's row)."""
     base = summary["base"]
     sw = sweeps(summary["rows"], base)

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import statistics
 
-from analysis import published
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, Finding, missing
-from analysis.method import SERVERS
+from analysis.judge import published
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, Finding, missing
+from analysis.judge.method import SERVERS
 
 MIN_TOLERANCE = 0.10        # below this, repeated runs on a shared 2-core machine do not agree
 LENGTH_TOLERANCE = 0.25     # "barely matters": 8× the bytes for at most 1.25× the time
-PUB = published.servers()   # the published set-up and findings (analysis/published.toml, "servers")
+PUB = published.servers()   # the published set-up and findings (analysis/judge/published.toml, "servers")
 PUBLISHED_POOL = PUB.pool_matches_from[1]   # the published pool from which pooled matches (~20–30)
 PUBLISHED = PUB.texts()     # the findings' published texts: pool, poller, length, default
 

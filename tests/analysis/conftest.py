@@ -18,7 +18,7 @@ _early = sys.modules.get("analysis")
 if _early is not None and getattr(_early, "__file__", None) is None:  # the namespace stand-in
     del sys.modules["analysis"]
 import analysis  # noqa: E402,F401  (the package, imported first on purpose)
-from analysis.locust_csv import HistoryRow  # noqa: E402
+from analysis.load.locust_csv import HistoryRow  # noqa: E402
 from analysis.steps import StepSample  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"

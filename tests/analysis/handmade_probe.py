@@ -3,8 +3,8 @@ planned client per request made to have run: shared by the prediction tests."""
 import json
 import shutil
 
-from analysis.folder import load
-from analysis.predict.runsteps import run_steps
+from analysis.load.folder import load
+from analysis.steps import run_steps
 
 PROBE = {"format": 1, "backend": "axis", "probe": {"built": 400}, "build_s_median": 0.0025,
          "cpu_s_per_build": {"clone": 0.001, "axis": 0.0005, "gsoap": 0.0003, "haproxy": 0.0005,

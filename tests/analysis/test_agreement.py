@@ -1,10 +1,10 @@
-"""analysis/agreement.py: a classic run's figures held against full runs', by their intervals."""
+"""analysis/judge/agreement.py: a classic run's figures held against full runs', by their intervals."""
 from __future__ import annotations
 
 import json
 
-from analysis import agreement
-from analysis.report import regenerate
+from analysis.judge import agreement
+from analysis.render.report import regenerate
 
 
 def test_maxima_agree_when_their_difference_is_within_its_interval():

@@ -1,5 +1,5 @@
 """Bottleneck hints: software/lock when CPU idles at a plateau, otherwise the saturated tier."""
-from analysis import bottleneck
+from analysis.measure import bottleneck
 from analysis.steps import LOADGEN_SATURATED
 
 CAPS = bottleneck.Capacities(host_cores=2)

@@ -1,9 +1,8 @@
 """Calibration: expected segment throughputs from demands, serial vs bottleneck predictions."""
 import pytest
 
-from analysis import calibration, segments
-
-
+from analysis.judge import calibration
+from analysis.measure import segments
 def lock(us):
     return {"cpu_us": 0, "wait_us": us, "locked": True}
 

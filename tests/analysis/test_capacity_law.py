@@ -1,7 +1,7 @@
 """Interactive response-time law N = N* + X·Z."""
 import pytest
 
-from analysis.capacity import LAW, capacity
+from analysis.measure.capacity import LAW, capacity
 
 
 def test_capacity_adds_throughput_times_think_time_to_critical_users():

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from analysis import classic, sidebyside
-from analysis.findings import VERDICTS
-from analysis.report import regenerate
+from analysis.judge import classic, sidebyside
+from analysis.judge.findings import VERDICTS
+from analysis.render.report import regenerate
 
 SEGMENT_KEYS = {"segment5_dominates", "jsp_cheap", "segment3_measurable", "segment4_measurable"}
 CLONE_KEYS = {"service_tier_flat", "client_tier_linear", "singleton_software_bottleneck",

@@ -1,9 +1,7 @@
 """Clone speed-up and efficiency against the 1-replica baseline of the same kind."""
 import pytest
 
-from analysis import clones
-
-
+from analysis.measure import clones
 def row(rid, clone, axis, mode, x):
     return {"id": rid, "tiers": {"front": 1, "clone": clone, "axis": axis}, "client_mode": mode,
             "pool_size": None, "config": {"backend": "axis"}, "max_throughput": x}

@@ -7,8 +7,9 @@ import statistics
 
 import pytest
 
-from analysis import clones, maxima, segments, steps
-from analysis.settings import Settings
+from analysis import steps
+from analysis.load.settings import Settings
+from analysis.measure import clones, maxima, segments
 from analysis.stats import mean_ci, ratio_interval
 
 

@@ -1,7 +1,5 @@
 """Figures are functions of data returning matplotlib Figures."""
-from analysis import plots
-
-
+from analysis.render import plots
 def texts(fig):
     return [t.get_text() for ax in fig.axes for t in ax.texts]
 

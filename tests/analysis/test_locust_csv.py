@@ -4,9 +4,7 @@ import json
 import subprocess
 import sys
 
-from analysis import locust_csv as lc
-
-
+from analysis.load import locust_csv as lc
 def test_column_constants_are_the_ones_locust_writes(data):
     header = (data / "real-sample/runs/path1-r0" / lc.HISTORY_FILE).read_text().splitlines()[0]
     for column in (lc.TIMESTAMP, lc.USER_COUNT, lc.NAME, lc.P50, lc.P95, lc.P99,

@@ -1,5 +1,5 @@
 """Maximum throughput, critical users and repeats."""
-from analysis import maxima
+from analysis.measure import maxima
 from analysis.steps import HIGH_ERRORS, LOADGEN_SATURATED
 
 

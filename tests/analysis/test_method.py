@@ -1,4 +1,4 @@
-"""The method page (docs/method.md) and the link every finding makes to it (analysis/method.py):
+"""The method page (docs/method.md) and the link every finding makes to it (analysis/judge/method.py):
 every finding names a section the page has, and a report embeds those sections."""
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import shutil
 import method_anchors
 import pytest
 
-from analysis import method
-from analysis.folder import load
-from analysis.findings import HOLDS, Finding
-from analysis.method import CLONES, SCALING, SEGMENT_LAW
+from analysis.judge import method
+from analysis.judge.findings import HOLDS, Finding
+from analysis.judge.method import CLONES, SCALING, SEGMENT_LAW
+from analysis.load.folder import load
 from analysis.summary import analyse
 
 FOLDERS = ("classic-handmade", "segments-handmade", "clones-handmade", "calibration-handmade", "real-sample",

@@ -1,10 +1,12 @@
-"""CPU per node of a cluster (analysis/nodes.py): the node rows of cpu.csv kept apart from the
+"""CPU per node of a cluster (analysis/measure/nodes.py): the node rows of cpu.csv kept apart from the
 tiers, and each node's CPU at the max-throughput step beside its quota and its replicas."""
 from types import SimpleNamespace
 
-from analysis import cpu, nodes, steps
-from analysis.maxima import RunMaximum
-from analysis.settings import Settings
+from analysis import steps
+from analysis.load import cpu
+from analysis.load.settings import Settings
+from analysis.measure import nodes
+from analysis.measure.maxima import RunMaximum
 
 CSV = """timestamp,tier,replica,pid,cpu_percent
 10.5,clone,1,4242,40.0

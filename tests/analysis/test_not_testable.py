@@ -1,6 +1,6 @@
 """A clone finding whose run the machine limited reads "not testable on this host" with the
 cause and the fix, never "does not hold"; the same figure on a run in the lock's regime does not
-hold (analysis/regime.py, analysis/classic.py). Result folders made here with data/make_handmade:
+hold (analysis/judge/regime.py, analysis/judge/classic.py). Result folders made here with data/make_handmade:
 a 2-core host, a singleton baseline at 100/s with CPU to spare, and the 4-clone and client per
 request runs short of their bounds — once with the host at 97 %, once at 45 %."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Finding, text_lines
-from analysis.report import regenerate
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Finding, text_lines
+from analysis.render.report import regenerate
 from analysis.summary import build
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent / "data"))

@@ -1,7 +1,7 @@
 """The client build's CPU under load (analysis/predict/buildcost.py, cli/testbed/fit/buildprobe.py):
-where the runner ran its calibration step again while a clone built clients, each tier's CPU per
-build is that run's CPU above the calibration's per request, over the builds of each step. A
-hand-made clones folder (data/make_handmade) with a calibration step at 1000/s and a run under
+where the runner ran its cost probe again while a clone built clients, each tier's CPU per
+build is that run's CPU above the cost probe's per request, over the builds of each step. A
+hand-made clones folder (data/make_handmade) with a cost probe at 1000/s and a run under
 load at 800/s with 100 builds a second, round numbers with exact answers."""
 from __future__ import annotations
 
@@ -11,16 +11,16 @@ import sys
 
 import pytest
 
-from analysis.folder import LOADED_PROBE_RUN, load
-from analysis.predict import buildcost, demands as dmod, forecast
-from analysis.predict.calibrate import calibrate
-from analysis.predict.runsteps import run_steps
-from analysis.steps import StepSample
+from analysis.load.folder import load
+from analysis.load.probes import COST_PROBE_RUN, LOADED_PROBE_RUN, OLD_NAMES, PROBES_DIR
+from analysis.predict import baseline_demands as dmod, buildcost, forecast
+from analysis.predict.fit import fit
+from analysis.steps import StepSample, run_steps
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent / "data"))
 from make_handmade import run  # noqa: E402
 
-# calibration: per request front 0.5, clone 0.3, axis 0.2, haproxy 0.2, loadgen 0.3, the rest 0.1 ms
+# the cost probe: per request front 0.5, clone 0.3, axis 0.2, haproxy 0.2, loadgen 0.3, the rest 0.1 ms
 CALIB = {"front/1": 50.0, "clone/1": 30.0, "axis/1": 20.0, "haproxy/1": 20.0, "loadgen/worker-1": 30.0}
 # under load, 800/s: the requests' own 0.8 x CALIB, plus per build (100/s) front 1.6, clone 5,
 # axis 1, haproxy 0.5, loadgen 0, the rest 0.2 ms
@@ -32,37 +32,41 @@ IDLE_PROBE = {"format": 1, "backend": "axis", "probe": {"built": 400}, "build_s_
                                   "loadgen": 0.0, "unattributed": 0.0}}
 
 
-def _calibration_run(folder, scratch, run_id: str, start: int, steps: list[dict]) -> int:
-    """Write calibration/<run_id>/ with the baseline's stack and no service wait."""
+def _probe_run(folder, scratch, run_id: str, start: int, steps: list[dict], probes: str = PROBES_DIR) -> int:
+    """Write probes/<run_id>/ (or another folder of probes) with the baseline's stack and no service wait."""
     meta = json.loads((folder / "runs" / "singleton-c1-a1" / "run.json").read_text())
     meta = {k: v for k, v in meta.items() if k not in ("id", "steps", "status", "started", "ended")}
     meta["demands"] = {}
     end = run(scratch, run_id, start, meta, steps)
-    (folder / "calibration").mkdir(exist_ok=True)
-    shutil.move(scratch / "runs" / run_id, folder / "calibration" / run_id)
+    (folder / probes).mkdir(exist_ok=True)
+    shutil.move(scratch / "runs" / run_id, folder / probes / run_id)
     return end
 
 
-def _folder(data, tmp_path, calls_per_s: int = 100, probe_calls: bool = True, calib: dict = CALIB):
+def _folder(data, tmp_path, calls_per_s: int = 100, probe_calls: bool = True, calib: dict = CALIB,
+            names: tuple[str, str, str] = (PROBES_DIR, COST_PROBE_RUN, LOADED_PROBE_RUN)):
+    """names: the probes' folder, the cost probe's run and its run under load (OLD_NAMES: as a
+    runner wrote them before the probes were named so)."""
+    probes, cost_run, loaded_run = names
     folder = tmp_path / "clones-loaded"
     shutil.copytree(data / "predict-handmade", folder)
     (folder / "prediction.json").unlink(missing_ok=True)
     (folder / buildcost.FILE).write_text(json.dumps(IDLE_PROBE))
     t = 1_800_000_000
-    t = _calibration_run(folder, tmp_path / "scratch", "calibration", t,
-                         [{"users": 16, "x": 1000, "cpu": calib, "host": 160.0}] * 3)
+    t = _probe_run(folder, tmp_path / "scratch", cost_run, t,
+                   [{"users": 16, "x": 1000, "cpu": calib, "host": 160.0}] * 3, probes)
     jit = {**LOADED, "clone/1": 150.0, "front/1": 70.0}           # the build path's JIT: not used
     steps = ([{"users": 16, "x": 800, "cpu": jit, "host": 290.0}] * 3
              + [{"users": 16, "x": 800, "cpu": LOADED, "host": 211.0}] * 2)
-    end = _calibration_run(folder, tmp_path / "scratch", LOADED_PROBE_RUN, t + 5, steps)
+    end = _probe_run(folder, tmp_path / "scratch", loaded_run, t + 5, steps, probes)
     calls = [{"start": s, "end": s + 4, "built": 4 * calls_per_s, "failed": 0} for s in range(t + 5, end, 4)]
     if probe_calls:
-        (folder / "calibration" / LOADED_PROBE_RUN / buildcost.PROBE_CALLS).write_text(
+        (folder / probes / loaded_run / buildcost.PROBE_CALLS).write_text(
             json.dumps({"format": 1, "backend": "axis", "threads": 2, "calls": calls}))
     return folder
 
 
-def test_each_tiers_cpu_per_build_is_its_cpu_above_the_calibrations_over_the_builds(data, tmp_path):
+def test_each_tiers_cpu_per_build_is_its_cpu_above_the_cost_probes_over_the_builds(data, tmp_path):
     folder = _folder(data, tmp_path)
     result = load(folder)
     cost, why = buildcost.read(folder, result.settings)
@@ -77,14 +81,32 @@ def test_a_client_per_request_adds_the_builds_cost_under_load_and_the_run_is_no_
     result = load(folder)
     steps = run_steps(result)
     d = dmod.measure(result, steps)
-    assert d.fit_runs == ["calibration"]           # the run under load is not the CPU fit's
-    cal = calibrate(d)
+    assert d.fit_runs == [COST_PROBE_RUN]          # the run under load is not the CPU fit's
+    cal = fit(d)
     p = forecast.predict(result, steps, own_request_steps=False)
     req = next(c for c in p["configurations"] if c["runs"] == ["request-c1-a1"])
-    assert "its CPU per build under load: " in req["calibrated_on"]
+    assert "its CPU per build under load: " in req["fitted_to"]
     baseline = sum(cal.outside.values()) + sum(cal.inside.values())
     assert req["model"]["outside"]["host"] == pytest.approx(baseline + sum(PER_BUILD.values()), abs=1e-5)
     assert p["build_probe"]["under_load"] and p["build_probe"]["cpu_s_per_build"]["front"] == pytest.approx(0.0016)
+
+
+def test_a_folder_written_with_calibration_for_probes_is_read_as_before(data, tmp_path):
+    """An older runner kept the cost probe in calibration/calibration/ and its run under load in
+    calibration/calibration-build/: the same build cost, the same fit, named by the old ids."""
+    old = (OLD_NAMES[PROBES_DIR], OLD_NAMES[COST_PROBE_RUN], OLD_NAMES[LOADED_PROBE_RUN])
+    assert old == ("calibration", "calibration", "calibration-build")
+    folder = _folder(data, tmp_path, names=old)
+    assert not (folder / PROBES_DIR).exists()
+    result = load(folder)
+    cost, why = buildcost.read(folder, result.settings)
+    assert why is None and cost.cpu == pytest.approx(PER_BUILD, abs=2e-6)
+    assert "steps of the cost probe's load" in cost.under_load
+    d = dmod.measure(result, run_steps(result))
+    assert d.fit_runs == ["calibration"]                 # the old cost probe's id: no run of the experiment
+    assert [r.id for r in result.runs] == [r.id for r in load(data / "predict-handmade").runs]
+    assert dmod.beside_other_load_text([{"run_id": "calibration", "users": 16, "others": 0.3}]).startswith(
+        "fitted beside other load: other programs used 30% of the host at 16 users (the cost probe)")
 
 
 def test_without_the_run_under_load_the_idle_probe_is_used(data, tmp_path):
@@ -110,8 +132,8 @@ def _building(t: float) -> bool:
 def _alternating(t_from: int, t_to: int):
     """Per-second cpu.csv samples and history rows of [t_from, t_to]: each tier's CPU
     PER_REQUEST x requests + PER_BUILD x builds (host: their sum), the rates of the phase."""
-    from analysis.cpu import Sample
-    from analysis.locust_csv import HistoryRow
+    from analysis.load.cpu import Sample
+    from analysis.load.locust_csv import HistoryRow
     samples, rows, total = [], [], 0.0
     for k in range(t_from, t_to):
         on = _building(k + 0.5)
@@ -144,14 +166,14 @@ def test_side_by_side_the_builds_cost_is_what_each_tier_grows_by_between_windows
     assert per == {} and "need 2 of each" in points["why"]
 
 
-def test_side_by_side_the_calibrations_older_reference_is_not_used(data, tmp_path):
-    """A folder whose run under load alternated: the calibration step read each tier 30 % dearer a
+def test_side_by_side_the_cost_probes_older_reference_is_not_used(data, tmp_path):
+    """A folder whose run under load alternated: the cost probe read each tier 30 % dearer a
     request than the run under load's windows without builds (its JVMs still warming); the
     builds' cost comes out exact all the same."""
     import csv
     dearer = {k: v * 1.3 for k, v in CALIB.items()}
     folder = _folder(data, tmp_path, calib=dearer)
-    d = folder / "calibration" / LOADED_PROBE_RUN
+    d = folder / PROBES_DIR / LOADED_PROBE_RUN
     meta = json.loads((d / "run.json").read_text())
     first, last = meta["steps"][0]["start"], meta["steps"][-1]["end"]
     samples, rows = _alternating(int(first) - 2, int(last) + 2)
@@ -178,7 +200,7 @@ def test_builds_are_counted_in_a_steps_window_by_their_calls_overlap():
     calls = [{"start": 0.0, "end": 4.0, "built": 400}, {"start": 4.0, "end": 8.0, "built": 200}]
     assert buildcost._builds_in(calls, 2.0, 6.0) == pytest.approx(200 + 100)
     assert buildcost._builds_in(calls, 8.0, 9.0) == 0
-    base = StepSample("calibration", 0, 16, 0.0, 1.0, 11.0, 10.0, throughput=1000.0,
+    base = StepSample(COST_PROBE_RUN, 0, 16, 0.0, 1.0, 11.0, 10.0, throughput=1000.0,
                       cpu={"front": 50.0}, host_cpu=60.0)
     step = StepSample(LOADED_PROBE_RUN, 0, 16, 0.0, 2.0, 6.0, 4.0, throughput=800.0,
                       cpu={"front": 56.0}, host_cpu=70.0)
@@ -278,8 +300,8 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
 
     @dataclass
     class Spec:
-        id: str = "calibration"
-        entry: str = "calibration"
+        id: str = COST_PROBE_RUN
+        entry: str = COST_PROBE_RUN
         label: str = ""
         backend: str = "axis"
         load: object = None
@@ -291,14 +313,14 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
     said = []
     try:
         buildprobe.under_load(Stack(), Spec(), run_one, tmp_path, said.append)
-        assert ran == [] and asked == []                   # no complete calibration step: nothing
-        (tmp_path / "calibration" / "calibration").mkdir(parents=True)
-        (tmp_path / "calibration" / "calibration" / "run.json").write_text(json.dumps({"status": "complete"}))
+        assert ran == [] and asked == []                   # no complete cost probe: nothing
+        (tmp_path / PROBES_DIR / COST_PROBE_RUN).mkdir(parents=True)
+        (tmp_path / PROBES_DIR / COST_PROBE_RUN / "run.json").write_text(json.dumps({"status": "complete"}))
         buildprobe.under_load(Stack(), Spec(), run_one, tmp_path, said.append)
     finally:
         server.shutdown()
-    assert ran == [(LOADED_PROBE_RUN, "calibration", buildprobe.LOADED_PLAN.users)]
-    out = json.loads((tmp_path / "calibration" / LOADED_PROBE_RUN / buildcost.PROBE_CALLS).read_text())
+    assert ran == [(LOADED_PROBE_RUN, PROBES_DIR, buildprobe.LOADED_PLAN.users)]
+    out = json.loads((tmp_path / PROBES_DIR / LOADED_PROBE_RUN / buildcost.PROBE_CALLS).read_text())
     assert out.get("error") is None and len(out["calls"]) >= 4
     assert all(c["built"] == 7 and c["end"] > c["start"] for c in out["calls"])
     assert asked[0].startswith(f"/probe/build?backend=axis&n=5000&threads=2&seconds={buildprobe.CALL_S}")

@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from analysis.folder import load
+from analysis.load.folder import load
 from analysis.predict import forecast, section
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import pages
 from analysis.predict import clonegc, report_section, section, validate
+from analysis.render import pages
 from analysis.steps import StepSample
 from handmade_probe import PROBE, request_run, with_probe
 

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from analysis.predict import cpufit
-from analysis.predict.calibrate import Calibrated, Config, model
+from analysis.predict.fit import Config, Fitted, model
 from analysis.predict.check import check_point
 from analysis.predict.model import solve_model
 
@@ -65,7 +65,7 @@ def test_a_cpu_that_does_not_grow_with_the_load_is_background_not_a_cost_per_req
     f = cpufit.fit(xs, us)
     assert f.resolved and "does not grow measurably" in f.note
     assert f.d == 0.0 and f.d_low == 0.0 and f.u0 == pytest.approx(0.305)
-    # the baseline's four steps at 43/s and the calibration's at 600/s, the host's unattributed CPU
+    # the baseline's four steps at 43/s and the cost probe's at 600/s, the host's unattributed CPU
     # (results/clones-20261128-224802): a small positive slope inside the noise is kept as fitted
     xs = [43.7, 43.0, 43.1, 42.9, 607.5]
     us = [0.0130, 0.0142, 0.0121, 0.0160, 0.0175]
@@ -92,7 +92,7 @@ def test_no_usable_step_is_an_error():
 
 
 def _cal(background):
-    return Calibrated({"host": 0.003}, {"host": 0.001}, 0.002, 0.0, {"host": 2.0}, 200, 0.0,
+    return Fitted({"host": 0.003}, {"host": 0.001}, 0.002, 0.0, {"host": 2.0}, 200, 0.0,
                       background=background, tier_pool={t: "host" for t in background})
 
 
@@ -118,9 +118,9 @@ def test_the_simulation_agrees_with_the_model_with_a_background():
 
 
 def test_fit_runs_add_their_steps_to_the_fit_and_an_unknown_run_is_named(data):
-    from analysis.folder import load
-    from analysis.predict import demands as dmod, forecast
-    from analysis.predict.runsteps import run_steps
+    from analysis.load.folder import load
+    from analysis.predict import baseline_demands as dmod, forecast
+    from analysis.steps import run_steps
     result = load(data / "predict-handmade")
     steps = run_steps(result)
     d = dmod.measure(result, steps, fit_runs=forecast.runs_named(result, ("singleton-c2-a1",)))
@@ -142,10 +142,10 @@ def _as_path5_segment_run(folder, run_id, **meta):
 
 def test_a_classic_folders_path5_run_is_the_fits_second_point_unless_told_otherwise(data, tmp_path):
     import shutil
-    from analysis.folder import load
-    from analysis.predict import demands as dmod, forecast
+    from analysis.load.folder import load
+    from analysis.predict import baseline_demands as dmod, forecast
     from analysis.predict.command import fit_run_ids
-    from analysis.predict.runsteps import run_steps
+    from analysis.steps import run_steps
     folder = tmp_path / "classic-like"
     shutil.copytree(data / "predict-handmade", folder)
     _as_path5_segment_run(folder, "singleton-c2-a1")        # /seg/5, the baseline's calls and stack
@@ -165,48 +165,51 @@ def test_a_classic_folders_path5_run_is_the_fits_second_point_unless_told_otherw
     assert dmod.measure(plain, run_steps(plain)).fit_runs == []
 
 
-def test_a_clones_folders_calibration_step_is_the_fits_second_point(data, tmp_path):
-    """The runner's calibration step (calibration/calibration/: /seg/5 with the baseline's stack,
-    no service wait) is no run of the experiment, yet the fit takes its steps, computed here."""
+@pytest.mark.parametrize("probes_dir, probe_id", [("probes", "cost-probe"), ("calibration", "calibration")],
+                         ids=["probes", "written-before-probes-were-named-so"])
+def test_a_clones_folders_cost_probe_is_the_fits_second_point(data, tmp_path, probes_dir, probe_id):
+    """The runner's cost probe (probes/cost-probe/: /seg/5 with the baseline's stack, no service
+    wait; calibration/calibration/ in a folder an older runner wrote) is no run of the experiment,
+    yet the fit takes its steps, computed here."""
     import json
     import shutil
-    from analysis.folder import load
-    from analysis.predict import demands as dmod, forecast
-    from analysis.predict.runsteps import run_steps
+    from analysis.load.folder import load
+    from analysis.predict import baseline_demands as dmod, forecast
+    from analysis.steps import run_steps
     folder = tmp_path / "clones-like"
     shutil.copytree(data / "predict-handmade", folder)
-    calib = folder / "calibration" / "calibration"
-    shutil.move(folder / "runs" / "singleton-c2-a1", calib)
-    m = json.loads((calib / "run.json").read_text())
-    m.update(id="calibration", tiers=dict(m["tiers"], clone=1), demands={})
-    (calib / "run.json").write_text(json.dumps(m))
+    probe = folder / probes_dir / probe_id
+    shutil.move(folder / "runs" / "singleton-c2-a1", probe)
+    m = json.loads((probe / "run.json").read_text())
+    m.update(id=probe_id, tiers=dict(m["tiers"], clone=1), demands={})
+    (probe / "run.json").write_text(json.dumps(m))
     result = load(folder)
     steps = run_steps(result)
-    assert "calibration" not in steps and [r.id for r in result.runs] == ["singleton-c1-a1"]
+    assert probe_id not in steps and [r.id for r in result.runs] == ["singleton-c1-a1"]
     d = dmod.measure(result, steps)
-    # the baseline's three steps and the calibration's last, warm (analysis.steps.warm_step)
-    assert d.fit_runs == ["calibration"] and d.cpu_fits["front"].steps == 4
-    assert [r.id for r in forecast.runs_named(result, ("calibration",))] == ["calibration"]
+    # the baseline's three steps and the cost probe's last, warm (analysis.steps.warm_step)
+    assert d.fit_runs == [probe_id] and d.cpu_fits["front"].steps == 4
+    assert [r.id for r in forecast.runs_named(result, (probe_id,))] == [probe_id]
     from analysis.predict import report_section, section
     view = report_section.view(section.build(result, steps, simulate=False))
-    assert view["fit_runs"] == "the calibration step"
+    assert view["fit_runs"] == "the cost probe"
     fit = {"resolved": True, "steps": 5, "span": 14.5, "u0_cores": 0.013}
-    assert "(the baseline's and the calibration step's)" in report_section._cpu_source(fit, ["calibration"])
+    assert "(the baseline's and the cost probe's)" in report_section._cpu_source(fit, [probe_id])
     background = cpufit.fit([43.7, 43.0, 43.1, 42.9, 607.5], [0.0130, 0.0142, 0.0121, 0.0160, 0.0175]).to_json()
-    assert report_section._cpu_source(background, ["calibration"]).endswith(
+    assert report_section._cpu_source(background, [probe_id]).endswith(
         "taken off the pool — " + background["note"]) and "mostly background" in background["note"]
-    # a calibration step of another stack (2 clones) is not the baseline's path
+    # a cost probe of another stack (2 clones) is not the baseline's path
     m.update(tiers=dict(m["tiers"], clone=2))
-    (calib / "run.json").write_text(json.dumps(m))
+    (probe / "run.json").write_text(json.dumps(m))
     assert dmod.measure(load(folder), steps).fit_runs == []
 
 
 
-def test_a_calibration_step_chooses_the_wait_from_its_first_step_and_fits_its_last():
+def test_a_cost_probe_chooses_the_wait_from_its_first_step_and_fits_its_last():
     from analysis.steps import INCOMPLETE, StepSample, first_step, warm_step
 
     def step(i, x, excluded=False):
-        s = StepSample("calibration", i, 16, 0.0, 1.0, 2.0, 1.0, throughput=x, cpu={"front": 60.0})
+        s = StepSample("cost-probe", i, 16, 0.0, 1.0, 2.0, 1.0, throughput=x, cpu={"front": 60.0})
         if excluded:
             s.flags[INCOMPLETE] = "the run stopped inside it"
         return s

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from analysis.folder import load
-from analysis.predict import command, demands as dmod, forecast, section
-from analysis.predict.runsteps import run_steps
-from analysis.predict.calibrate import Config, calibrate, model
+from analysis.load.folder import load
+from analysis.predict import baseline_demands as dmod, command, forecast, section
+from analysis.predict.fit import Config, fit, model
 from analysis.predict.model import solve_model
+from analysis.steps import run_steps
 from handmade_probe import PROBE, RESTARTED, request_run, with_probe
 
 ROOT_PY = [sys.executable, "-m", "analysis", "predict"]
@@ -55,7 +55,7 @@ def test_demands_are_cpu_over_throughput_per_tier_and_the_clone_timers_per_call(
 def test_the_cpu_is_split_around_the_lock_and_the_residual_is_fitted_to_the_holding_time(loaded):
     result, steps = loaded
     d = dmod.measure(result, steps)
-    cal = calibrate(d)
+    cal = fit(d)
     # inside: the clone thread's 1.2 ms, a third of HAProxy (0.5), the service 1.5
     assert cal.inside["host"] == pytest.approx(0.0032)
     assert cal.outside["host"] == pytest.approx(0.004 + 1.0e-3 + 0.003 + 0.0008 + 0.001)
@@ -77,11 +77,11 @@ def test_the_latency_outside_the_lock_rests_on_the_short_cycles(loaded):
     from dataclasses import replace
     result, steps = loaded
     d = dmod.measure(result, steps)
-    low = calibrate(d).residual_outside                  # 4, 8, 16 users: cycles of 40, 80, 160 ms
+    low = fit(d).residual_outside                  # 4, 8, 16 users: cycles of 40, 80, 160 ms
     noisy = [replace(d.steps[0], users=n, lock_wait=n / 100 - 0.010 - 0.030) for n in (48, 64, 96)]  # outside: 30 ms
-    fitted = calibrate(replace(d, steps=d.steps + noisy)).residual_outside
+    fitted = fit(replace(d, steps=d.steps + noisy)).residual_outside
     assert low > 0 and abs(fitted - low) < 0.001
-    assert calibrate(replace(d, steps=noisy)).residual_outside > low + 0.010       # they alone: theirs
+    assert fit(replace(d, steps=noisy)).residual_outside > low + 0.010       # they alone: theirs
 
 
 def test_a_folder_without_a_baseline_is_refused_naming_the_fix(data):
@@ -108,7 +108,7 @@ def test_every_planned_configuration_is_predicted_but_a_client_per_request(loade
 
 
 def test_summary_and_report_carry_the_prediction_with_its_error_table(folder, tmp_path):
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     written = regenerate(folder, tmp_path)
     s = json.loads(written["summary.json"].read_text())
     p = s["prediction"]
@@ -131,7 +131,7 @@ def test_a_target_check_says_whether_the_named_run_reached_the_target(folder, tm
     target_run): the summary and the report say whether that run measured at least the target
     (the handmade 2-clone run measures 140/s)."""
     import shutil
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     copy = tmp_path / "folder"
     shutil.copytree(folder, copy)
     exp = json.loads((copy / "experiment.json").read_text())
@@ -156,19 +156,6 @@ def test_a_target_check_says_whether_the_named_run_reached_the_target(folder, tm
     # any other experiment: no target line
     plain = json.loads(regenerate(folder, tmp_path / "plain")["summary.json"].read_text())["prediction"]
     assert plain["target"] is None
-
-
-def test_a_prediction_written_before_the_runs_is_the_one_compared(folder, tmp_path):
-    import shutil
-    copy = tmp_path / "f"
-    shutil.copytree(folder, copy)
-    result = load(copy)
-    pred = forecast.predict(result, run_steps(result), own_request_steps=False)
-    pred["written"] = 1.0                                # before every run started
-    (copy / forecast.FILE).write_text(json.dumps(pred))
-    p = section.build(load(copy), run_steps(load(copy)), simulate=False)
-    c2 = next(c for c in p["configurations"] if c["runs"] == ["singleton-c2-a1"])
-    assert c2["written_before_runs"] is True and p["file"] == forecast.FILE
 
 
 def test_cli_prints_json_with_a_throughput_per_user_count(folder, tmp_path):
@@ -241,22 +228,22 @@ def test_a_client_per_request_is_predicted_from_the_baseline_and_the_client_buil
     p = forecast.predict(result, steps, own_request_steps=False)
     assert p["not_predicted"] == [] and p["build_probe"]["builds"] == 400
     req = next(c for c in p["configurations"] if c["runs"] == ["request-c1-a1"])
-    assert "client-build probe" in req["calibrated_on"] and "400 builds" in req["calibrated_on"]
+    assert "client-build probe" in req["fitted_to"] and "400 builds" in req["fitted_to"]
     m = req["model"]
     # the baseline's 13 ms a request, all outside any lock, plus the build's 2 ms (the idle
     # gsoap's figure left out), and no lock
     assert m["outside"]["host"] == pytest.approx(0.015) and m["inside"] == {} and m["lock_servers"] is None
     # the build's 2.5 ms wall time less its 2 ms of CPU is a delay on top of the baseline's
-    cal = calibrate(dmod.measure(result, steps))
+    cal = fit(dmod.measure(result, steps))
     assert m["delay_inside"] == pytest.approx(cal.service_wait + max(cal.residual, 0) + 0.0005)
     # CPU-bound at 2 cores / 15 ms once enough users are there
-    assert solve_model(model(cal, Config(client_mode="request"), request=forecast.buildcost.request_calibration(
+    assert solve_model(model(cal, Config(client_mode="request"), request=forecast.buildcost.request_fit(
         cal, forecast.buildcost.read(result.path, result.settings)[0], dmod.measure(result, steps))), 200).throughput == \
         pytest.approx(2 / 0.015, rel=0.01)
 
 
 def test_the_reports_demand_table_shows_the_client_builds_cost(folder, tmp_path):
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     result, _ = with_probe(folder, tmp_path, PROBE)
     written = regenerate(result.path, tmp_path / "report")
     s = json.loads(written["summary.json"].read_text())
@@ -272,8 +259,8 @@ def test_a_client_per_request_measured_cold_is_named_and_left_out_of_the_errors(
     388/s measured against 533/s predicted from the probe's warm build (+37 %). Marked, left out
     of the median and largest |error|, said in the report; primed, or a singleton restarted
     unprimed, it is not."""
-    from analysis import pages
     from analysis.predict import report_section
+    from analysis.render import pages
     with_probe(folder, tmp_path, PROBE)
     copy = tmp_path / "with-probe"
     single = copy / "runs" / "singleton-c2-a1" / "run.json"      # scaled and not primed either
@@ -379,8 +366,8 @@ def test_a_baseline_beside_other_load_is_named_in_the_demands_the_cli_and_the_re
     """Other programs' share of the host (host less this experiment's processes, 2 cores): the
     handmade baseline's 10 % of a core is 5 % of the host, not shared; at 200 % host CPU the
     others took 80 % of a core, 40 % of the host, at every step — named, with the fix."""
-    from analysis import pages
     from analysis.predict import report_section
+    from analysis.render import pages
     plain = dmod.measure(*loaded)
     assert [s.others for s in plain.steps] == [pytest.approx(0.05)] * 3 and plain.beside_other_load == []
     assert dmod.beside_other_load_text(plain.beside_other_load) is None
@@ -389,19 +376,19 @@ def test_a_baseline_beside_other_load_is_named_in_the_demands_the_cli_and_the_re
     assert [(e["run_id"], e["users"], e["others"]) for e in d.beside_other_load] == [
         ("singleton-c1-a1", u, pytest.approx(0.40)) for u in (4, 8, 16)]
     text = dmod.beside_other_load_text(d.beside_other_load)
-    assert text.startswith("calibrated beside other load: other programs used 40% of the host at 4, 8 and 16 users")
+    assert text.startswith("fitted beside other load: other programs used 40% of the host at 4, 8 and 16 users")
     assert "STACK_CPUS" in text and d.to_json()["beside_other_load"] == d.beside_other_load
-    assert "warning: calibrated beside other load" in command.demand_table(d)
+    assert "warning: fitted beside other load" in command.demand_table(d)
     p = section.build(result, steps, simulate=False)
     assert p["beside_other_load"] == text
     html = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction(
         report_section.view(p), {})
-    assert 'id="prediction-shared"' in html and "Not a test of the model: calibrated beside other load" in html
+    assert 'id="prediction-shared"' in html and "Not a test of the model: fitted beside other load" in html
     # just under the line (15 % of the host = 30 % of a core above the processes' 120 %): not shared
     assert dmod.measure(*_shared_copy(folder, tmp_path, 149)).beside_other_load == []
 
 
-def test_validation_leaves_a_folder_calibrated_beside_other_load_out_of_its_verdicts(tmp_path, monkeypatch):
+def test_validation_leaves_a_folder_fitted_beside_other_load_out_of_its_verdicts(tmp_path, monkeypatch):
     """Its rows are listed and marked; the verdicts are over the other folders, then once more
     with it included."""
     from analysis.predict import validate
@@ -412,14 +399,14 @@ def test_validation_leaves_a_folder_calibrated_beside_other_load_out_of_its_verd
                 "knee_measured": 4, "knee_steps_apart": 0, "linear_error": 0.5, "usl_error": 0.5,
                 "beats_naive": True, "agreement_max_deviation": 0.01, "agree": True, "written_before_runs": True}
 
-    folders = {"quiet": (None, [row(0.02)]), "busy": ("calibrated beside other load: other programs used 26%", [row(-0.40)])}
+    folders = {"quiet": (None, [row(0.02)]), "busy": ("fitted beside other load: other programs used 26%", [row(-0.40)])}
     monkeypatch.setattr(validate, "rows_of", lambda f, fit_runs=None: (
         {"folder": f, "mode": "local", "written": 1.0, "beside_other_load": folders[f][0]}, folders[f][1]))
     out = tmp_path / "v.md"
     assert validate.main(["quiet", "busy", "-o", str(out)]) == 0
     v = json.loads(out.with_suffix(".json").read_text())["verdicts"]
     assert v["every_within_10pct"] is True and v["configurations"] == 1 and v["max_abs_error"] == pytest.approx(0.02)
-    assert v["left_out"] == ["busy: calibrated beside other load: other programs used 26%"]
+    assert v["left_out"] == ["busy: fitted beside other load: other programs used 26%"]
     assert v["with_left_out"]["every_within_10pct"] is False and v["with_left_out"]["configurations"] == 2
     md = out.read_text()
     assert "| busy (shared host) | local |" in md and "Left out of the verdicts above (1:" in md

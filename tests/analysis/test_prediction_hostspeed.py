@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from analysis import hostspeed
-from analysis.folder import load
+from analysis.load import hostspeed
+from analysis.load.folder import load
 from analysis.predict import atspeed, forecast, section
 from analysis.predict.model import Model, solve_model
-from analysis.predict.runsteps import run_steps
+from analysis.steps import run_steps
 from testbed.run.record import speedprobe
 from testbed.run.record.sampler import CpuSampler
 
@@ -102,8 +102,8 @@ def test_each_configuration_reads_the_host_speed_and_the_model_at_it(data, tmp_p
 
 
 def test_the_report_shows_the_host_speed_table_only_for_runs_that_timed_it(data, tmp_path):
-    from analysis import pages
     from analysis.predict import report_section
+    from analysis.render import pages
     render = pages.ENV.get_template("experiments/prediction.html.j2").module.prediction
     timed = section.build(*_timed_copy(data / "predict-handmade", tmp_path, base_us=600, run_us=500), simulate=False)
     html = render(report_section.view(timed), {})

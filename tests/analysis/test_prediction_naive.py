@@ -6,10 +6,10 @@ import shutil
 
 import pytest
 
-from analysis import pages
-from analysis.folder import load
+from analysis.load.folder import load
 from analysis.predict import report_section, section, validate
-from analysis.predict.runsteps import run_steps
+from analysis.render import pages
+from analysis.steps import run_steps
 
 IV = [98.0, 102.0]
 

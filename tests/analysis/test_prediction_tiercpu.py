@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from analysis import pages
 from analysis.predict import report_section, section, tiercpu, validate
+from analysis.render import pages
 from handmade_probe import PROBE, request_run, with_probe
 
 MS = {"loadgen": 4.0, "haproxy": 1.5, "front": 3.0, "clone": 2.0, "service": 1.5, "unattributed": 1.0}
@@ -98,7 +98,7 @@ def test_the_background_is_spread_over_the_steps_requests_per_replica():
     cpu = tiercpu.model_cpu(demands, None, {"client_mode": "singleton", "clones": 4, "service": 1}, "baseline", 100.0)
     # 0.05 cores per clone replica x 4 over 100/s, HAProxy's once; a demand below zero counts as 0
     assert cpu == pytest.approx({"front": 0.002, "clone": 0.001 + 0.002, "service": 0.0, "haproxy": 0.0002})
-    # a client per request calibrated on its own step (no probe) is not the baseline's model
+    # a client per request fitted to its own step (no probe) is not the baseline's model
     assert tiercpu.model_cpu(demands, PROBE, {"client_mode": "request"}, "its own lowest-load step", 100.0) is None
 
 

@@ -1,4 +1,4 @@
-"""The published figures (analysis/published.toml, read by analysis/published.py): written once,
+"""The published figures (analysis/judge/published.toml, read by analysis/judge/published.py): written once,
 printed into docs/method.md's tables and into the findings' "published" texts."""
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import tomllib
 
 import pytest
 
-from analysis import method, published
-
+from analysis.judge import method, published
 PAGE = method.PAGE
 
 
@@ -54,7 +53,7 @@ def test_the_findings_published_texts_are_formatted_from_the_data_as_before():
     assert i.gap_text() == "gap 1.4–2.2 s at 71 B, 0.19–0.38 s at 512 B; as a ratio ×1.45–1.81 → ×1.35–1.93"
     assert i.floor_finding_text().endswith("195 000 of 512 B in ≤ 0.79 s)")
     assert published.serialization().overhead_pct("sendBytes", 9 << 20) == pytest.approx(1464.3, abs=0.1)
-    from analysis import classic
+    from analysis.judge import classic
     assert classic.PUBLISHED["paths"] == {1: 812, 2: 795, 3: 520, 4: 430, 5: 7.4}     # the shape others read
 
 

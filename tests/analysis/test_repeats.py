@@ -1,11 +1,9 @@
-"""Several classic runs held against the published shape (analysis/repeats.py)."""
+"""Several classic runs held against the published shape (analysis/judge/repeats.py)."""
 from __future__ import annotations
 
 import json
 
-from analysis import repeats
-
-
+from analysis.judge import repeats
 def _summary(x4: float, pool: float, iv=None, verdict="holds") -> dict:
     return {"experiment": {"name": "classic", "kind": "classic", "status": "complete", "started": 0, "ended": 540,
                            "scaling": {"sentence": "scaled to this host: service wait 14 ms because ..."}},

@@ -5,8 +5,9 @@ import shutil
 
 import pytest
 
-from analysis import report, summary
-from analysis.folder import NotAResultFolder, load
+from analysis import summary
+from analysis.load.folder import NotAResultFolder, load
+from analysis.render import report
 
 SAMPLES = ["real-sample", "segments-handmade", "clones-handmade", "calibration-handmade"]
 
@@ -67,7 +68,7 @@ def test_a_run_with_think_time_is_left_out_of_the_segment_law(data, tmp_path, mo
     assert path4["runs"] == 2 and "path4-r2" not in path4["run_ids"]
     assert "path4-r2" in {r["id"] for r in s["runs"]}            # still a run of the folder
     # a low-load run never reaches a plateau: its hint says why instead of asking for more users
-    from analysis import bottleneck
+    from analysis.measure import bottleneck
     monkeypatch.setattr(summary.bottleneck, "hint", lambda *a, **k: bottleneck.Hint(bottleneck.RISING, "add users"))
     hints = {r["id"]: r["bottleneck"]["text"] for r in summary.analyse(load(folder), simulate=False).summary["runs"]}
     assert hints["path4-r2"].startswith("low load by design (think time 0.02 s") and hints["path4-r1"] == "add users"

@@ -1,11 +1,11 @@
-"""The reports' templates (analysis/templates, analysis/pages.py): text from a result folder is
+"""The reports' templates (analysis/render/templates, analysis/render/pages.py): text from a result folder is
 escaped, figures are formatted by the filters, and a study's page has its sections in order."""
 from __future__ import annotations
 
 import types
 
-from analysis import pages, study_report
-from analysis.findings import HOLDS, Finding
+from analysis.judge.findings import HOLDS, Finding
+from analysis.render import pages, study_report
 
 
 def _study(**extra) -> dict:

@@ -3,9 +3,7 @@ import math
 
 import pytest
 
-from analysis import segments
-
-
+from analysis.measure import segments
 def by_segment(rows):
     return {r.segment: r for r in rows}
 

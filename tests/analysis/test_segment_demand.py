@@ -1,12 +1,13 @@
-"""Segments ②/③/④ read by the front's demand (analysis/demand.py): the front's CPU per request in
+"""Segments ②/③/④ read by the front's demand (analysis/measure/front_demand.py): the front's CPU per request in
 units of HAProxy's, which cancels a host whose speed drifts, and the classic verdicts on it."""
 from __future__ import annotations
 
 import pytest
 
-from analysis import classic, demand, segments
-from analysis.bottleneck import Capacities
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
+from analysis.judge import classic
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
+from analysis.measure import front_demand, segments
+from analysis.measure.bottleneck import Capacities
 from analysis.steps import StepSample
 
 
@@ -19,38 +20,38 @@ def _step(i: int, throughput: float, front_us: float, haproxy_us: float, host_us
 
 def test_a_host_that_slows_down_moves_every_process_alike_and_the_reading_stays():
     # the host at full speed, then at half: each process's CPU per request doubles, the ratio does not
-    r = demand.path_reading([_step(0, 8000, 80, 50), _step(1, 4000, 160, 100), _step(2, 6000, 120, 75)])
+    r = front_demand.path_reading([_step(0, 8000, 80, 50), _step(1, 4000, 160, 100), _step(2, 6000, 120, 75)])
     assert r["ratio"] == pytest.approx(1.6) and r["low"] == pytest.approx(1.6) == r["high"]
     assert r["steps"] == 3 and r["haproxy_us"] == pytest.approx(75) and r["host_ratio"] is None
-    hosted = demand.path_reading([_step(0, 8000, 80, 50, 300), _step(1, 4000, 160, 100, 600)])
+    hosted = front_demand.path_reading([_step(0, 8000, 80, 50, 300), _step(1, 4000, 160, 100, 600)])
     assert hosted["host_ratio"] == pytest.approx(6.0)      # the whole host's CPU a request, in HAProxy's units
 
 
 def test_a_lightly_loaded_step_is_left_out_and_one_step_is_no_reading():
     idle_heavy = _step(0, 1000, 300, 60)           # under half the best: the JVM's idle work per request
-    r = demand.path_reading([idle_heavy, _step(1, 8000, 80, 50), _step(2, 7000, 84, 50)])
+    r = front_demand.path_reading([idle_heavy, _step(1, 8000, 80, 50), _step(2, 7000, 84, 50)])
     assert r["steps"] == 2 and r["high"] == pytest.approx(1.68)
-    assert demand.path_reading([_step(0, 8000, 80, 50)]) is None
-    assert demand.path_reading([_step(0, 8000, 80, 0), _step(1, 8000, 80, 0)]) is None   # HAProxy not sampled
+    assert front_demand.path_reading([_step(0, 8000, 80, 50)]) is None
+    assert front_demand.path_reading([_step(0, 8000, 80, 0), _step(1, 8000, 80, 0)]) is None   # HAProxy not sampled
 
 
 def test_a_segment_is_the_difference_of_its_paths_at_haproxys_cost():
     before = {"ratio": 1.5, "low": 1.45, "high": 1.55, "steps": 3, "haproxy_us": 60.0}
     after = {"ratio": 1.9, "low": 1.85, "high": 2.0, "steps": 3, "haproxy_us": 60.0}
-    d = demand.segment_reading(before, after)
+    d = front_demand.segment_reading(before, after)
     assert d["front_us"] == pytest.approx(24.0) and d["throughput"] == pytest.approx(1e6 / 24)
     assert d["separated"] and not d["reversed"] and d["resolution_us"] == pytest.approx(9.0)
     assert d["path_front_us"] == pytest.approx(90.0)
-    back = demand.segment_reading(after, before)
+    back = front_demand.segment_reading(after, before)
     assert back["reversed"] and not back["separated"] and back["throughput"] is None
-    assert demand.segment_reading(None, after) is None
+    assert front_demand.segment_reading(None, after) is None
 
 
 def _summary(readings: dict[int, dict], t: dict[int, float]) -> dict:
     """Paths with maxima t and ±10 % intervals, decomposed by the segment law, with the readings."""
     law = segments.decompose(t, 0.03, {k: (v * 0.9, v * 1.1) for k, v in t.items()})
     segs = [{"series": "axis", **g.to_json(),
-             "front_demand": demand.segment_reading(readings.get(g.segment - 1), readings.get(g.segment))}
+             "front_demand": front_demand.segment_reading(readings.get(g.segment - 1), readings.get(g.segment))}
             for g in law]
     paths = [{"series": "axis", "path": k, "max_throughput": v, "interval": [v * 0.9, v * 1.1], "run_ids": []}
              for k, v in t.items()]
@@ -129,7 +130,7 @@ def test_a_segment_read_inside_its_resolution_but_not_below_the_band_is_not_refu
     # and it did not hold
     path3 = {"ratio": 1.757, "low": 1.738, "high": 1.862, "steps": 3, "haproxy_us": 52.0, "host_ratio": 5.66}
     path4 = {"ratio": 1.829, "low": 1.787, "high": 1.847, "steps": 3, "haproxy_us": 52.0, "host_ratio": 5.40}
-    d = demand.segment_reading(path3, path4)
+    d = front_demand.segment_reading(path3, path4)
     assert d["front_us"] == pytest.approx(3.7, abs=0.1) and d["resolution_us"] == pytest.approx(6.4, abs=0.1)
     s = _summary({2: _reading(1.35, 0.04), 3: path3, 4: path4}, {1: 8300, 2: 7960, 3: 7759, 4: 7139, 5: 1353})
     f = {x.key: x for x in classic.segment_findings(s)}["segment4_measurable"]
@@ -164,12 +165,12 @@ def test_a_path_that_reads_below_the_one_before_it_is_a_drift_and_the_maxima_jud
 
 def test_a_front_under_a_cpu_quota_is_judged_by_its_path_maxima():
     caps = Capacities(2.0)
-    assert demand.front_quota(caps, {"notes": {"cpu_quotas": {"front": 0.769, "clone": 0.329}}}) == 0.769
-    assert demand.front_quota(caps, {"knobs": {"CPUS_FRONT": "0.5"}}) == 0.5
-    assert demand.front_quota(caps, {"knobs": {"CPUS_FRONT": "0"}, "notes": {"cpu_quotas": {"front": None}}}) is None
-    assert demand.front_quota(caps, {}) is None
+    assert front_demand.front_quota(caps, {"notes": {"cpu_quotas": {"front": 0.769, "clone": 0.329}}}) == 0.769
+    assert front_demand.front_quota(caps, {"knobs": {"CPUS_FRONT": "0.5"}}) == 0.5
+    assert front_demand.front_quota(caps, {"knobs": {"CPUS_FRONT": "0"}, "notes": {"cpu_quotas": {"front": None}}}) is None
+    assert front_demand.front_quota(caps, {}) is None
     # the experiment's quotas where the run recorded none
-    assert demand.front_quota(Capacities.from_experiment({"cpu_quotas": {"front": 1.0}}), {}) == 1.0
+    assert front_demand.front_quota(Capacities.from_experiment({"cpu_quotas": {"front": 1.0}}), {}) == 1.0
 
 
 def test_without_a_reading_the_throughputs_decide_as_before():

@@ -1,9 +1,10 @@
 """Per-step samples: window rows, throughput, errors, percentiles, CPU and flags."""
 import io
 
-from analysis import cpu as cpumod
-from analysis import folder, steps
-from analysis.settings import Settings
+from analysis import steps
+from analysis.load import cpu as cpumod
+from analysis.load import folder, steplog
+from analysis.load.settings import Settings
 
 S = Settings()
 
@@ -88,7 +89,7 @@ def test_step_log_lines_become_steps_and_a_cut_line_is_skipped():
     log = io.StringIO('{"index": 0, "users": 1, "start": 1.0, "measure_from": 6.0}\n'
                       '{"index": 0, "end": 21.0}\n{"index": 1, "users": 2, "start": 21.0, "measure_from": 26.0}\n'
                       '{"index": 1, "en')
-    assert steps.from_step_log(log) == [
+    assert steplog.from_step_log(log) == [
         {"index": 0, "users": 1, "start": 1.0, "measure_from": 6.0, "end": 21.0},
         {"index": 1, "users": 2, "start": 21.0, "measure_from": 26.0, "end": None}]
 

@@ -1,7 +1,5 @@
 """jstack parsing, on a real dump of 8 threads calling one synchronized singleton (data/Contended.java)."""
-from analysis import threaddump
-
-
+from analysis.load import threaddump
 def test_real_dump_counts_blocked_threads_and_their_monitor(data):
     d = threaddump.parse((data / "threaddump-contended.txt").read_text())
     assert len(d.blocked) == 7

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.classic import PUBLISHED
+from analysis.judge.classic import PUBLISHED
 from testbed.experiment import definition
 from testbed.fit import profile
 from testbed.fit import rewrite
@@ -105,7 +105,7 @@ def test_the_report_and_the_terminal_say_the_demands_are_emulated_and_how(tmp_pa
     import json
     import shutil
 
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     from testbed import ROOT
     from testbed.run.headline import lines
     folder = tmp_path / "classic"

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from analysis.classic import PUBLISHED
+from analysis.judge.classic import PUBLISHED
 from testbed.experiment import definition
 from testbed.fit import profile
 from testbed.fit import rewrite
@@ -55,24 +55,24 @@ def test_the_cost_probes_measure_the_stack_without_demands_waits_or_quotas():
     first = rewrite.apply(exp.runs, design(M))[0]
     specs = cost_probe_specs(first)
     assert [(s.id, s.path, s.client_mode) for s in specs] == [
-        *((f"calibration-path{k}", k, "singleton") for k in range(1, 6)), ("calibration-pool", 5, "pool"),
-        ("calibration-request", 5, "request")]
+        *((f"cost-probe-path{k}", k, "singleton") for k in range(1, 6)), ("cost-probe-pool", 5, "pool"),
+        ("cost-probe-request", 5, "request")]
     assert all(not s.demands and not any(k.startswith("CPUS_") for k in s.knobs) for s in specs)
 
 
 def test_the_probes_run_each_configuration_at_its_largest_users_after_a_prime_as_long_as_its_jvm_needs():
     runs = rewrite.apply(definition.load("classic").runs, design(M))
     probes = {s.id: s for s in profile_probe_specs(runs) if s.path == 5}      # paths ③ ④: test_profile_segments.py
-    assert list(probes) == ["calibration-singleton-probe", "calibration-request-probe", "calibration-request-probe-2",
-                            "calibration-pool-probe"]
+    assert list(probes) == ["profile-probe-singleton", "profile-probe-request", "profile-probe-request-2",
+                            "profile-probe-pool"]
     for s in probes.values():
         run = next(r for r in runs if r.client_mode == s.client_mode and r.path == 5)
         assert s.load.users == (max(run.load.users),) and s.demands == run.demands
     # a clone building a client per call warms up for a minute under its quota: its probes prime longer
-    assert probes["calibration-request-probe"].load.prime_seconds == REQUEST_PROBE_PRIME_S > rewrite.PROBE_PRIME_S
-    assert probes["calibration-pool-probe"].load.prime_seconds == rewrite.PROBE_PRIME_S
+    assert probes["profile-probe-request"].load.prime_seconds == REQUEST_PROBE_PRIME_S > rewrite.PROBE_PRIME_S
+    assert probes["profile-probe-pool"].load.prime_seconds == rewrite.PROBE_PRIME_S
     quick = profile_probe_specs(rewrite.apply(definition.load("classic", quick=True).runs, design(M), True), True)
-    assert [s.id for s in quick] == ["calibration-singleton-probe"] and quick[0].load.prime_seconds < rewrite.PROBE_PRIME_S
+    assert [s.id for s in quick] == ["profile-probe-singleton"] and quick[0].load.prime_seconds < rewrite.PROBE_PRIME_S
 
 
 def test_the_runner_step_probes_the_costs_then_designs_and_applies_the_profile(tmp_path):
@@ -104,7 +104,7 @@ def test_the_runner_step_probes_the_costs_then_designs_and_applies_the_profile(t
     exp = definition.load("classic", profile="classic-system")
     failed: list[str] = []
     prof, chosen, lines = tohost.fit_profile(exp, tmp_path, failed, run_one, 2.0)
-    assert calls == [f"calibration-path{k}" for k in range(1, 6)] + ["calibration-pool", "calibration-request"]
+    assert calls == [f"cost-probe-path{k}" for k in range(1, 6)] + ["cost-probe-pool", "cost-probe-request"]
     assert not failed
     assert prof["measured"]["front_s"][1] == pytest.approx(90e-6, rel=0.02)
     assert prof["measured"]["clone_request_s"] == pytest.approx(3e-3, rel=0.02)
@@ -113,7 +113,7 @@ def test_the_runner_step_probes_the_costs_then_designs_and_applies_the_profile(t
     assert lines[0].startswith("profile classic-system (emulated)")
     # a cost probe that measured nothing: the experiment cannot be fitted, and says why
     exp = definition.load("classic", profile="classic-system")
-    with pytest.raises(tohost.FitError, match="cost probe calibration-path1"):
+    with pytest.raises(tohost.FitError, match="cost probe cost-probe-path1"):
         tohost.fit_profile(exp, tmp_path / "empty", [], lambda spec, root: None, 2.0)
 
 
@@ -148,7 +148,7 @@ def test_the_runner_retunes_before_the_first_seg5_run_from_path_one_and_a_probe(
         made(spec, root, 1 / (p.wait_us / 1e6 + 2e-3))
 
     new, chosen, lines = tohost.retune_wait(exp, i, tmp_path, [], run_one, prof, {"wait_us": p.wait_us})
-    assert probes == [("calibration-singleton-probe", p.wait_us, 5)]    # with the planned wait
+    assert probes == [("profile-probe-singleton", p.wait_us, 5)]    # with the planned wait
     assert new["retuned"]["t1_measured"] == pytest.approx(t1, rel=0.02)
     assert chosen["wait_us"] == new["wait_us"] != p.wait_us and lines[0].startswith("scaled to this host")
     assert all(r.demands["SERVICE"]["wait_us"] == new["wait_us"] for r in exp.runs[i:])
@@ -185,8 +185,8 @@ def test_the_runner_retunes_the_build_from_a_probe_of_the_request_run(tmp_path):
     new, lines = tohost.retune_build(exp, i, tmp_path, [], run_one, p.to_json())
     # two probes: the planned build, then the build chosen from the first
     first = new["request_retuned"]["first"]
-    assert seen == [("calibration-request-probe", "request", p.request_cpu_us),
-                    ("calibration-request-probe-2", "request", new["request_retuned"]["probe_build_us"])]
+    assert seen == [("profile-probe-request", "request", p.request_cpu_us),
+                    ("profile-probe-request-2", "request", new["request_retuned"]["probe_build_us"])]
     assert first["probe_build_us"] == p.request_cpu_us != new["request_retuned"]["probe_build_us"]
     assert new["request_retuned"]["clone_per_request_s"] == pytest.approx(4e-3, rel=0.02)
     # both probes at 100/s: no line through them, the second probe's own cost per call decides
@@ -200,7 +200,7 @@ def test_the_runner_retunes_the_build_from_a_probe_of_the_request_run(tmp_path):
     quick.runs[:] = rewrite.apply(quick.runs, p, quick=True)
     quick.runs[0] = replace(quick.runs[0], client_mode="request")
     _, lines = tohost.retune_build(quick, 0, tmp_path / "quick", [], run_one, p.to_json())
-    assert [s[0] for s in seen] == ["calibration-request-probe"] and len(lines) == 1
+    assert [s[0] for s in seen] == ["profile-probe-request"] and len(lines) == 1
 
 
 def test_the_segments_are_set_again_from_segment_ones_cost_under_the_quota(tmp_path):

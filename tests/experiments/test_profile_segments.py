@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.classic import PUBLISHED
+from analysis.judge.classic import PUBLISHED
 from testbed.experiment import definition
 from testbed.fit import profile
 from testbed.fit import rewrite
@@ -103,7 +103,7 @@ def test_the_runner_probes_path_three_twice_then_sets_its_segment_for_the_runs_f
     r = new["segments_retuned"]["3"]
     first = r["first"]
     # a first pass (every step), which moved the demand by more than a pass's noise, so a second
-    assert probes == [("calibration-path3-probe", planned, users), ("calibration-path3-probe-2", first["cpu_us"], users)]
+    assert probes == [("profile-probe-path3", planned, users), ("profile-probe-path3-2", first["cpu_us"], users)]
     assert first["probe_cpu_us"] == planned and first["probe_front_s"] == pytest.approx(800e-6, rel=0.01)
     assert r["probe_cpu_us"] == first["cpu_us"] and r["previous_s"] == pytest.approx(410e-6, rel=0.01)
     assert r["f1_s"] == pytest.approx(400e-6, rel=0.01)
@@ -133,7 +133,7 @@ def test_a_first_pass_that_moves_its_segment_less_than_a_pass_s_noise_is_the_onl
 
     exp, i, planned, probes, new, lines, said, _ = _segment_three(tmp_path, front_us)
     r = new["segments_retuned"]["3"]
-    assert [x[0] for x in probes] == ["calibration-path3-probe"] and "first" not in r
+    assert [x[0] for x in probes] == ["profile-probe-path3"] and "first" not in r
     assert r["cpu_us"] == pytest.approx(planned - 20, abs=2) and len(lines) == 1
     assert not any("second pass" in t for t in said)
 
@@ -153,8 +153,8 @@ def test_without_path_one_or_its_front_cpu_the_planned_segment_stays_and_nothing
 def test_the_probes_include_paths_three_and_four_but_not_with_quick():
     runs = rewrite.apply(definition.load("classic").runs, design(M))
     probes = profile_probe_specs(runs)
-    assert [s.id for s in probes[:4]] == ["calibration-path3-probe", "calibration-path4-probe",    # at most two passes
-                                          "calibration-path3-probe-2", "calibration-path4-probe-2"]
+    assert [s.id for s in probes[:4]] == ["profile-probe-path3", "profile-probe-path4",    # at most two passes
+                                          "profile-probe-path3-2", "profile-probe-path4-2"]
     for s, k in zip(probes, (3, 4)):
         path = next(r for r in runs if r.kind == "segments" and r.path == k)
         assert s.path == k and s.demands == path.demands and s.load.users == path.load.users

@@ -91,7 +91,7 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     # the service wait was chosen for this host from a cost probe, and every run has it
     chosen = json.loads((folder / "experiment.json").read_text())["scaling"]
     assert chosen["scaled"] and chosen["costs"]["source"] == "a cost probe of this experiment"
-    assert (folder / "calibration" / "calibration" / "cpu.csv").is_file()
+    assert (folder / "probes" / "cost-probe" / "cpu.csv").is_file()
     assert meta["demands"]["SERVICE"] == {"cpu_us": 0, "wait_us": chosen["wait_us"], "locked": False}
     assert summary["experiment"]["scaling"]["sentence"].startswith("scaled to this host: service wait")
     # the clone's lock timers were sampled, and the model predicted the other runs from the
@@ -104,7 +104,7 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     assert gc[0] == "timestamp,replica,collections,gc_ns" and len(gc) > 3
     prediction = json.loads((folder / "prediction.json").read_text())
     second = json.loads((folder / "runs" / "singleton-c1-a2-r0" / "run.json").read_text())
-    assert prediction["calibrated_on"] == ["singleton-c1-a1-r0"] and prediction["written"] < second["started"]
+    assert prediction["fitted_to"] == ["singleton-c1-a1-r0"] and prediction["written"] < second["started"]
     p = summary["prediction"]
     assert {tuple(c["runs"]) for c in p["configurations"]} >= {("singleton-c1-a2-r0",), ("singleton-c2-a1-r0",)}
     assert all(c["agree"] for c in p["configurations"] if c["agree"] is not None)
@@ -199,7 +199,7 @@ def test_classic_quick_run_has_both_analyses_their_findings_and_the_side_by_side
     chosen = json.loads((folder / "experiment.json").read_text())["scaling"]      # from path 5: no cost probe
     assert chosen["scaled"] and chosen["costs"]["source"] == "run axis-path5-r0 of this experiment"
     assert runs["singleton-c2-a1-r0"]["config"]["demands"]["SERVICE"]["wait_us"] == chosen["wait_us"]
-    assert not (folder / "calibration").exists()
+    assert not (folder / "probes").exists()
 
 
 @pytest.mark.xdist_group("quick-ctrl-c")     # in parallel with the other runs, on a stack of its own

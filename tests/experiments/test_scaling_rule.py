@@ -209,23 +209,23 @@ def test_clones_probes_its_costs_without_the_wait_then_puts_the_chosen_wait_into
                                         "loadgen/master": 40.0}, host=210.0)
     failed: list[str] = []
     chosen, lines = tohost.scale(exp, 0, tmp_path, failed, run_one, 4.0)
-    assert [c[0] for c in calls] == ["calibration"] and "SERVICE" not in calls[0][2]
+    assert [c[0] for c in calls] == ["cost-probe"] and "SERVICE" not in calls[0][2]
     # 8 calls at once × 2 ms / (0.6 × (4 − 0.1 other programs' cores)) = 6.8 ms -> 7 ms
     assert chosen["wait_us"] == 7_000 and chosen["scaled"] and chosen["binding"]["run"] == "pool-c1-a1-r0"
     assert chosen["costs"]["background_cores"] == pytest.approx(0.1, abs=0.01)
     assert chosen["costs"]["source"] == "a cost probe of this experiment"
     assert lines[0].startswith("scaled to this host: service wait 7 ms because a pool of 8 on 1 clone")
     assert {r.demands["SERVICE"]["wait_us"] for r in exp.runs} == {7_000} and not failed
-    assert (tmp_path / "calibration" / "calibration" / "run.json").is_file()
+    assert (tmp_path / "probes" / "cost-probe" / "run.json").is_file()
 
 
 def test_the_wait_is_chosen_from_the_cost_probes_first_step_and_the_fit_takes_its_last(tmp_path):
     """The cost probe goes on until its throughput settles: the wait is still chosen from
     its first step (what the rule was set by), the model's second point is its last, warm."""
     from analysis import steps as asteps
-    from analysis.folder import load_run
-    from analysis.predict import demands as dmod
-    from analysis.settings import Settings
+    from analysis.load.folder import load_run
+    from analysis.load.settings import Settings
+    from analysis.predict import baseline_demands as dmod
     from testbed.fit import costs
     from testbed.fit import tohost
     exp = definition.load("clones")
@@ -235,7 +235,7 @@ def test_the_wait_is_chosen_from_the_cost_probes_first_step_and_the_fit_takes_it
     run_one, calls = _fake_cost_probe(cold, host=210.0, warm={k: v * 0.75 for k, v in cold.items()})
     chosen, _ = tohost.scale(exp, 0, tmp_path, [], run_one, 4.0)
     assert chosen["wait_us"] == 7_000 and chosen["costs"]["steps"] == [0]       # as from one step
-    run = load_run(tmp_path / "calibration" / "calibration")
+    run = load_run(tmp_path / "probes" / "cost-probe")
     steps = {run.id: asteps.of_run(run, Settings())}
     assert [round(s.throughput) for s in steps[run.id] if s.valid] == [1000, 1450, 1500]
     assert [round(s.throughput) for s in dmod._fit_steps(run, steps)] == [1500]          # the last, warm
@@ -272,6 +272,26 @@ def test_scale_from_an_earlier_folder_measures_nothing(tmp_path):
     assert not calls and chosen["wait_us"] == 14_000 and "in earlier" in chosen["costs"]["source"]
 
 
+@pytest.mark.parametrize("probes_dir, probe_id", [("probes", "cost-probe"), ("calibration", "calibration")],
+                         ids=["probes", "written-before-probes-were-named-so"])
+def test_scale_from_a_folder_without_saved_costs_reads_its_cost_probes_first_step(tmp_path, probes_dir, probe_id):
+    """--scale-from a folder whose experiment.json kept no costs: its cost probe's (probes/cost-probe/,
+    or calibration/calibration/ where an older runner wrote it), read at its first step as the wait was."""
+    import json
+    from types import SimpleNamespace
+
+    from testbed.fit import costs
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "experiment.json").write_text(json.dumps({"settings": {}}))
+    cold = {"front/1": 60.0, "clone/1": 40.0, "axis/1": 40.0, "haproxy/1": 20.0, "loadgen/master": 40.0}
+    run_one, _ = _fake_cost_probe(cold, host=210.0, warm={k: v * 0.75 for k, v in cold.items()})
+    run_one(SimpleNamespace(id=probe_id, path=5, demands={}, label="cost probe"), earlier / probes_dir)
+    c, why = costs.of_folder(earlier)
+    assert why == "" and c.source == f"run {probe_id} of earlier"
+    assert c.throughput == pytest.approx(1000, rel=0.01)                # its first step, not its warm ones
+
+
 def test_the_bridges_packet_work_is_the_stacks_cost_not_other_programs_load():
     # container modes: softirq (cpu.csv tier "kernel") runs for the stack's traffic in no
     # container's cgroup; counted as other programs' load it lengthened the wait and made the
@@ -288,8 +308,7 @@ def test_the_bridges_packet_work_is_the_stacks_cost_not_other_programs_load():
 
 
 def test_the_plateaus_shares_count_the_kernels_packet_work_as_this_experiments():
-    from analysis import regime
-
+    from analysis.judge import regime
     class Hint:
         step, host_utilisation = 1, 0.99
     s = _step(1, 10000.0, {"front": 52.0, "haproxy": 30.0, "loadgen": 76.0}, host=198.0)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.steps import from_step_log
+from analysis.load.steplog import from_step_log
 from testbed.run.results import read_step_log
 
 DRIVER = Path(__file__).resolve().parent / "shapedriver.py"

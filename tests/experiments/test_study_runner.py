@@ -1,4 +1,4 @@
-"""The study runner (cli/testbed/studies/runner.py) and the study report (analysis/study_report.py),
+"""The study runner (cli/testbed/studies/runner.py) and the study report (analysis/render/study_report.py),
 with a small study defined here: its measurement is a real Python process run by run_json."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import pages
-from analysis.findings import HOLDS, NOT_MEASURED, Finding
+from analysis.judge.findings import HOLDS, NOT_MEASURED, Finding
+from analysis.render import pages
 from testbed.studies import runner as study
 from testbed.run.progress import Progress
 
@@ -151,7 +151,7 @@ def test_interrupted_study_keeps_finished_measurements_and_says_what_is_missing(
 
 
 def test_report_verb_regenerates_a_study_folder_from_its_raw_files(tmp_path, echo_study):
-    from analysis.report import regenerate
+    from analysis.render.report import regenerate
     _, folder = _run(tmp_path, "")
     (folder / "report.html").unlink()
     (folder / "summary.json").unlink()
@@ -161,7 +161,7 @@ def test_report_verb_regenerates_a_study_folder_from_its_raw_files(tmp_path, ech
 
 
 def test_a_cut_off_last_line_is_reported_not_fatal(tmp_path, echo_study):
-    from analysis.study_report import summarize
+    from analysis.render.study_report import summarize
     _, folder = _run(tmp_path, "")
     with open(folder / "samples.jsonl", "a") as f:
         f.write('{"point": "m-ok", "sta')

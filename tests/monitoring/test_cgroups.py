@@ -101,7 +101,7 @@ def test_a_process_trees_counter_never_falls_when_a_child_exits():
 
 def test_the_testbed_tab_loads_with_the_locust_images_packages_only():
     """The Locust image has Locust (and psutil) but not numpy or scipy, which the analysis'
-    statistics use: the tab's code (loadgen/testbed_tab.py -> testbed.live.view -> analysis.bottleneck,
+    statistics use: the tab's code (loadgen/testbed_tab.py -> testbed.live.view -> analysis.measure.bottleneck,
     analysis.steps) must load without them (docs/docker.md).
     Checked failing with analysis/steps.py importing analysis.stats at the top."""
     from testbed import ROOT

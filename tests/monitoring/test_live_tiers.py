@@ -145,7 +145,7 @@ def query(live, expr: str, at: float) -> dict[str, float]:
 def test_the_runners_cpu_per_tier_agrees_with_prometheus_on_one_run(load):
     """cpu.csv's sampler (run/record/sampler.py, what every report's CPU comes from) and Prometheus'
     testbed_cpu_seconds_total over the same 30 s window of one loaded run."""
-    from analysis import cpu as cpumod
+    from analysis.load import cpu as cpumod
     from testbed.run.record.sampler import CpuSampler
     path = RUN_DIR / "live-tiers-cpu.csv"
     sampler = CpuSampler(path, load.cpu_targets).start()

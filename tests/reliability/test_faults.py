@@ -1,4 +1,4 @@
-"""Fault injection (cli/testbed/faults/, analysis/faults.py): parsing, the counts inside a
+"""Fault injection (cli/testbed/faults/, analysis/load/faults.py): parsing, the counts inside a
 fault's window, and, end to end on a private local stack, one of two clones killed mid-run."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from analysis import faults as afaults
-from analysis.locust_csv import History, HistoryRow
+from analysis.load import faults as afaults
+from analysis.load.locust_csv import History, HistoryRow
 from testbed.faults import spec as faults
 from testbed.experiment import definition
 from testbed.run.runner import Runner

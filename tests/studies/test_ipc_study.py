@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import method_anchors
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
-from analysis.method import IPC
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.judge.method import IPC
 from analysis.studies import ipc as aipc
 from testbed import ROOT
 from testbed.studies import runner as study

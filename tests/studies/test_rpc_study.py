@@ -9,10 +9,10 @@ import types
 import pytest
 
 import method_anchors
-from analysis import plots
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
-from analysis.method import RPC
-from analysis.study_report import render
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.judge.method import RPC
+from analysis.render import plots
+from analysis.render.study_report import render
 from analysis.studies import rpc as report
 from analysis.studies import rpc_table as t
 from testbed.studies.runner import StudyError

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import method_anchors
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
-from analysis.method import SERIALIZATION
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.judge.method import SERIALIZATION
 from analysis.studies import serialization as A
 from analysis.studies import serialization_findings as F
 from testbed.studies import runner as study
@@ -114,7 +114,7 @@ def test_mtom_advice_picks_the_faster_form():
 
 
 def test_report_opens_with_findings_then_every_table(tmp_path):
-    from analysis.study_report import render
+    from analysis.render.study_report import render
     samples = classic({"sendBytes": 2300, "sendInts": 680, "sendFloats": 760, "sendDoubles": 390})
     s = {"experiment": {"name": "s", "kind": "serialization", "params": {}}, "measurements": {"ok": 4},
          "lost": [], **A.summarize({"params": {}}, samples)}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_MEASURED
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_MEASURED
 from testbed.studies import runner as study
 from testbed.run.progress import Progress
 from verdicts import assert_verdicts, by_key, rule

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import method_anchors
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
-from analysis.method import SERVERS
-from analysis.study_report import render
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURED
+from analysis.judge.method import SERVERS
+from analysis.render.study_report import render
 from analysis.studies import servers as analysis
 from analysis.studies import servers_findings as sf
 from testbed import ROOT

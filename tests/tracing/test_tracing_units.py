@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import traces
+from analysis.measure import traces
 from testbed.haproxy import config as haproxy
 from testbed.haproxy import spans as haproxy_spans
 from testbed.observe import tracing

@@ -49,9 +49,9 @@ class _BareRun(LocustRun):
 
 
 def _measure(run_dir: Path, spec: RunSpec, host_url: str, user: str, cpus, primed: bool) -> dict:
-    from analysis import folder as afolder
     from analysis import steps as asteps
-    from analysis.settings import Settings
+    from analysis.load import folder as afolder
+    from analysis.load.settings import Settings
     run_dir.mkdir(parents=True)
     loc = _BareRun(spec, run_dir, host_url, 0, cpus, primed=primed, locustfiles=USERS[user], user_class=user)
     sampler = CpuSampler(run_dir / "cpu.csv", lambda: [Target("loadgen", "local", loc.master.pid)]

@@ -63,7 +63,7 @@ import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
-from analysis.folder import CALIBRATION_DIR, LOADED_PROBE_RUN
+from analysis.load.probes import LOADED_PROBE_RUN, PROBES_DIR
 from analysis.predict.buildcost import FILE, PROBE_CALLS  # noqa: F401  (the files the analysis reads)
 from testbed.cpu.clock import CpuClock, host_cpu_seconds
 from testbed.experiment.plan import LoadPlan
@@ -314,11 +314,11 @@ def loaded_spec(cost_probe):
 
 
 def under_load(stack, cost_probe, run_one, folder: Path, say) -> None:
-    """After a complete cost probe in folder/CALIBRATION_DIR/: run loaded_spec(cost_probe)
+    """After a complete cost probe in folder/PROBES_DIR/: run loaded_spec(cost_probe)
     there with run_one(spec, root) while one clone builds clients in calls of CALL_S, each call's
     start, end and builds written to PROBE_CALLS in its run folder (with the error, if the clone
     could not be asked)."""
-    root = Path(folder) / CALIBRATION_DIR
+    root = Path(folder) / PROBES_DIR
     try:
         done = json.loads((root / cost_probe.id / "run.json").read_text(encoding="utf-8")).get("status")
     except (OSError, ValueError):

@@ -2,14 +2,15 @@
 folder (--scale-from), a finished /seg/5 run of this experiment (classic: the segment part's
 path 5, measured before any clone run), or else a cost probe — one short Locust run of /seg/5
 with the first scaled run's configuration and no service wait, kept in the result folder's
-calibration/ (never analysed as a run of the experiment)."""
+probes/ (never analysed as a run of the experiment)."""
 from __future__ import annotations
 
 import json
 from dataclasses import replace
 from pathlib import Path
 
-from analysis.folder import CALIBRATION_DIR, CALIBRATION_RUN, LOADED_PROBE_RUN
+from analysis.load.probes import COST_PROBE_RUN, LOADED_PROBE_RUN, PROBES_DIR, is_named, is_probe
+from analysis.load.probes import folder as probes_folder
 from analysis.steps import first_step
 from testbed.experiment.plan import LoadPlan
 from testbed.fit.scaling import Costs, costs_from_steps
@@ -21,7 +22,7 @@ from testbed.experiment.scale import SCALED_POINT
 # ~60 s: docs/predict.md, "a cold second point"), so the cost probe goes on in steps of
 # the same length until two in a row stay within 5 % of the best throughput before them (at
 # most eight more): its last step, warm, is the model's second operating point
-# (analysis.predict.demands). --quick: 4 s measured after a 2 s warm-up, no prime (costs read
+# (analysis.predict.baseline_demands). --quick: 4 s measured after a 2 s warm-up, no prime (costs read
 # high: a longer wait, the safe side)
 COST_PROBE_STEP = LoadPlan(users=(16,), step_seconds=9.0, warmup_seconds=3.0, prime_seconds=15.0)
 COST_PROBE_LOAD = replace(COST_PROBE_STEP, users=(16,) * 9, plateau_tolerance=0.05, plateau_steps=2)
@@ -30,9 +31,9 @@ COST_PROBE_LOAD_QUICK = LoadPlan(users=(16,), step_seconds=6.0, warmup_seconds=2
 
 def run_steps(run_dir: Path, settings: dict) -> list:
     """A finished run's steps as the analysis computes them (analysis.steps.StepSample)."""
-    from analysis import folder as afolder
     from analysis import steps as asteps
-    from analysis.settings import Settings
+    from analysis.load import folder as afolder
+    from analysis.load.settings import Settings
     r = afolder.load_run(Path(run_dir))
     return asteps.of_run(r, Settings.from_json(settings))
 
@@ -69,16 +70,16 @@ def of_folder(folder: Path) -> tuple[Costs | None, str]:
         c = Costs.from_json(saved)
         return replace(c, source=f"{c.source}, in {folder.name}"), ""
     found = []
-    for run_file in [*(folder / CALIBRATION_DIR).glob("*/run.json"), *(folder / "runs").glob("*/run.json")]:
+    for run_file in [*probes_folder(folder).glob("*/run.json"), *(folder / "runs").glob("*/run.json")]:
         try:
             run = json.loads(run_file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if run.get("path") == 5 and run.get("status") == "complete" and run.get("id") != LOADED_PROBE_RUN:
+        if run.get("path") == 5 and run.get("status") == "complete" and not is_named(run.get("id"), LOADED_PROBE_RUN):
             # a run without the service wait went fastest: its CPU figures are the most precise
             found.append((bool((run.get("demands") or {}).get(SCALED_POINT)), str(run.get("id")), run_file.parent))
     for _, rid, run_dir in sorted(found):
-        of = of_cost_probe if run_dir.parent.name == CALIBRATION_DIR else of_run
+        of = of_cost_probe if is_probe(run_dir) else of_run
         c = of(run_dir, meta.get("settings") or {}, f"run {rid} of {folder.name}")
         if c is not None:
             return c, ""
@@ -87,8 +88,8 @@ def of_folder(folder: Path) -> tuple[Costs | None, str]:
 
 def cost_probe_spec(first, quick: bool = False):
     """The cost probe's run: the first scaled run's configuration, without the service wait (its
-    run id, CALIBRATION_RUN, names its folder in the result folder's calibration/)."""
-    return replace(first, id=CALIBRATION_RUN, entry=CALIBRATION_RUN, label="cost probe: /seg/5, no service wait",
+    run id, COST_PROBE_RUN, names its folder in the result folder's probes/)."""
+    return replace(first, id=COST_PROBE_RUN, entry=COST_PROBE_RUN, label="cost probe: /seg/5, no service wait",
                    demands={k: v for k, v in first.demands.items() if k != SCALED_POINT},
                    auto_wait=False, load=COST_PROBE_LOAD_QUICK if quick else COST_PROBE_LOAD)
 
@@ -116,10 +117,10 @@ def measure(exp, i: int, folder: Path, failed: list[str], run_one, scale_from: P
                 return costs, ""
     probe = cost_probe_spec(first, exp.quick)
     before = len(failed)
-    run_one(probe, folder / CALIBRATION_DIR)
+    run_one(probe, folder / PROBES_DIR)
     errors = failed[before:]
     del failed[before:]               # a failed cost probe costs the experiment nothing but the scaling
-    costs = of_cost_probe(folder / CALIBRATION_DIR / probe.id, exp.settings, "a cost probe of this experiment")
+    costs = of_cost_probe(folder / PROBES_DIR / probe.id, exp.settings, "a cost probe of this experiment")
     if costs is None:
         return None, "; ".join(errors) or "the cost probe measured no valid step"
     return costs, ""

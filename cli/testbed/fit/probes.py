@@ -1,5 +1,5 @@
 """The classic-system profile's measuring runs, planned from the experiment's own runs (kept in
-the result folder's calibration/, never analysed as runs of the experiment):
+the result folder's probes/, never analysed as runs of the experiment):
 - its cost probes (cost_probe_specs): /seg/1 … /seg/5 with the singleton client, then /seg/5
   with a pool and with a client per request, without any demand, wait or quota — this stack's
   own costs, which design() starts from (measure_own_costs reads them into a profile.Measured);
@@ -20,9 +20,9 @@ SEGMENT_PROBED = (3, 4)        # the segments whose emulated CPU a pass of their
 REQUEST_PROBE_PRIME_S = 60.0   # a clone building a client per call under its quota kept speeding up for a
                                # minute: a probe 30 s after its restart read 94/s, the run with the same
                                # build and users 139/s at its last step, ~60 s after its own restart
-# the probes' run ids begin so: they name the run folders in a result folder's calibration/, and
-# stay as they are (like that folder's name) until the result folders' names change together
-RUN_ID_PREFIX = "calibration"
+# the probes' run ids begin so (they name the run folders in a result folder's probes/): the cost
+# probes cost-probe-path1 ... cost-probe-request, the profile probes profile-probe-<path or lifecycle>
+COST_PROBE_PREFIX, PROFILE_PROBE_PREFIX = "cost-probe", "profile-probe"
 
 
 def profile_probe_spec(run, quick: bool = False, suffix: str = ""):
@@ -34,12 +34,12 @@ def profile_probe_spec(run, quick: bool = False, suffix: str = ""):
     plateau like the path it stands for (a one-step probe at the largest load read the front
     cold and at another point: 770/s against the path's 1,120/s in classic-20261204-100321)."""
     if run.kind == "segments" and run.path in SEGMENT_PROBED:        # a pass of a segment path (next_segment)
-        name = f"{RUN_ID_PREFIX}-path{run.path}-probe{suffix}"
+        name = f"{PROFILE_PROBE_PREFIX}-path{run.path}{suffix}"
         return replace(with_prime(run), id=name, entry=name,
                        label=f"profile probe: a {'second' if suffix == '-2' else 'first'} pass of /seg/{run.path} "
                              "under the profile's quotas and demands")
     what = {"request": "the client per request", "pool": "the pool"}.get(run.client_mode, "the singleton")
-    name = f"{RUN_ID_PREFIX}-{run.client_mode}-probe{suffix}"
+    name = f"{PROFILE_PROBE_PREFIX}-{run.client_mode}{suffix}"
     prime = REQUEST_PROBE_PRIME_S if run.client_mode == "request" else PROBE_PRIME_S   # its JVM as old as at the run's max
     return replace(run, id=name, entry=name,
                    label=f"profile probe: /seg/5, {what} under the profile's quotas, demands and wait",
@@ -69,11 +69,11 @@ def cost_probe_specs(first, quick: bool = False) -> list:
     knobs = {k: v for k, v in first.knobs.items() if not k.startswith("CPUS_")}
     base = replace(first, demands={}, knobs=knobs, auto_wait=False, load=load, client_mode="singleton",
                    pool_size=None, tiers={**first.tiers, "front": 1, "clone": 1, first.backend: 1})
-    out = [replace(base, id=f"{RUN_ID_PREFIX}-path{k}", entry=f"{RUN_ID_PREFIX}-path{k}", path=k,
+    out = [replace(base, id=f"{COST_PROBE_PREFIX}-path{k}", entry=f"{COST_PROBE_PREFIX}-path{k}", path=k,
                    label=f"cost probe: /seg/{k}, the stack's own cost") for k in (1, 2, 3, 4, 5)]
-    out.append(replace(base, id=f"{RUN_ID_PREFIX}-pool", entry=f"{RUN_ID_PREFIX}-pool", path=5, client_mode="pool",
+    out.append(replace(base, id=f"{COST_PROBE_PREFIX}-pool", entry=f"{COST_PROBE_PREFIX}-pool", path=5, client_mode="pool",
                        pool_size=POOL_SIZE, label="cost probe: /seg/5, a pool of clients"))
-    out.append(replace(base, id=f"{RUN_ID_PREFIX}-request", entry=f"{RUN_ID_PREFIX}-request", path=5,
+    out.append(replace(base, id=f"{COST_PROBE_PREFIX}-request", entry=f"{COST_PROBE_PREFIX}-request", path=5,
                        client_mode="request", label="cost probe: /seg/5, a client per request"))
     return out
 
@@ -81,7 +81,7 @@ def cost_probe_specs(first, quick: bool = False) -> list:
 def measure_own_costs(exp, first, folder, run_one, host_cores: float) -> tuple[Measured | None, str]:
     """Run the profile's cost probes (run_one(spec, root) as in fit/costs.py) and read what they
     measured; (None, why) where one measured nothing."""
-    root = folder / costs.CALIBRATION_DIR
+    root = folder / costs.PROBES_DIR
     got = {}
     for spec in cost_probe_specs(first, exp.quick):
         run_one(spec, root)
@@ -89,8 +89,8 @@ def measure_own_costs(exp, first, folder, run_one, host_cores: float) -> tuple[M
         if c is None or "front" not in c.per_request_s:
             return None, f"cost probe {spec.id} measured no valid step with CPU samples"
         got[spec.id] = c
-    paths = {k: got[f"{RUN_ID_PREFIX}-path{k}"] for k in (1, 2, 3, 4, 5)}
-    req, pool = got[f"{RUN_ID_PREFIX}-request"], got[f"{RUN_ID_PREFIX}-pool"]
+    paths = {k: got[f"{COST_PROBE_PREFIX}-path{k}"] for k in (1, 2, 3, 4, 5)}
+    req, pool = got[f"{COST_PROBE_PREFIX}-request"], got[f"{COST_PROBE_PREFIX}-pool"]
     return Measured(front_s={k: c.per_request_s["front"] for k, c in paths.items()},
                     total_s={1: paths[1].total_s, 5: paths[5].total_s},
                     clone_request_s=req.per_request_s.get("clone", 0.0), total_request_s=req.total_s,

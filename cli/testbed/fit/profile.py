@@ -58,7 +58,7 @@ SEGMENT_ONE_EMULATED = 0.8
 
 
 def published() -> dict:
-    from analysis.classic import PUBLISHED
+    from analysis.judge.classic import PUBLISHED
     return PUBLISHED
 
 

@@ -173,7 +173,7 @@ def retune_segment(exp, i: int, folder: Path, failed: list[str], run_one, prof: 
     lines, first = [], None
     for n, which in ((1, "first"), (2, "second")):
         spec = _run_probe(exp, i, folder, failed, run_one, f"-{n}" if n > 1 else "")
-        probe = _plateau(spec, costs.readable_steps(folder / costs.CALIBRATION_DIR / spec.id, exp.settings))
+        probe = _plateau(spec, costs.readable_steps(folder / costs.PROBES_DIR / spec.id, exp.settings))
         front = _front(probe)
         if not front:
             lines.append(f"profile: the {which} pass of path {k} measured no front CPU: "
@@ -263,16 +263,16 @@ def _path(exp, i: int, folder: Path, k: int) -> tuple:
 
 
 def _probe(exp, i: int, folder: Path, failed: list[str], run_one, suffix: str = ""):
-    """A profile probe of exp.runs[i] into the result folder's calibration/; its costs, or None."""
+    """A profile probe of exp.runs[i] into the result folder's probes/; its costs, or None."""
     spec = _run_probe(exp, i, folder, failed, run_one, suffix)
-    return costs.of_run(folder / costs.CALIBRATION_DIR / spec.id, exp.settings, f"profile probe {spec.id}")
+    return costs.of_run(folder / costs.PROBES_DIR / spec.id, exp.settings, f"profile probe {spec.id}")
 
 
 def _run_probe(exp, i: int, folder: Path, failed: list[str], run_one, suffix: str = ""):
     """Runs exp.runs[i]'s profile probe (probes.profile_probe_spec) into the result folder's
-    calibration/; its spec."""
+    probes/; its spec."""
     spec = probes.profile_probe_spec(exp.runs[i], exp.quick, suffix)
     before = len(failed)
-    run_one(spec, folder / costs.CALIBRATION_DIR)
+    run_one(spec, folder / costs.PROBES_DIR)
     del failed[before:]
     return spec

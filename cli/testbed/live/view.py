@@ -28,7 +28,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis.bottleneck import Capacities, judge, plateau
+from analysis.measure.bottleneck import Capacities, judge, plateau
 from analysis.steps import StepSample
 from testbed.haproxy import config as haproxy
 from testbed.haproxy.runtime import stats_csv

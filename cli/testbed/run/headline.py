@@ -7,8 +7,8 @@ def _num(x, digits: int = 0) -> str:
 
 
 def lines(summary: dict) -> list[str]:
-    from analysis.findings import Finding, text_lines
-    from analysis.regime import scaling_lines
+    from analysis.judge.findings import Finding, text_lines
+    from analysis.judge.regime import scaling_lines
     kind = summary["experiment"]["kind"]
     found = [Finding.from_json(f) for f in summary.get("findings", [])]
     out = scaling_lines(summary)
@@ -43,8 +43,8 @@ def lines(summary: dict) -> list[str]:
             if bits:
                 out.append(f"  {r['id']:28s} " + "; ".join(bits))
     if kind == "classic":
-        from analysis.sidebyside import text_lines as side_lines
-        from analysis.sidebyside import emulation_lines
+        from analysis.judge.sidebyside import text_lines as side_lines
+        from analysis.judge.sidebyside import emulation_lines
         out += ["the classic report beside this run (95 % intervals; normalized: each side by its own reference):",
                 *side_lines(summary.get("side_by_side", [])), *emulation_lines(summary)]
     if summary.get("excluded_steps"):

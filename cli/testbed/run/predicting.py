@@ -1,5 +1,5 @@
 """Predict before measuring: right after a clones experiment's baseline run(s) — and before the
-next run starts — calibrate the queueing model on them and write every other configuration's
+next run starts — fit the queueing model to them and write every other configuration's
 prediction to the result folder (analysis/predict, docs/predict.md). The report compares it with
 what was then measured; `written` in the file, earlier than those runs' `started`, shows it
 was made first."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from analysis.predict.demands import beside_other_load_text, is_baseline
+from analysis.predict.baseline_demands import beside_other_load_text, is_baseline
 from analysis.predict.forecast import FILE
 
 
@@ -23,9 +23,9 @@ def due(configs: list[dict], i: int) -> bool:
 
 def write(folder, say) -> None:
     """prediction.json from the baseline run(s) in folder; a failure is noted, never raised."""
-    from analysis.folder import load
+    from analysis.load.folder import load
     from analysis.predict.forecast import predict
-    from analysis.predict.runsteps import run_steps
+    from analysis.steps import run_steps
     from testbed.run.results import write_json
     try:
         result = load(folder)
@@ -37,7 +37,7 @@ def write(folder, say) -> None:
     write_json(folder / FILE, json.loads(json.dumps(pred, default=str)))
     shown = "; ".join(f"{c['text']} {c['predicted_max_throughput']:.0f}/s" for c in pred["configurations"]
                       if not c["baseline"])
-    say(f"  prediction (from {', '.join(pred['calibrated_on'])}, before the next run): {shown}")
+    say(f"  prediction (from {', '.join(pred['fitted_to'])}, before the next run): {shown}")
     shared = beside_other_load_text(pred["demands"].get("beside_other_load"))
     if shared:
         say(f"  warning: {shared}")

@@ -231,7 +231,7 @@ class Runner:
         if not list((self.folder / "runs").glob("*/run.json")):
             return ["no run started: no report"]
         try:
-            from analysis.report import regenerate
+            from analysis.render.report import regenerate
             from testbed.run.headline import lines
             regenerate(self.folder)
             return list(lines(json.loads((self.folder / "summary.json").read_text())))

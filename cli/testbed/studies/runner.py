@@ -304,8 +304,8 @@ class StudyRunner:
 
     def _report(self) -> None:
         try:
-            from analysis.findings import Finding, text_lines
-            from analysis.report import regenerate
+            from analysis.judge.findings import Finding, text_lines
+            from analysis.render.report import regenerate
             regenerate(self.folder)
             summary = json.loads((self.folder / "summary.json").read_text())
             for ln in text_lines([Finding.from_json(f) for f in summary.get("findings", [])]):

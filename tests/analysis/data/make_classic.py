@@ -5,7 +5,7 @@
 A synthetic result folder of the classic experiment (kind "classic", loadgen/experiments/
 classic.toml) in the format of docs/results.md, built with make_handmade.run: every run says
 its part in run.json "kind". The figures are the published ones of the WAS/Axis diagnosis
-report ×10 (analysis/classic.PUBLISHED), so this run's normalized figures equal the published
+report ×10 (analysis/judge/classic.PUBLISHED), so this run's normalized figures equal the published
 normalized ones:
   segments   paths 1..5 at 8120, 7950, 5200, 4300, 74 /s (T(2) within the noise band, T(3)
              15,032, T(4) 24,844, T(5) 75.3); adaptive steps of varying length with ±2 %
@@ -56,7 +56,7 @@ def main() -> None:
     loadgen = {"loadgen/master": 5.0, "loadgen/worker-1": 40.0}
     for path, x in ((1, 8120), (2, 7950), (3, 5200), (4, 4300), (5, 74)):
         # the front saturated (150 % of a core) at the path's maximum, HAProxy 25 µs a request
-        # on every path: their CPU follows each step's throughput (analysis/demand.py reads it)
+        # on every path: their CPU follows each step's throughput (analysis/measure/front_demand.py reads it)
         steps = ramp(x, [2, 4, 8, 16], 4, stop=True, cpu={}, host=0.0)
         for st in steps:
             st["cpu"] = {"front/1": 150.0 * st["x"] / x, "haproxy/1": HAPROXY_US * st["x"] / 1e4, **loadgen}

@@ -72,9 +72,9 @@ def main() -> None:
     # tests then regenerate the report without simulating for minutes)
     import sys
     sys.path.insert(0, str(HERE.parents[2]))
-    from analysis.folder import load
+    from analysis.load.folder import load
     from analysis.predict import section
-    from analysis.predict.runsteps import run_steps
+    from analysis.steps import run_steps
     result = load(FOLDER)
     section.build(result, run_steps(result))
 

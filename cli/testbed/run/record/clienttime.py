@@ -4,7 +4,7 @@ Each clone replica counts, per backend, the calls that got a SOAP client, the ti
 for it, the time they held it (the singleton client's lock) and their thread's CPU while
 holding it (client-clones ClientTime, in GET /status "backends"."<b>"."client_time"). The
 counters are cumulative since the replica started; the analysis takes differences over each
-step's window (analysis/predict/demands.py). One row per replica and backend per sample:
+step's window (analysis/predict/baseline_demands.py). One row per replica and backend per sample:
 `timestamp,replica,backend,calls,wait_ns,hold_ns,hold_cpu_ns`. A replica that does not answer
 is skipped for that second (its counters keep counting); rows are flushed as written.
 
