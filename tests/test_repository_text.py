@@ -36,3 +36,37 @@ def test_no_tracked_text_matches(what, pattern, ignore_case, example):
     assert re.search(pattern, example, re.I if ignore_case else 0), "the pattern must match its own example"
     found = _git_grep(pattern, ignore_case)
     assert found == [], f"{what}:\n" + "\n".join(line[:200] for line in found[:20])
+
+
+# a path of the repository as docs, docstrings and comments write it: from a top-level folder to a
+# file with an extension (no placeholders such as <kind> or *); tests' own made-up pages are not read
+NAMED_PATH = re.compile(r"(?<![\w./<-])((?:cli|analysis|tests|loadgen|services|docs|studies|client-clones|java-common|docker)"
+                        r"/[\w./-]+\.(?:py|md|toml|j2|sh|yml|java|cpp|hpp|h|c|xml|css|json|in|txt))(?![\w<*])")
+
+
+def named_paths(text: str) -> list[str]:
+    return [m.group(1).rstrip(".") for m in NAMED_PATH.finditer(text)]
+
+
+def test_a_named_path_is_found_in_text():
+    text = "see cli/testbed/stacks/local.py, analysis/<stage>/x.py and (docs/method.md)."
+    assert named_paths(text) == ["cli/testbed/stacks/local.py", "docs/method.md"]
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists() or shutil.which("git") is None,
+                    reason="needs a git checkout (the tracked files)")
+def test_every_file_path_the_repository_names_exists():
+    """A file moved or renamed leaves no text pointing at its old place (docs, comments, docstrings,
+    Dockerfiles, experiment files)."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    stale = []
+    for name in tracked:
+        path = ROOT / name
+        if path.suffix in (".png", ".jar", ".gz") or name.startswith("tests/test_") or not path.is_file():
+            continue
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            continue
+        stale += [f"{name}: {p}" for p in named_paths(text) if not (ROOT / p).exists()]
+    assert stale == [], "paths that no longer exist:\n" + "\n".join(stale)

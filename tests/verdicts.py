@@ -1,8 +1,8 @@
-"""The verdicts a test asserts of a result's findings (analysis/findings.py), in one place.
+"""The verdicts a test asserts of a result's findings (analysis/judge/findings.py), in one place.
 
 A test checks behaviour, so a finding whose rule rests on a timing measured on this host is
 never asserted as a bare measurement against a constant. Either the analysis itself says the
-host could not test it — "not testable on this host", with the cause (analysis/regime.py: other
+host could not test it — "not testable on this host", with the cause (analysis/judge/regime.py: other
 programs' share of the host, or the host or the load generator out of CPU) — and the test asserts
 that cause; or the finding was judged, and the test asserts the verdict its rule gives on the
 run's own numbers (recomputed in the test from summary.json's rows), or the relation the data
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
 
-# a cause analysis/regime.py names in a "not testable" finding's why: shared(), another program's
+# a cause analysis/judge/regime.py names in a "not testable" finding's why: shared(), another program's
 # share of the host (host_bound() names "host CPU", "the stack's pinned CPUs" or "the load generator")
 SHARED = "other programs used"
 

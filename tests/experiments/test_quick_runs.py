@@ -56,7 +56,7 @@ def test_segments_quick_run_writes_a_complete_folder_whose_numbers_agree(experim
         assert (t is None and segs[k]["reason"]) or t > 0
     # the path through the SOAP call is the slowest, and segment 5 dominates -- where no path was
     # measured while other programs took a share of the host; where one was, its finding says
-    # "not testable" with the cause (analysis/regime.py) and the maxima are not compared
+    # "not testable" with the cause (analysis/judge/regime.py) and the maxima are not compared
     found = by_key(summary)
     judged = [was_judged(found[k], SHARED) for k in ("jsp_cheap", "segment3_measurable", "segment4_measurable",
                                                     "segment5_dominates")]

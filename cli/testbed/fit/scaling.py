@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from testbed.experiment.scale import ScaleSettings
 
 LOADGEN = "loadgen"
-KERNEL = "kernel"             # container modes: softirq, the bridge's packet work (analysis/cpu.py)
+KERNEL = "kernel"             # container modes: softirq, the bridge's packet work (analysis/load/cpu.py)
 STACK_TIERS = ("front", "clone", "axis", "gsoap", "haproxy")
 MIN_CAPACITY_SHARE = 0.25         # never plan with less than this share of the host's cores
 

@@ -6,7 +6,7 @@ cpu_clock.py, the readings cpu.csv and the CPU exporter use), the requests/s HAP
 increase of its `stot` between two readings), HAProxy's average response time over its last
 1024 requests (`rtime`: HAProxy gives averages, no percentiles), its sessions and queue, and for
 the client tier the calls waiting for a client (GET /status: client_time.waiting). Beside them the
-host's CPU and the load generator's, and the bottleneck hint: analysis/bottleneck.py's rule --
+host's CPU and the load generator's, and the bottleneck hint: analysis/measure/bottleneck.py's rule --
 its plateau test over the user counts seen while the replicas stayed the same, and its
 CPU-or-software judgement of the last readings, with the client lock's waiters where a thread
 dump would have named the BLOCKED threads.

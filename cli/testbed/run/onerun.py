@@ -30,7 +30,7 @@ from testbed.run.results import served_counts
 from testbed.run.stackuse import ui_busy
 from testbed.stack import CpuTarget, Stack
 
-FAULTS_FILE = "faults.jsonl"      # analysis/faults.py reads it
+FAULTS_FILE = "faults.jsonl"      # analysis/load/faults.py reads it
 OVERRUN_S = 90.0           # a Locust run longer than planned + this is stopped as failed
 SETTLE_S = 15.0           # before a run, the previous run's requests still in flight may finish (served_counts)
 

@@ -23,7 +23,7 @@ A study is two modules named by its kind:
                                  "invalid_reason": ...} marks a measurement whose data is wrong
       cleanup(ctx)               always called, also after Ctrl-C or a failure
       describe(data) -> str      optional: a short line for the terminal
-  analysis.studies.<kind>   what the samples mean (analysis/study_report.py says what it has)
+  analysis.studies.<kind>   what the samples mean (analysis/render/study_report.py says what it has)
 
 Every point is measured `repeat` times, in rounds (all points once, then again), so drift on a
 shared machine spreads over every configuration. samples.jsonl gets one line per measurement

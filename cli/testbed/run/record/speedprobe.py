@@ -9,7 +9,7 @@ of interpreter work in the sampling thread's own CPU time (time.thread_time_ns: 
 core or for the GIL is not counted, only how long the work took once running) — the median of
 REPS timings after one warm-up, once a sample (every second: about 3 ms, 0.3 % of a core).
 A higher figure is a slower host. Header `timestamp,probe_us` (docs/results.md); the analysis
-reads it in analysis/hostspeed.py.
+reads it in analysis/load/hostspeed.py.
 """
 from __future__ import annotations
 
