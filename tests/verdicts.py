@@ -15,7 +15,7 @@ asserts the verdict itself.
 """
 from __future__ import annotations
 
-from analysis.findings import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
 
 # a cause analysis/judge/regime.py names in a "not testable" finding's why: shared(), another program's
 # share of the host (host_bound() names "host CPU", "the stack's pinned CPUs" or "the load generator")

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from analysis.findings import HOLDS
+from analysis.judge.findings import HOLDS
 from experimentcheck import check_folder, threaddump_monitors
 from verdicts import SHARED, by_key, rule, was_judged
 from testbed.experiment import definition

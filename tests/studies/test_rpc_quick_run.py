@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from analysis.findings import HOLDS
+from analysis.judge.findings import HOLDS
 from testbed import ROOT
 from testbed.studies import runner as study
 from testbed.run.progress import Progress

@@ -15,7 +15,7 @@ import pytest
 from testbed import ROOT
 from testbed.studies import runner as study
 from testbed.run.progress import Progress
-from analysis.findings import NOT_MEASURED
+from analysis.judge.findings import NOT_MEASURED
 from analysis.studies.servers import sweeps
 from verdicts import assert_verdicts, by_key, rule
 

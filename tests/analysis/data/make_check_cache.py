@@ -25,9 +25,9 @@ TESTS = ["tests/analysis/test_prediction_*.py", "tests/analysis/test_analysis_cl
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from analysis.folder import load
+    from analysis.load.folder import load
     from analysis.predict import section
-    from analysis.predict.runsteps import run_steps
+    from analysis.steps import run_steps
     cache = HERE / "predict-handmade" / section.CHECK_FILE
     cache.write_text("{}\n")
     with tempfile.TemporaryDirectory() as tmp:
