@@ -453,8 +453,9 @@ def markdown() -> str:
         ["at the default point", t["default"]]]) + [""]
 
     out += ["### Prediction anchors", "", *(_source_lines("prediction")), ""]
-    out += _table(["who", "what was predicted", "error"],
-                  [[a["who"], a["what"], a["error"]] for a in data()["prediction"]["anchors"]]) + ["", END]
+    out += _table(["who", "title", "what was predicted", "error"],
+                  [[a["who"], f"“{a['title']}”" if a["title"] else "not given", a["what"], a["error"]]
+                   for a in data()["prediction"]["anchors"]]) + ["", END]
     return "\n".join(out)
 
 
