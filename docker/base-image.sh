@@ -9,7 +9,7 @@
 #   sudo docker/base-image.sh --force      # rebuild and replace it
 #   sudo MIRROR=http://mirror.local/debian docker/base-image.sh
 #
-# Needs root, a running Docker engine and debootstrap (apt-get install debootstrap).
+# Needs root and a running Docker engine; installs debootstrap with apt-get when it is missing.
 # Builds for this machine's architecture (amd64, arm64, ...). About 2 minutes.
 set -euo pipefail
 IMAGE=${BASE_IMAGE:-debian:bookworm-slim}
@@ -26,7 +26,14 @@ esac
 
 die() { echo "base-image: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap and chroot need it): sudo $0 $*"
-command -v debootstrap >/dev/null || die "debootstrap missing: apt-get install -y debootstrap"
+if ! command -v debootstrap >/dev/null; then
+  command -v apt-get >/dev/null || die "debootstrap missing: install it with your package manager"
+  echo "base-image: installing debootstrap with apt-get ..."
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq debootstrap >/dev/null 2>&1 \
+    || { apt-get -o DPkg::Lock::Timeout=300 update -qq && \
+         DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq debootstrap >/dev/null; } \
+    || die "debootstrap missing and apt-get could not install it: apt-get install -y debootstrap"
+fi
 docker info >/dev/null 2>&1 || die "no Docker engine answers (docker info)"
 if [ "$force" = 0 ] && docker image inspect "$IMAGE" >/dev/null 2>&1; then
   echo "base-image: $IMAGE already exists (--force rebuilds it)"
