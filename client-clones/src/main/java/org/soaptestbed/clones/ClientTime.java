@@ -26,6 +26,8 @@ final class ClientTime {
         long asked;
         long obtained;
         long cpu;
+        long released;       // 0: not yet (done() ends the hold then)
+        long releasedCpu;
         Stats.PerBackend waiting;
     }
 
@@ -46,7 +48,20 @@ final class ClientTime {
         Call c = CALL.get();
         c.obtained = System.nanoTime();
         c.cpu = CPU ? THREADS.getCurrentThreadCpuTime() : 0;
+        c.released = 0;
         stopWaiting(c);
+    }
+
+    /** The call is giving its client back now (the last thing inside the singleton's monitor,
+     *  before a pooled client's return): the hold ends here, not when {@link #done} runs later --
+     *  a thread descheduled between the two would otherwise count time another call held the
+     *  client. */
+    static void released() {
+        Call c = CALL.get();
+        if (c.obtained != 0) {
+            c.releasedCpu = CPU ? THREADS.getCurrentThreadCpuTime() : 0;   // CPU read inside the wall interval
+            c.released = System.nanoTime();
+        }
     }
 
     /** The call gave its client back: add its times to {@code stats}; a call that never had one
@@ -60,10 +75,17 @@ final class ClientTime {
         }
         // the CPU clock read inside the wall-clock interval at both ends (obtained() reads the
         // wall clock first): the hold's CPU time never exceeds its wall time by a clock read
-        long cpu = CPU ? THREADS.getCurrentThreadCpuTime() - c.cpu : 0;
-        long now = System.nanoTime();
-        stats.clientTime(backend, c.obtained - c.asked, now - c.obtained, cpu);
+        long cpu, end;
+        if (c.released != 0) {
+            cpu = CPU ? c.releasedCpu - c.cpu : 0;
+            end = c.released;
+        } else {
+            cpu = CPU ? THREADS.getCurrentThreadCpuTime() - c.cpu : 0;
+            end = System.nanoTime();
+        }
+        stats.clientTime(backend, c.obtained - c.asked, end - c.obtained, cpu);
         c.obtained = 0;
+        c.released = 0;
     }
 
     private static void stopWaiting(Call c) {

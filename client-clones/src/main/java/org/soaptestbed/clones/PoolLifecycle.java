@@ -48,6 +48,7 @@ final class PoolLifecycle implements ClientLifecycle {
         try {
             return client.send(call);
         } finally {
+            ClientTime.released();
             pool.giveBack(client);   // a fault or transport error leaves the stub usable
         }
     }

@@ -54,10 +54,14 @@ public final class SingletonSoapClient {
                     + backend.label() + " client (" + TimeUnit.NANOSECONDS.toMillis(late) + " ms late)");
         }
         ClientTime.obtained();               // the monitor is held from here (docs/predict.md)
-        if (client == null) {
-            client = factory.build(backend, transport, false);
+        try {
+            if (client == null) {
+                client = factory.build(backend, transport, false);
+            }
+            return client.send(call);
+        } finally {
+            ClientTime.released();           // ... to here
         }
-        return client.send(call);
     }
 
     /** Without the lock: /status must answer while calls queue. */

@@ -74,4 +74,21 @@ class ClientTimeTest {
         assertEquals(0, times(stats).get("waiting"));
         assertEquals(1L, times(stats).get("calls"));
     }
+
+    @Test
+    void the_hold_ends_when_the_client_is_released_not_when_the_call_is_done() {
+        Stats stats = new Stats();
+        Backend b = Backend.values()[0];
+        ClientTime.asking(stats, b);
+        long before = System.nanoTime();
+        ClientTime.obtained();
+        ClientTime.released();
+        long released = System.nanoTime();
+        LockSupport.parkNanos(20_000_000);         // after the release: another call's hold, not this one's
+        ClientTime.done(stats, b);
+        Map<String, Object> t = times(stats);
+        assertEquals(1L, t.get("calls"));
+        assertTrue((Long) t.get("hold_ns") <= released - before, t.toString());
+        assertTrue((Long) t.get("hold_cpu_ns") <= (Long) t.get("hold_ns"), t.toString());
+    }
 }
