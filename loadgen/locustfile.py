@@ -63,6 +63,7 @@ import locust.stats
 from locust import FastHttpUser, events, task
 
 import trace_context      # --trace-sample: W3C traceparent and Locust's client spans (docs/tracing.md)
+import ui_guard  # noqa: F401  (its init listener: what a post to the web UI may set, cross-origin posts refused)
 
 HISTORY_AT = 0.5                 # fraction of each second when a history row is written
 REPORT_AT = (0.4, 0.9)           # fractions of each second when a worker reports

@@ -378,7 +378,7 @@ IMAGE_ENTRIES = {
     "prometheus": ["services/prometheus/entrypoint.py",    # renders Prometheus' configuration
                    "testbed.live.exporter"],             # the cpu-exporter service's command
     "locust-master": ["loadgen/locustfile.py", "loadgen/shapes.py", "loadgen/testbed_tab.py",
-                      "loadgen/trace_context.py"],          # Locust's -f files
+                      "loadgen/trace_context.py", "loadgen/ui_guard.py"],    # Locust's -f files and theirs
 }
 
 
