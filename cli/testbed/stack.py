@@ -22,7 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from testbed import tiers
+from testbed import admin, tiers
 from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
@@ -68,6 +68,11 @@ class Stack(ABC):
     @abstractmethod
     def down(self) -> list[str]:
         """Stop everything this stack started, and nothing else; what was stopped."""
+
+    def admin_headers(self) -> dict[str, str]:
+        """What a request to an admin endpoint of one of this stack's replicas sends: the token
+        `up` made (testbed/admin.py); {} when there is none."""
+        return admin.headers(self.cfg.state_dir)
 
     # ------------------------------------------------------------------ inspection
     @abstractmethod

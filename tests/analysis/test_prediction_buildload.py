@@ -298,6 +298,9 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
         def status(self):
             return {"replicas": [{"tier": "clone", "replica": 1, "url": f"http://127.0.0.1:{server.server_port}"}]}
 
+        def admin_headers(self):
+            return {}
+
     @dataclass
     class Spec:
         id: str = COST_PROBE_RUN

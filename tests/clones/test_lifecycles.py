@@ -188,7 +188,7 @@ def test_client_time_shows_the_singleton_lock_held_for_the_call_and_waited_for(r
 
 
 def post_probe(clone, query: str) -> tuple[int, dict]:
-    req = urllib.request.Request(f"{clone.base}/probe/build?{query}", data=b"", method="POST")
+    req = urllib.request.Request(f"{clone.base}/probe/build?{query}", data=b"", method="POST", headers=clone.admin)
     try:
         with urllib.request.urlopen(req, timeout=60) as r:
             return r.status, json.loads(r.read())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed import ROOT, tiers
+from testbed import ROOT, admin, tiers
 from testbed.haproxy import config as haproxy
 from testbed.observe import tracing
 from testbed.config import read_env_file
@@ -31,6 +31,9 @@ SCALED = ("front", "clone", "axis", "gsoap", "locust-worker")
 WIRING = {"front": {"CLONES_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['clones_port']}"},
           "clone": {"SOAP_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['soap_port']}"}}
 WIRING = {t: {**WIRING.get(t, {}), "ZIPKIN_URL": tracing.DOCKER_ZIPKIN_URL} for t in tiers.TIERS}
+# ... and the stack's admin token, for the tiers with admin endpoints: `up` hands it to compose
+# (ComposeStack.env), .env holds it empty
+WIRING = {t: {**w, **({admin.ENV: KNOBS[admin.ENV]} if t in admin.TIERS else {})} for t, w in WIRING.items()}
 
 
 class _Loader(yaml.SafeLoader):

@@ -118,18 +118,19 @@ def seconds(quick: bool, under_load: bool = False) -> float:
             + (LOADED_PLAN.seconds() + 5.0 if under_load and not quick else 0.0))
 
 
-def _clone_url(stack) -> tuple[str, str]:
-    """(the first clone's address, its replica name); ProbeError if none."""
+def _clone_url(stack) -> tuple[str, str, dict[str, str]]:
+    """(the first clone's address, its replica name, the header of the stack's admin token that
+    its probe wants: testbed/admin.py); ProbeError if none."""
     clones = [r for r in stack.status().get("replicas", []) if r.get("tier") == "clone" and r.get("url")]
     if not clones:
         raise ProbeError("no clone replica with an address to ask")
-    return clones[0]["url"], str(clones[0].get("replica"))
+    return clones[0]["url"], str(clones[0].get("replica")), stack.admin_headers()
 
 
-def _post(url: str, backend: str, secs: int, calls: int = 0, threads: int = THREADS) -> dict:
+def _post(url: str, admin: dict[str, str], backend: str, secs: int, calls: int = 0, threads: int = THREADS) -> dict:
     q = (f"{url}/probe/build?backend={backend}&n={MAX_BUILDS}&threads={threads}&seconds={secs}"
          + (f"&calls={calls}" if calls else ""))
-    req = urllib.request.Request(q, data=b"", method="POST")
+    req = urllib.request.Request(q, data=b"", method="POST", headers=admin)
     try:
         with urllib.request.urlopen(req, timeout=secs + 30) as r:
             return json.loads(r.read())
@@ -246,7 +247,7 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
     idle, round_s, max_rounds = _plan(quick)
     out: dict = {"format": FORMAT, "backend": backend, "threads": THREADS, "written": None}
     try:
-        url, replica = _clone_url(stack)
+        url, replica, admin = _clone_url(stack)
         say(f"  client-build probe: clone-{replica} builds {backend} clients as a client per "
             f"request does, in rounds of {round_s} s until their CPU per build settles (at most {max_rounds})")
         targets = stack.cpu_targets()
@@ -260,7 +261,7 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
 
         def build_round(calls: int = 0, threads: int = THREADS) -> dict:
             a = _read(clock, targets)
-            body = _post(url, backend, round_s, calls, threads)
+            body = _post(url, admin, backend, round_s, calls, threads)
             b = _read(clock, targets)
             built = int(body.get("built") or 0)
             if not built:
@@ -333,14 +334,14 @@ def under_load(stack, cost_probe, run_one, folder: Path, say) -> None:
 
     def build() -> None:
         try:
-            url, _ = _clone_url(stack)
+            url, _, admin = _clone_url(stack)
             began = time.monotonic()
             while not stop.is_set():
                 warm = time.monotonic() - began < WARM_S
                 if not warm and out["alternate_from"] is None:
                     out["alternate_from"] = time.time()
                 t0 = time.time()
-                body = _post(url, backend, CALL_S if warm else ON_S)
+                body = _post(url, admin, backend, CALL_S if warm else ON_S)
                 calls.append({"start": t0, "end": time.time(), "built": int(body.get("built") or 0),
                               "failed": int(body.get("failed") or 0)})
                 if not warm:

@@ -159,9 +159,30 @@ def exposed(bind: str) -> bool:
     return not LOOPBACK.match(bind or "")
 
 
+_PLAIN_WORD = re.compile(r"^[A-Za-z0-9._~+/=@%:,-]+$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+PASSWORD_MAX = 256
+
+
+def word(value: str, name: str) -> str:
+    """value as one word of HAProxy's configuration that HAProxy reads back exactly: as it is
+    when nothing in it is special, else in single quotes, inside which HAProxy 2.6 takes every
+    character literally (no \\ escape, no $VAR expansion, no # comment, spaces kept), each '
+    written as '\\'' (close, an escaped quote, reopen: one word). A control character (a
+    newline ends the line whatever the quoting) is refused: HaproxyError naming `name`."""
+    if _CONTROL.search(value):
+        raise HaproxyError(f"{name}: contains a control character (a newline, a tab ...), which HAProxy's "
+                           "configuration cannot hold; use printable characters only")
+    if _PLAIN_WORD.match(value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
 def ui_auth(knobs: dict[str, str], bind: str) -> tuple[str, str]:
     """(userlist section, the rule each UI frontend gets): credentials from UI_USER and
-    UI_PASSWORD; none when no password is set, which only a loopback bind allows."""
+    UI_PASSWORD; none when no password is set, which only a loopback bind allows. The
+    password is written as one quoted word (word()): any printable ASCII character, the
+    space, # \\ ' " $ { included, authenticates as typed."""
     user, password = knobs.get("UI_USER") or "testbed", knobs.get("UI_PASSWORD") or ""
     if not password:
         if exposed(bind):
@@ -169,9 +190,13 @@ def ui_auth(knobs: dict[str, str], bind: str) -> tuple[str, str]:
                                "this machine: set UI_PASSWORD (and UI_USER, default testbed) in .env or the "
                                "environment, or keep BIND_ADDRESS=127.0.0.1")
         return "", ""
-    if not re.match(r"^[A-Za-z0-9._-]+$", user) or re.search(r"\s", password):
-        raise HaproxyError("UI_USER: letters, digits, . _ - only; UI_PASSWORD: no spaces")
-    return (f"userlist ui_users\n    user {user} insecure-password {password}\n",
+    if not re.match(r"^[A-Za-z0-9._-]+$", user):
+        raise HaproxyError(f"UI_USER={user!r}: letters, digits, . _ - only")
+    if not re.match(r"^[\x20-\x7e]+$", password) or len(password) > PASSWORD_MAX:
+        raise HaproxyError(f"UI_PASSWORD: printable ASCII characters only (letters, digits, punctuation, spaces; "
+                           f"no control characters, no accents: browsers encode those differently), at most "
+                           f"{PASSWORD_MAX}; in .env put it in single quotes when it holds # $ or spaces")
+    return (f"userlist ui_users\n    user {user} insecure-password {word(password, 'UI_PASSWORD')}\n",
             "    http-request auth realm testbed unless { http_auth(ui_users) }  # UI_USER/UI_PASSWORD")
 
 
@@ -191,11 +216,16 @@ def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
     trace: with tracing on, (the entry frontends' lines, the span relay's program section)
     (tracing.py); ("", "") renders the config without tracing."""
     userlist, auth = ui_auth(cfg.knobs, published_on or cfg.bind)
+    if not re.match(r"^[A-Za-z0-9.:\[\]-]*$", cfg.bind):
+        raise HaproxyError(f"BIND_ADDRESS={cfg.bind!r}: expected an IP address (127.0.0.1, 0.0.0.0, ::) or a host name")
+    if "$" in str(cfg.state_dir):     # HAProxy expands $VAR in a socket's address, even when quoted
+        raise HaproxyError(f"TESTBED_STATE_DIR={str(cfg.state_dir)!r}: HAProxy's stats socket lives there and "
+                           "HAProxy reads $ in a socket's path as a variable; choose a folder without $")
     values = {
         "MAXCONN": global_maxconn(),
         "BIND": cfg.bind, "WEB_PORT": cfg.web_port, "CLONES_PORT": cfg.clones_port,
         "SOAP_PORT": cfg.soap_port, "STATS_PORT": cfg.stats_port, "BOUND_PORT": cfg.bound_port,
-        "STATE_DIR": str(cfg.state_dir), "GLOBAL_EXTRA": global_extra,
+        "STATE_DIR": word(str(cfg.state_dir), "TESTBED_STATE_DIR"), "GLOBAL_EXTRA": global_extra,
         "GSOAP_OPTIONS": gsoap_options(cfg.knobs), "RESOLVERS": resolvers,
         "LOCUST_PORT": cfg.locust_port, "USERLIST": userlist, "UI_AUTH": auth,
         "LOCUST_SERVER": locust_server, "QUEUE_TIMEOUT": queue_timeout(cfg.knobs),

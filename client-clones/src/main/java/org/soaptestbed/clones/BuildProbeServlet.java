@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * </pre>
  * cpu_s sums the building threads' CPU time; gc_* are the JVM's collections during the probe and
  * their time ({@link GcTime}: the part of the clone's CPU a round's garbage cost its collector). One probe at a time (409 while one runs);
- * parameters out of range answer 400 naming the range.
+ * parameters out of range answer 400 naming the range. Mounted behind the stack's admin token
+ * (CloneMain, {@code org.soaptestbed.common.AdminGate}): without it, 403 and nothing runs.
  */
 final class BuildProbeServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;

@@ -1,10 +1,13 @@
 package org.soaptestbed.clones;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.ConfigurationContext;
 import org.apache.axis2.context.ConfigurationContextFactory;
+import org.soaptestbed.common.AdminGate;
 import org.soaptestbed.common.Env;
 import org.soaptestbed.common.Logs;
 import org.soaptestbed.common.TomcatServer;
@@ -13,8 +16,8 @@ import org.soaptestbed.common.TomcatSettings;
 /**
  * The client tier ("clone"): reads its knobs once ({@link CloneConfig}, TOMCAT_*), starts
  * the Axis2 client runtime and the chosen {@link ClientLifecycle}, builds its clients from
- * the services' WSDLs, serves /invoke, /status, /probe/build and /health on an embedded Tomcat, and
- * stops gracefully on SIGTERM.
+ * the services' WSDLs, serves /invoke, /status, /probe/build (with the stack's admin token only:
+ * {@link AdminGate}) and /health on an embedded Tomcat, and stops gracefully on SIGTERM.
  *
  * <p>Exit status 2: a knob is set to something unusable (the message names it and what is
  * expected); 1: the tier could not start (port in use, Axis2 runtime unusable).
@@ -39,9 +42,11 @@ public final class CloneMain {
         Env env = Env.system();
         TomcatSettings tomcat;
         CloneConfig config;
+        AdminGate admin;
         try {
             tomcat = TomcatSettings.fromEnv(env, DEFAULT_PORT);
             config = CloneConfig.fromEnv(env);
+            admin = AdminGate.fromEnv(env);
         } catch (IllegalArgumentException e) {   // Env.BadValue
             System.err.println("clone: " + e.getMessage());
             System.exit(2);
@@ -63,9 +68,12 @@ public final class CloneMain {
         TomcatServer server = new TomcatServer("clone", tomcat);
         server.addServlet("invoke", new InvokeServlet(config, lifecycle, stats, identity), "/invoke");
         server.addServlet("status", new StatusServlet(config, lifecycle, stats, identity, axis2), "/status");
-        server.addServlet("build-probe", new BuildProbeServlet(config, factory), "/probe/build");
+        // the probe costs up to 64 threads for 60 s: only with the stack's admin token (AdminGate)
+        server.addServlet("build-probe", admin.guard(new BuildProbeServlet(config, factory)), "/probe/build");
         try {
-            server.start(config.describe());
+            Map<String, Object> described = new LinkedHashMap<>(config.describe());
+            described.put("ADMIN", admin.configured() ? "token" : "none (admin endpoints refused)");
+            server.start(described);
         } catch (Exception e) {
             LOG.severe("clone: cannot start: " + e.getMessage());
             System.exit(1);
