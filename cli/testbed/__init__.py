@@ -11,9 +11,9 @@ The package in layers, each importing only from those below it (tests/test_impor
   stacks/                the stack as processes, as compose containers, on a Swarm; its verbs
   haproxy/               HAProxy's config, runtime API, readiness gate, span relay
   cpu/ observe/ swarm/   CPU readings and quotas; Prometheus and Zipkin; a Swarm's nodes
-  stack, config, admin   the Stack interface; the knobs (.env, environment, flags); the admin token
-  procs, tiers, contract, build, prereqs   processes, how each tier starts, the SOAP contract's
-                         reference, the builds, the system packages
+  stack, config          the Stack interface; the knobs (.env, environment, flags)
+  procs, tiers, contract, build, prereqs   processes, how each tier starts and its admin
+                         token, the SOAP contract's reference, the builds, the system packages
 Each subpackage's __init__ says what it holds.
 """
 import os

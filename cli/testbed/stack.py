@@ -22,7 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from testbed import admin, tiers
+from testbed import tiers
 from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
@@ -71,8 +71,8 @@ class Stack(ABC):
 
     def admin_headers(self) -> dict[str, str]:
         """What a request to an admin endpoint of one of this stack's replicas sends: the token
-        `up` made (testbed/admin.py); {} when there is none."""
-        return admin.headers(self.cfg.state_dir)
+        `up` made (testbed/tiers.py); {} when there is none."""
+        return tiers.admin_headers(self.cfg.state_dir)
 
     # ------------------------------------------------------------------ inspection
     @abstractmethod

@@ -2,6 +2,8 @@
 binaries, jars, ports and the environment each tier reads (docs/tiers.md)."""
 from __future__ import annotations
 
+import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,3 +99,59 @@ def knobs_read(knobs: dict[str, str]) -> dict[str, dict[str, str]]:
     so that a run with CLONE_JVM_HEAP=1g or FRONT_TOMCAT_MAX_THREADS=50 in the environment says so."""
     return {name: {k: v for k, v in process_env(tier, 0, knobs).items() if k not in ("PORT", "BIND")}
             for name, tier in TIERS.items()}
+
+
+# ---------------------------------------------------------------------------------------
+# The stack's admin token
+# ---------------------------------------------------------------------------------------
+# What entitles a request to a tier's admin endpoints (the clone's
+# `POST /probe/build`: java-common AdminGate). `up` makes a new one and keeps it in the stack's
+# state folder, readable by its owner only (mode 0600); the tiers get it in their environment
+# (TESTBED_ADMIN_TOKEN: local replicas from LocalStack, containers from compose's or Swarm's
+# environment), and the runner sends it in ADMIN_HEADER of each admin request (fit/buildprobe.py).
+# A tier started without it refuses every admin request. By hand (docs/tiers.md):
+#
+#     curl -X POST -H "X-Testbed-Admin-Token: $(cat .testbed/admin-token)" \
+#          "http://127.0.0.1:19400/probe/build?n=10"
+ADMIN_ENV = "TESTBED_ADMIN_TOKEN"          # java-common AdminGate.ENV
+ADMIN_HEADER = "X-Testbed-Admin-Token"     # AdminGate.HEADER
+ADMIN_TOKEN_FILE = "admin-token"
+ADMIN_TIERS = ("clone",)                   # the tiers with admin endpoints, the only ones given the token
+
+
+def admin_token_path(state_dir: Path) -> Path:
+    return Path(state_dir) / ADMIN_TOKEN_FILE
+
+
+def create_admin_token(state_dir: Path) -> str:
+    """A new token (replacing any older one), written with mode 0600 before it holds anything."""
+    token = secrets.token_urlsafe(32)
+    target = admin_token_path(state_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{ADMIN_TOKEN_FILE}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(token + "\n")
+    os.replace(tmp, target)
+    return token
+
+
+def admin_token(state_dir: Path) -> str | None:
+    """The stack's token, or None when it has none (made before tokens, or never up)."""
+    try:
+        return admin_token_path(state_dir).read_text().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def admin_env(state_dir: Path) -> dict[str, str]:
+    """What a tier's environment gets: {ADMIN_ENV: token}, or {} without one."""
+    token = admin_token(state_dir)
+    return {ADMIN_ENV: token} if token else {}
+
+
+def admin_headers(state_dir: Path) -> dict[str, str]:
+    """What an admin request sends: {ADMIN_HEADER: token}, or {} without one (the tier then refuses)."""
+    token = admin_token(state_dir)
+    return {ADMIN_HEADER: token} if token else {}

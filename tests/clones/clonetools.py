@@ -16,17 +16,17 @@ import pytest
 
 from relay import Relay, in_front_of   # tests/relay.py
 from stacks import RUN_DIR   # tests/stacks.py: one folder per worker
-from testbed import admin, procs, tiers
+from testbed import procs, tiers
 
 
 class Clone:
     """One running clone.jar: its base URL, its process and the header of its admin token
-    (what its /probe/build wants: testbed/admin.py)."""
+    (what its /probe/build wants: testbed/tiers.py)."""
 
     def __init__(self, proc: procs.Proc, port: int, token: str | None = None):
         self.proc, self.port = proc, port
         self.base = f"http://127.0.0.1:{port}"
-        self.admin = {admin.HEADER: token} if token else {}
+        self.admin = {tiers.ADMIN_HEADER: token} if token else {}
 
     def get(self, path: str, timeout: float = 60.0) -> tuple[int, dict]:
         return get_json(self.base + path, timeout)
@@ -61,7 +61,7 @@ def start_clone(label: str, axis: str, gsoap: str, **env: str) -> Clone:
                     "mvn -B -q package -DskipTests (or ./testbed build)")
     port = procs.free_port()
     token = secrets.token_urlsafe(24)
-    extra = {"SOAP_URL_AXIS": axis, "SOAP_URL_GSOAP": gsoap, "SOAP_TIMEOUT_MS": "20000", admin.ENV: token, **env}
+    extra = {"SOAP_URL_AXIS": axis, "SOAP_URL_GSOAP": gsoap, "SOAP_TIMEOUT_MS": "20000", tiers.ADMIN_ENV: token, **env}
     proc = procs.start(label, tier.argv(), RUN_DIR / f"{label}.log",
                        env=tiers.process_env(tier, port, extra=extra), port=port, cwd=tiers.ROOT)
     try:
@@ -69,7 +69,7 @@ def start_clone(label: str, axis: str, gsoap: str, **env: str) -> Clone:
     except procs.ProcError as e:
         procs.stop(proc)
         pytest.fail(str(e))
-    return Clone(proc, port, extra[admin.ENV] or None)
+    return Clone(proc, port, extra[tiers.ADMIN_ENV] or None)
 
 
 def start_relayed(label: str, services: dict[str, str], at_most_s: float = 15.0,

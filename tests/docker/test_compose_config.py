@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed import ROOT, admin, tiers
+from testbed import ROOT, tiers
 from testbed.haproxy import config as haproxy
 from testbed.observe import tracing
 from testbed.config import read_env_file
@@ -33,7 +33,7 @@ WIRING = {"front": {"CLONES_URL": f"http://haproxy:{haproxy.DOCKER_PORTS['clones
 WIRING = {t: {**WIRING.get(t, {}), "ZIPKIN_URL": tracing.DOCKER_ZIPKIN_URL} for t in tiers.TIERS}
 # ... and the stack's admin token, for the tiers with admin endpoints: `up` hands it to compose
 # (ComposeStack.env), .env holds it empty
-WIRING = {t: {**w, **({admin.ENV: KNOBS[admin.ENV]} if t in admin.TIERS else {})} for t, w in WIRING.items()}
+WIRING = {t: {**w, **({tiers.ADMIN_ENV: KNOBS[tiers.ADMIN_ENV]} if t in tiers.ADMIN_TIERS else {})} for t, w in WIRING.items()}
 
 
 class _Loader(yaml.SafeLoader):

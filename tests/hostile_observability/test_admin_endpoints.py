@@ -1,6 +1,6 @@
 """The clone's build probe (`POST /probe/build`: up to 64 threads for 60 s) is refused by the clone
 itself unless the request carries the stack's admin token (java-common AdminGate,
-cli/testbed/admin.py), whatever spelling of the path Tomcat maps to it; HAProxy's clones entry
+cli/testbed/tiers.py), whatever spelling of the path Tomcat maps to it; HAProxy's clones entry
 refuses every such spelling too (its second layer). The read-only endpoints stay open.
 
 Each spelling is sent raw (http.client sends the path as written; a URL library would tidy it) to
@@ -16,7 +16,7 @@ import stat
 
 import pytest
 
-from testbed import admin
+from testbed import tiers
 from testbed.fit import buildprobe
 
 pytestmark = pytest.mark.stack
@@ -87,7 +87,7 @@ def _sep(path: str) -> str:
 def test_each_spelling_without_the_token_is_refused_by_haproxy_and_by_the_clone(stack, clone, path):
     port, token = clone
     before = _builds(port)
-    for headers in ({}, {admin.HEADER: "not-the-token-but-long-enough"}):
+    for headers in ({}, {tiers.ADMIN_HEADER: "not-the-token-but-long-enough"}):
         code, body = _post(stack.cfg.clones_port, _sep(path), headers)     # HAProxy's clones entry
         assert code in (403, 404), (code, body)
         assert "admin endpoint" not in body, body            # HAProxy's own refusal: the clone never saw it
@@ -111,15 +111,15 @@ def test_each_spelling_with_the_token_straight_to_the_clone_runs_the_probe(clone
 
 
 @pytest.mark.parametrize("header", [
-    pytest.param(lambda t: {admin.HEADER: t.upper() if t != t.upper() else t.lower()}, id="other-case"),
-    pytest.param(lambda t: {admin.HEADER: t[:-1]}, id="one-character-short"),
-    pytest.param(lambda t: {admin.HEADER: t + "x"}, id="one-character-more"),
+    pytest.param(lambda t: {tiers.ADMIN_HEADER: t.upper() if t != t.upper() else t.lower()}, id="other-case"),
+    pytest.param(lambda t: {tiers.ADMIN_HEADER: t[:-1]}, id="one-character-short"),
+    pytest.param(lambda t: {tiers.ADMIN_HEADER: t + "x"}, id="one-character-more"),
     pytest.param(lambda t: {"Authorization": f"Bearer {t}"}, id="another-header"),
 ])
 def test_a_token_that_is_not_exactly_the_stacks_is_refused(clone, header):
     port, token = clone
     before = _builds(port)
-    code, body = _post(port, _sep("/probe/build"), header(token[admin.HEADER]))
+    code, body = _post(port, _sep("/probe/build"), header(token[tiers.ADMIN_HEADER]))
     assert code == 403, (code, body)
     assert _builds(port) == before
 
@@ -131,7 +131,7 @@ def test_the_token_twice_is_refused(clone):
     try:
         conn.putrequest("POST", _sep("/probe/build"))
         for _ in range(2):
-            conn.putheader(admin.HEADER, token[admin.HEADER])
+            conn.putheader(tiers.ADMIN_HEADER, token[tiers.ADMIN_HEADER])
         conn.putheader("Content-Length", "0")
         conn.endheaders()
         r = conn.getresponse()
@@ -161,8 +161,8 @@ def test_read_only_endpoints_stay_open(stack, clone, path):
 
 def test_the_token_is_kept_for_its_owner_only_and_never_on_a_command_line(stack, clone):
     port, headers = clone
-    token = headers[admin.HEADER]
-    path = admin.path(stack.cfg.state_dir)
+    token = headers[tiers.ADMIN_HEADER]
+    path = tiers.admin_token_path(stack.cfg.state_dir)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert len(token) >= 32
     rep = next(r for r in stack.load()["replicas"]["clone"])

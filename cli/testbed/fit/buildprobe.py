@@ -120,7 +120,7 @@ def seconds(quick: bool, under_load: bool = False) -> float:
 
 def _clone_url(stack) -> tuple[str, str, dict[str, str]]:
     """(the first clone's address, its replica name, the header of the stack's admin token that
-    its probe wants: testbed/admin.py); ProbeError if none."""
+    its probe wants: testbed/tiers.py); ProbeError if none."""
     clones = [r for r in stack.status().get("replicas", []) if r.get("tier") == "clone" and r.get("url")]
     if not clones:
         raise ProbeError("no clone replica with an address to ask")

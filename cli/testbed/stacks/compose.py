@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from testbed import admin, tiers
+from testbed import tiers
 from testbed.cpu import cgroup
 from testbed.haproxy import config as haproxy
 from testbed.haproxy.runtime import idle, stats_csv, wait_for
@@ -60,12 +60,12 @@ class ComposeStack(Stack):
         """What every compose call of this stack gets: its project name and where it publishes
         (the configuration's ports, so a private stack can live beside the default one); the
         UI credentials as this CLI read them (compose would read .env by rules of its own: `$`
-        expands there), and the admin token `up` made (testbed/admin.py: the clone's
+        expands there), and the admin token `up` made (testbed/tiers.py: the clone's
         environment), so a replica scaled or restarted later gets the same."""
         c = self.cfg
         ui = {k: c.knobs[k] for k in ("UI_USER", "UI_PASSWORD") if c.knobs.get(k)}
         return {"COMPOSE_PROJECT_NAME": c.knobs.get("COMPOSE_PROJECT_NAME", "testbed"), "BIND_ADDRESS": c.bind,
-                **{k: str(v) for k, v in c.entry_ports().items()}, **ui, **admin.env(c.state_dir)}
+                **{k: str(v) for k, v in c.entry_ports().items()}, **ui, **tiers.admin_env(c.state_dir)}
 
     def _compose(self, args: list[str], overrides: dict[str, str] | None = None, **kw):
         return compose(args, {**self.env(), **(overrides or {})}, **kw)
@@ -113,7 +113,7 @@ class ComposeStack(Stack):
             scale += ["--scale", "locust-master=0", "--scale", "locust-worker=0"]
         overrides = dict(overrides or {})
         self._save_overrides(overrides)
-        admin.create(self.cfg.state_dir)           # a new admin token: env() hands it to the clones
+        tiers.create_admin_token(self.cfg.state_dir)           # a new admin token: env() hands it to the clones
         profile = (["--profile", "monitoring"] if monitoring else []) + (["--profile", "tracing"] if tracing else [])
         self.log("up: docker compose " + " ".join(profile + ["up", "--wait", *scale]) +
                  " (images are built when missing: docker compose build rebuilds them)")

@@ -17,7 +17,7 @@ from pathlib import Path
 import shutil
 import subprocess
 
-from testbed import admin, procs, tiers
+from testbed import procs, tiers
 from testbed.haproxy import config as haproxy
 from testbed.haproxy.runtime import Runtime, idle, wait_for
 from testbed.stacks import locust_ui
@@ -109,12 +109,12 @@ class LocalStack(Stack):
     def _wiring(self, tier: str, state: dict) -> dict[str, str]:
         """Where a tier finds the tiers it calls: through HAProxy, like in compose; with tracing
         on, Zipkin (directly: spans never pass through the HAProxy being measured); and the
-        stack's admin token, for the tiers that have admin endpoints (testbed/admin.py)."""
+        stack's admin token, for the tiers that have admin endpoints (testbed/tiers.py)."""
         h = self.cfg.client_host
         out = {"CLONES_URL": f"http://{h}:{self.cfg.clones_port}",
                "SOAP_URL": f"http://{h}:{self.cfg.soap_port}"}
-        if tier in admin.TIERS:       # its admin endpoints answer the stack's token only
-            out.update(admin.env(self.dir))
+        if tier in tiers.ADMIN_TIERS:       # its admin endpoints answer the stack's token only
+            out.update(tiers.admin_env(self.dir))
         if state.get("tracing"):
             out["ZIPKIN_URL"] = tracing_mod.local_url(self.cfg)
         return out
@@ -209,7 +209,7 @@ class LocalStack(Stack):
                                  "./testbed scale TIER=N, or ./testbed down first")
             state = {"haproxy": None, "replicas": {}, "overrides": dict(overrides or {}), "locust": None,
                      "monitoring": None, "tracing": None}
-            admin.create(self.dir)                     # a new admin token for this stack's tiers
+            tiers.create_admin_token(self.dir)                     # a new admin token for this stack's tiers
             self.cfg.knobs.update(state["overrides"])
             quotas.all_cores(self.cfg.knobs)           # a bad CPUS_* fails before anything starts
             self.quotas.clear_stale()                  # groups a killed CLI left behind

@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import time
 
-from testbed import ROOT, admin, tiers
+from testbed import ROOT, tiers
 from testbed.swarm import nodes
 from testbed.swarm import placement
 from testbed.config import StackConfig, read_env_file
@@ -183,7 +183,7 @@ class SwarmStack(SwarmNodes, ComposeStack):
             self._label(resolved)
             self.log("up: placement: " + placement.describe(resolved))
         self._save_overrides(overrides)
-        admin.create(self.cfg.state_dir)           # a new admin token: env() hands it to the clones
+        tiers.create_admin_token(self.cfg.state_dir)           # a new admin token: env() hands it to the clones
         where = f" on the cluster {self.cluster.name} (manager {self.cluster.manager.name})" if self.cluster else ""
         self.log(f"up: docker stack deploy -c docker-compose.yml {self.name}{where}")
         self._deploy(overrides)
