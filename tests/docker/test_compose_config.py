@@ -318,6 +318,13 @@ def test_tracing_runs_under_compose_profile_and_every_service_knows_where_zipkin
     assert "${BIND_ADDRESS}:${ZIPKIN_PORT}:8091" in OVERRIDE_DOC["services"]["haproxy"]["ports"]
 
 
+def test_haproxy_is_told_the_trace_rate_and_takes_it_from_env():
+    assert SERVICES["haproxy"]["environment"]["TRACE_MAX_RATE"] == "${TRACE_MAX_RATE}"
+    assert tracing.trace_max_rate({"TRACE_MAX_RATE": KNOBS["TRACE_MAX_RATE"]}) == tracing.DEFAULT_TRACE_MAX_RATE
+    text = haproxy.render_docker({"UI_PASSWORD": "x", "TRACE_MAX_RATE": "7"}, tracing=True)
+    assert "acl tp_within sc2_http_req_rate le 7\n" in text and tracing.RELAY_SOCKET_IN_CONTAINER in text
+
+
 def _cgroup_mount(spec: dict) -> dict:
     return next(v for v in spec.get("volumes", []) if v["source"] == "/sys/fs/cgroup")
 
@@ -374,6 +381,7 @@ IMAGE_ENTRIES = {
     "haproxy": ["services/haproxy/entrypoint.py",          # renders the config, becomes HAProxy
                 "testbed.haproxy.gate",                     # `program readiness-gate` in the config
                 "testbed.haproxy.spans",                    # the span relay's `program` (tracing on)
+                "testbed.haproxy.keeper",                   # ... which runs the relay and starts it again
                 "testbed.haproxy.runtime"],                 # ComposeStack's `docker compose exec ... python3 -c`
     "prometheus": ["services/prometheus/entrypoint.py",    # renders Prometheus' configuration
                    "testbed.live.exporter"],             # the cpu-exporter service's command

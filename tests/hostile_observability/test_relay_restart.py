@@ -1,0 +1,38 @@
+"""The span relay killed under a real HAProxy (haproxy/keeper.py): HAProxy's master stops every
+worker when one of its `program`s fails, so the relay runs under a keeper that starts it again.
+Killed, the relay is back within seconds, HAProxy serves all along, and a sampled request sent
+afterwards has its span in Zipkin."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+
+import pytest
+
+from polling import until
+
+from hostile_observability.traceparents import PARENT, TRACE
+from hostile_observability.tracehaproxy import TracedHAProxy, relay_pids
+
+pytestmark = pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["killed", "terminated"])
+def test_a_killed_relay_is_started_again_and_haproxy_serves_all_along(tmp_path_factory, sig):
+    with TracedHAProxy(tmp_path_factory.mktemp("kill")) as hp:
+        (first,) = relay_pids(hp.socket)
+        bound = hp.socket.stat().st_ino
+        os.kill(first, sig)
+        until("the killed relay gone", lambda: first not in relay_pids(hp.socket), 30)
+        status, got = hp.send("web", [f"00-{TRACE}-{PARENT}-00"])        # while no relay may run
+        assert status == 200 and got["traceparent"] == [f"00-{TRACE}-{PARENT}-00"]
+        assert hp.proc.poll() is None and hp.bound_ok(), "HAProxy stopped with its relay"
+        (second,) = until("a relay again", lambda: [p for p in relay_pids(hp.socket) if p != first], 60)
+        until("the new relay's socket on the path", lambda: hp.socket.stat().st_ino != bound, 60)
+        status, got = hp.send("clones", [f"00-{TRACE}-{PARENT}-01"])
+        span_id = re.fullmatch(r"00-[0-9a-f]{32}-([0-9a-f]{16})-01", got["traceparent"][0]).group(1)
+        until("the span of a request after the restart", lambda: span_id in {s["id"] for s in hp.zipkin.received()}, 60)
+        assert relay_pids(hp.socket) == [second] and hp.proc.poll() is None
+        assert "starting it again" in hp.log_tail()
