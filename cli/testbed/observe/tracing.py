@@ -47,12 +47,18 @@ ZIPKIN_OFFSET = 960                              # local: replica_port_base + th
 DOCKER_ZIPKIN_PORT = 9411                        # the zipkin container's own port
 DOCKER_ZIPKIN_URL = f"http://zipkin:{DOCKER_ZIPKIN_PORT}"
 RELAY_SOCKET_IN_CONTAINER = "/run/haproxy/trace-relay/spans.sock"    # the relay's, in the haproxy container
-DEFAULT_MAX_SPANS = 200_000
-# Zipkin's JVM: a small heap (spans in memory: ~1-2 KiB each at most ZIPKIN_MAX_SPANS), the
-# serial collector and the client compiler: a collector on a 2-core machine beside the stack
-# should take little CPU (it starts in ~10 s instead of ~30 s with C2)
-ZIPKIN_JVM_FLAGS = ["-Xms64m", "-Xmx640m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+# Zipkin's JVM: a small heap, the serial collector and the client compiler: a collector on a
+# 2-core machine beside the stack should take little CPU (it starts in ~10 s instead of ~30 s
+# with C2); out of memory it exits (and is started again: compose's restart policy).
+ZIPKIN_HEAP_MIB = 640
+ZIPKIN_JVM_FLAGS = ["-Xms64m", f"-Xmx{ZIPKIN_HEAP_MIB}m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                     "-XX:+ExitOnOutOfMemoryError"]
+# Its spans are bounded in bytes at every producer (2048 bytes of JSON: haproxy/spanline.py,
+# java-common's SpanBounds), and one such span takes at most ~3.9 KB of Zipkin's heap (measured:
+# tests/hostile_observability/zipkin_memory_bench.py), so the default count keeps spans of the
+# largest size within 60 % of the heap: 100,000 x 3.9 KB = 390 MB of 640 MiB (docs/tracing.md).
+ZIPKIN_HEAP_BYTES_PER_SPAN = 3_900
+DEFAULT_MAX_SPANS = 100_000
 
 
 class TracingError(RuntimeError):
