@@ -53,6 +53,8 @@ CRAFTED: list[tuple[str, bytes]] = [
     ("bad UTF-8", GOOD.encode().replace(b"/seg/5", b"/seg/\xff\xfe")),
     ("non-ASCII UTF-8 in the URI", GOOD.replace("/seg/5", "/s\u00e9g").encode()),
     ("overlong URI (64 KB datagram)", GOOD.replace("/seg/5", "/" + "a" * 65000).encode()),
+    ("URI without its closing quote", GOOD.replace('n=0"', "n=0").encode()),
+    ("carriage return before the newline", GOOD.replace('"\n', '"\r\n').encode()),
     ("quote inside the URI", GOOD.replace("/seg/5", '/seg"5').encode()),
     ("newline inside the URI", GOOD.replace("/seg/5", "/seg\n5").encode()),
     ("two lines in one datagram", (GOOD + GOOD).encode()),
@@ -83,9 +85,9 @@ def test_the_good_line_makes_one_span_within_the_byte_bound():
 
 
 def test_a_long_uri_is_clipped_to_the_tag_bound_not_refused():
-    """HAProxy cuts a line at 2048 bytes, so its URI may end without the closing quote: the span
-    keeps the path clipped to 256 bytes, ending with the mark."""
-    line = GOOD.replace("/seg/5", "/" + "p" * 3000)[:spanline.LINE_MAX]
+    """HAProxy logs up to 1024 bytes of a URI (then the closing quote): the span keeps its path
+    clipped to 256 bytes, ending with the mark."""
+    line = GOOD.replace("/seg/5?backend=axis&op=ping&n=0", "/" + "p" * 1023)
     s = spanline.span(spanline.parse(line))
     assert s["tags"]["http.path"].endswith(spanline.MARK) and len(s["tags"]["http.path"].encode()) == 256
     assert len(spanline.encode(s)) <= spanline.SPAN_MAX_BYTES

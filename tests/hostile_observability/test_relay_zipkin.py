@@ -74,7 +74,7 @@ def zipkin(tmp_path_factory):
 
 def _edge_lines() -> list[str]:
     """Lines at every bound parse() accepts: the earliest and latest times, the longest timings,
-    a URI cut where HAProxy cuts, names of the longest, HAProxy's <NOSRV>, no status."""
+    the longest URI HAProxy logs, names of the longest, HAProxy's <NOSRV>, no status."""
     parts = line(100).split(" ")
     out = []
     for field, value in (("accept", f"{spanline.EPOCH_MIN_S}.000"), ("accept", f"{spanline.EPOCH_MAX_S}.999"),
@@ -84,7 +84,7 @@ def _edge_lines() -> list[str]:
         p = list(parts)
         p[spanline.FIELDS.index(field)] = value
         out.append(" ".join(p))
-    out.append(line(101, "/" + "u%23" * 1000)[:spanline.LINE_MAX])
+    out.append(line(101, "/" + "u%23" * 255 + "uuu"))           # the 1024 bytes of URI HAProxy logs at most
     return out
 
 

@@ -62,10 +62,11 @@ def parse(data: bytes | str) -> dict | None:
     parts = head.split(" ")
     if not quote or len(parts) != len(FIELDS) - 1 or parts[0] != "tp":
         return None
-    uri = uri[:-1] if uri.endswith('"') else uri               # a line cut at LINE_MAX has no closing quote
-    rec: dict = dict(zip(FIELDS, parts), uri=uri)
+    if not uri.endswith('"'):                  # HAProxy logs at most 1024 bytes of URI, then the quote
+        return None
+    rec: dict = dict(zip(FIELDS, parts), uri=uri[:-1])
     accept = _ACCEPT.fullmatch(rec["accept"])
-    if not (_URI.fullmatch(uri) and accept and _id(rec["trace"], _HEX32) and _id(rec["parent"], _HEX16)
+    if not (_URI.fullmatch(rec["uri"]) and accept and _id(rec["trace"], _HEX32) and _id(rec["parent"], _HEX16)
             and _id(rec["span"], _HEX16) and _STATUS.fullmatch(rec["status"]) and _METHOD.fullmatch(rec["method"])
             and all(_NAME.fullmatch(rec[k]) for k in ("frontend", "backend", "server"))
             and all(_TIMING.fullmatch(rec[k]) for k in TIMINGS)):
