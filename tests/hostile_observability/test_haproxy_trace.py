@@ -12,6 +12,8 @@ import shutil
 
 import pytest
 
+from testbed.observe import tracing
+
 from polling import until
 
 from hostile_observability.traceparents import CASES, INVALID, PARENT, SAMPLED, TRACE, UNSAMPLED
@@ -86,8 +88,9 @@ def test_only_the_validated_sampled_requests_left_a_span_each(hp, outcomes):
 
 
 def test_the_relays_socket_is_in_a_folder_only_its_user_may_enter(hp):
-    folder = hp.socket.parent
-    assert folder.stat().st_mode & 0o777 == 0o700 and folder.stat().st_uid == hp.socket.stat().st_uid
+    folder, sockets = hp.socket.parent, tracing.relay_paths(hp.socket)
+    assert len(sockets) == tracing.RELAY_SOCKETS and all(p.parent == folder and p.exists() for p in sockets)
+    assert folder.stat().st_mode & 0o777 == 0o700 and folder.stat().st_uid == sockets[0].stat().st_uid
 
 
 def test_over_the_rate_a_sampled_request_goes_on_unsampled_and_unlogged(tmp_path_factory):

@@ -11,6 +11,8 @@ import signal
 
 import pytest
 
+from testbed.observe import tracing
+
 from polling import until
 
 from hostile_observability.traceparents import PARENT, TRACE
@@ -23,14 +25,15 @@ pytestmark = pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not
 def test_a_killed_relay_is_started_again_and_haproxy_serves_all_along(tmp_path_factory, sig):
     with TracedHAProxy(tmp_path_factory.mktemp("kill")) as hp:
         (first,) = relay_pids(hp.socket)
-        bound = hp.socket.stat().st_ino
+        first_socket = tracing.relay_paths(hp.socket)[0]
+        bound = first_socket.stat().st_ino
         os.kill(first, sig)
         until("the killed relay gone", lambda: first not in relay_pids(hp.socket), 30)
         status, got = hp.send("web", [f"00-{TRACE}-{PARENT}-00"])        # while no relay may run
         assert status == 200 and got["traceparent"] == [f"00-{TRACE}-{PARENT}-00"]
         assert hp.proc.poll() is None and hp.bound_ok(), "HAProxy stopped with its relay"
         (second,) = until("a relay again", lambda: [p for p in relay_pids(hp.socket) if p != first], 60)
-        until("the new relay's socket on the path", lambda: hp.socket.stat().st_ino != bound, 60)
+        until("the new relay's sockets on the paths", lambda: first_socket.stat().st_ino != bound and hp.bound(), 60)
         status, got = hp.send("clones", [f"00-{TRACE}-{PARENT}-01"])
         span_id = re.fullmatch(r"00-[0-9a-f]{32}-([0-9a-f]{16})-01", got["traceparent"][0]).group(1)
         until("the span of a request after the restart", lambda: span_id in {s["id"] for s in hp.zipkin.received()}, 60)

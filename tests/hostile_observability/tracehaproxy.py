@@ -152,7 +152,7 @@ class TracedHAProxy:
         try:
             until("HAProxy's bound entry to answer", lambda: self.bound_ok() or self.proc.poll() is not None, 30)
             assert self.proc.poll() is None, f"HAProxy exited: {self.log_tail()}"
-            until("the span relay to bind its socket", lambda: self.socket.exists() and relay_pids(self.socket), 60)
+            until("the span relay to bind its sockets", lambda: self.bound() and relay_pids(self.socket), 60)
         except BaseException:
             self.__exit__()
             raise
@@ -172,6 +172,9 @@ class TracedHAProxy:
         self.echo.stop()
         self.zipkin.stop()
         self.log.close()
+
+    def bound(self) -> bool:
+        return all(p.exists() for p in tracing.relay_paths(self.socket))
 
     def log_tail(self) -> str:
         return procs.tail(self.dir / "haproxy.log", 30)

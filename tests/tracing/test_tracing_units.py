@@ -60,7 +60,7 @@ def test_a_signalled_relay_receives_until_the_next_one_binds_then_sends_what_it_
     and its last lines go to Zipkin (here a closed port: counted as dropped, not lost silently at
     exit); HAProxy's lines after the rename reach the next relay -- none is lost in between."""
     path = tmp_path / "relay" / "spans.sock"
-    handover = haproxy_spans.Handover(path)
+    handover = haproxy_spans.Handover([path])
     handover.since = time.monotonic() - 0.5        # signalled; no second relay in a test: not a stop yet
     monkeypatch.setattr(haproxy_spans, "successor_started", lambda anchor=None: True)      # a reload
     monkeypatch.setattr(haproxy_spans, "HANDOVER_MAX_S", 3600.0)
@@ -69,7 +69,7 @@ def test_a_signalled_relay_receives_until_the_next_one_binds_then_sends_what_it_
         path, "http://127.0.0.1:9", handover=handover)), daemon=True)
     server.start()
     deadline = time.monotonic() + 5
-    while handover.inode is None and time.monotonic() < deadline:
+    while handover.inodes is None and time.monotonic() < deadline:
         time.sleep(0.05)
     with _dgram() as haproxy_log:
         haproxy_log.sendto(LINE.encode(), str(path))
@@ -85,12 +85,43 @@ def test_a_signalled_relay_receives_until_the_next_one_binds_then_sends_what_it_
     assert (counts["lines"], counts["sent"] + counts["dropped"]) == (1, 1)
 
 
+def test_a_relay_on_several_sockets_leaves_once_the_next_one_has_taken_them_all(monkeypatch, tmp_path):
+    """HAProxy deals its lines out to the relay's sockets in turn: the old relay receives on each
+    path the next one has not yet taken, and leaves when it has taken every one."""
+    from testbed.observe.tracing import relay_paths
+    base = tmp_path / "relay" / "spans.sock"
+    paths = relay_paths(base, 3)
+    handover = haproxy_spans.Handover(paths)
+    handover.since = time.monotonic() - 0.5
+    monkeypatch.setattr(haproxy_spans, "successor_started", lambda anchor=None: True)
+    monkeypatch.setattr(haproxy_spans, "HANDOVER_MAX_S", 3600.0)
+    out: dict = {}
+    server = threading.Thread(target=lambda: out.update(relay=haproxy_spans.serve(
+        base, "http://127.0.0.1:9", handover=handover, sockets=3)), daemon=True)
+    server.start()
+    deadline = time.monotonic() + 5
+    while handover.inodes is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    taken = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as haproxy_log:
+        for path in paths:
+            haproxy_log.sendto(LINE.encode(), str(path))          # to the old relay: the path is still its own
+            if taken:
+                time.sleep(0.3)
+                assert server.is_alive(), f"the relay left with {len(taken)} of {len(paths)} paths taken"
+            taken.append(haproxy_spans.bind(path)[0])
+        server.join(30)
+    for sock in taken:
+        sock.close()
+    assert not server.is_alive() and out["relay"].counts["lines"] == len(paths)
+
+
 def test_a_relay_signalled_with_no_successor_leaves_without_waiting_for_one(monkeypatch, tmp_path):
     """A stop sends SIGUSR1 too, and no next relay follows: the relay leaves, its path its own."""
     path = tmp_path / "relay" / "spans.sock"
     monkeypatch.setattr(haproxy_spans, "successor_started", lambda anchor=None: False)     # a stop
     monkeypatch.setattr(haproxy_spans, "HANDOVER_MAX_S", 3600.0)
-    handover = haproxy_spans.Handover(path)
+    handover = haproxy_spans.Handover([path])
     handover.since = time.monotonic() - haproxy_spans.SUCCESSOR_S
     server = threading.Thread(target=haproxy_spans.serve, args=(path, "http://127.0.0.1:9"),
                               kwargs={"handover": handover}, daemon=True)

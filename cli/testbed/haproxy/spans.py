@@ -15,21 +15,23 @@ each line into a Zipkin span (spanline.py):
                 "response headers" (+%Tr): where the time went
     tags       haproxy.derived_from = "log line (ms resolution)", the timings, status, server
 
-Lines arrive as datagrams (syslog without a header: `format raw`) on a Unix socket in a directory
-only this user may enter, so only HAProxy's processes can send one. Each is checked; one that is
-not a line of ours is counted and dropped, and nothing in a datagram can end the relay. Spans
-leave in batches (every second, or every BATCH spans, at most BATCH_BYTES) to Zipkin's POST
+Lines arrive as datagrams (syslog without a header: `format raw`) on Unix sockets in a directory
+only this user may enter, so only HAProxy's processes can send one; HAProxy deals its lines out
+to the sockets in turn, as each queues only a few (net.unix.max_dgram_qlen). Each is checked; one
+that is not a line of ours is counted and dropped, and nothing in a datagram can end the relay.
+Spans leave in batches (every second, or every BATCH spans, at most BATCH_BYTES) to Zipkin's POST
 /api/v2/spans from a thread of their own; at most QUEUE_MAX spans or QUEUE_MAX_BYTES wait (more
 are dropped and counted: the relay never slows HAProxy, which sends and forgets). A batch Zipkin
 refuses (HTTP 400) is split in halves and sent again, down to the span it refuses, which alone is
 dropped. A summary goes to stderr every minute something happened.
 
-    python -m testbed.haproxy.spans --socket DIR/spans.sock --zipkin http://127.0.0.1:9411
+    python -m testbed.haproxy.spans --socket DIR/spans.sock --sockets 4 --zipkin http://127.0.0.1:9411
 """
 from __future__ import annotations
 
 import argparse
 import os
+import selectors
 import signal
 import socket
 import stat
@@ -41,7 +43,7 @@ from collections import deque
 from pathlib import Path
 
 from testbed.haproxy.spanline import LINE_MAX, encode, parse, span
-from testbed.observe.tracing import post_json
+from testbed.observe.tracing import post_json, relay_paths
 
 BATCH, BATCH_BYTES, FLUSH_S, POST_TIMEOUT_S = 200, 512 * 1024, 1.0, 5.0
 QUEUE_MAX, QUEUE_MAX_BYTES = 20_000, 16 * 1024 * 1024
@@ -214,20 +216,21 @@ def successor_started(anchor: int | None = None) -> bool:
 
 class Handover:
     """A reload's SIGUSR1: the master has signalled this relay and is starting the next. HAProxy's
-    workers log on meanwhile, so this one receives until the next has renamed its socket onto the
-    path -- then it leaves -- or, when no next relay appears within SUCCESSOR_S (a stop), or it
+    workers log on meanwhile, so this one receives until the next has renamed its sockets onto the
+    paths -- then it leaves -- or, when no next relay appears within SUCCESSOR_S (a stop), or it
     does not bind within HANDOVER_MAX_S, it leaves too."""
 
-    def __init__(self, path: Path, anchor: int | None = None):
-        self.path, self.anchor = Path(path), anchor
-        self.since, self.looked, self.inode = None, 0.0, None
+    def __init__(self, paths: list[Path], anchor: int | None = None):
+        self.paths, self.anchor = [Path(p) for p in paths], anchor
+        self.since, self.looked, self.inodes = None, 0.0, None
 
     def signalled(self) -> None:
         self.since = time.monotonic()
 
     def replaced(self) -> bool:
+        """Whether every path now names another relay's socket."""
         try:
-            return self.inode is not None and os.stat(self.path).st_ino != self.inode
+            return self.inodes is not None and all(os.stat(p).st_ino != i for p, i in zip(self.paths, self.inodes))
         except OSError:
             return False
 
@@ -242,38 +245,44 @@ class Handover:
         return waited >= SUCCESSOR_S and not successor_started(self.anchor)
 
 
-def _receive(relay: Relay, sock: socket.socket) -> None:
-    data = sock.recv(LINE_MAX + 2)
-    try:
-        relay.add(data)
-    except Exception as e:        # parse() and span() refuse rather than raise; should one raise, the
-        relay.counts["ignored"] += 1            # datagram is lost, never the relay
-        relay.say(f"haproxy-spans: a datagram was dropped: {type(e).__name__}: {e}")
+def _drain(relay: Relay, sock: socket.socket, at_most: int | None = None) -> None:
+    """What the socket holds (non-blocking), at most `at_most` datagrams."""
+    n = 0
+    while at_most is None or n < at_most:
+        try:
+            data = sock.recv(LINE_MAX + 2)
+        except (BlockingIOError, InterruptedError):
+            return
+        n += 1
+        try:
+            relay.add(data)
+        except Exception as e:        # parse() and span() refuse rather than raise; should one raise,
+            relay.counts["ignored"] += 1            # the datagram is lost, never the relay
+            relay.say(f"haproxy-spans: a datagram was dropped: {type(e).__name__}: {e}")
 
 
 def serve(path: str | Path, zipkin: str, stop: threading.Event | None = None,
-          handover: Handover | None = None) -> Relay:
-    """Receive HAProxy's lines until `stop` is set or `handover` is done, then send what is queued."""
-    sock, inode = bind(Path(path))
+          handover: Handover | None = None, sockets: int = 1) -> Relay:
+    """Receive HAProxy's lines on the `sockets` sockets of `path` (tracing.relay_paths) until
+    `stop` is set or `handover` is done, then send what is queued."""
+    bound = [bind(p) for p in relay_paths(path, sockets)]
     if handover is not None:
-        handover.inode = inode
-    sock.settimeout(0.2)
+        handover.inodes = [inode for _, inode in bound]
+    sel = selectors.DefaultSelector()
+    for sock, _ in bound:
+        sock.setblocking(False)
+        sel.register(sock, selectors.EVENT_READ)
     relay, stop = Relay(zipkin), stop or threading.Event()
     sender = threading.Thread(target=relay.sender, args=(stop,), name="sender", daemon=True)
     sender.start()
-    relay.say(f"haproxy-spans: listening on {path}, spans to {relay.endpoint}")
+    relay.say(f"haproxy-spans: listening on {path} ({sockets} sockets), spans to {relay.endpoint}")
     while not stop.is_set() and not (handover and handover.done()):
-        try:
-            _receive(relay, sock)
-        except socket.timeout:
-            continue
-    sock.setblocking(False)
-    while True:                                   # what arrived before leaving is sent too
-        try:
-            _receive(relay, sock)
-        except (BlockingIOError, InterruptedError):
-            break
-    sock.close()
+        for key, _ in sel.select(0.2):
+            _drain(relay, key.fileobj, at_most=64)
+    for sock, _ in bound:                         # what arrived before leaving is sent too
+        _drain(relay, sock)
+        sock.close()
+    sel.close()
     stop.set()
     relay.wake.set()
     sender.join(LAST_FLUSH_S + 2 * POST_TIMEOUT_S)    # its last flushes: the queue, not lost at exit
@@ -282,19 +291,21 @@ def serve(path: str | Path, zipkin: str, stop: threading.Event | None = None,
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--socket", required=True, help="the Unix datagram socket HAProxy logs to, in a directory "
-                                                   "only this user may enter, e.g. /run/haproxy/trace-relay/spans.sock")
+    p.add_argument("--socket", required=True, help="the Unix datagram socket HAProxy logs to (with --sockets N: "
+                                                   "its N siblings), in a directory only this user may enter")
+    p.add_argument("--sockets", type=int, default=1, choices=range(1, 17), metavar="1..16",
+                   help="how many sockets HAProxy deals its lines out to (tracing.relay_paths)")
     p.add_argument("--zipkin", required=True, help="Zipkin's base URL, e.g. http://127.0.0.1:9411")
     a = p.parse_args(argv)
     keeper = os.environ.get("TESTBED_KEEPER", "")
     anchor = int(keeper) if keeper.isdigit() and int(keeper) == os.getppid() else None
-    stop, handover = threading.Event(), Handover(Path(a.socket), anchor)
+    stop, handover = threading.Event(), Handover(relay_paths(a.socket, a.sockets), anchor)
     # SIGUSR1: HAProxy's master reloads (it starts the next relay) or soft-stops; SIGTERM: it stops
     signal.signal(signal.SIGUSR1, lambda *_: handover.signalled())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     sys.setswitchinterval(0.001)     # the receiving thread waits little for the sender's: the socket's
     try:                             # queue holds few datagrams (net.unix.max_dgram_qlen)
-        serve(a.socket, a.zipkin, stop, handover)
+        serve(a.socket, a.zipkin, stop, handover, a.sockets)
     except KeyboardInterrupt:
         pass
     except (OSError, RelayError) as e:

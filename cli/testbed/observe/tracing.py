@@ -8,7 +8,7 @@ else starts one, so an unsampled request costs the tiers nothing but a header lo
                 checks the traceparent (FRONTEND_LINES: one header, W3C level 1, else a new
                 unsampled context), gives a sampled request a span id of its own in the
                 forwarded traceparent and logs its timings (%Tq/%Tw/%Tc/%Tr/%Ta, millisecond
-                resolution) to a Unix socket; the relay (haproxy/spans.py, an HAProxy
+                resolution) to Unix sockets; the relay (haproxy/spans.py, an HAProxy
                 `program`) turns each line into a span
   front, clone, axis  their own spans (java-common's org.soaptestbed.common.trace, switched on
                 by java-common/bin/java-tier): a server span per request (a servlet filter),
@@ -91,7 +91,7 @@ def zipkin_args(port: int, bind: str) -> list[str]:
 # the traced requests of all entries together stay within TRACE_MAX_RATE a second (a stick
 # table's rate): HAProxy gives it a span id of its own (random, from a UUID), so the tier behind
 # it is the child of HAProxy's span, and logs one line for it, built from the value it checked,
-# to the span relay's Unix socket (and none for any other request: set-log-level silent). Over
+# to the span relay's Unix sockets (and none for any other request: set-log-level silent). Over
 # the rate, it is forwarded with the sampled flag cleared, and not logged.
 FRONTEND_LINES = """\
     # tracing (docs/tracing.md): one traceparent, W3C level 1, or a new unsampled context; a sampled
@@ -117,7 +117,7 @@ FRONTEND_LINES = """\
     http-request set-header traceparent 00-%[var(txn.tp_trace)]-%[var(txn.tp_span)]-01 if traced
     http-request set-header traceparent 00-%[var(txn.tp),field(2,-)]-%[var(txn.tp),field(3,-)]-00 if tp_sampled !traced
     http-request set-log-level silent unless traced
-    log {socket} len {line_max} format raw local1 info
+{log_lines}
     log-format "{fmt}"
 """
 # fields of a line, in order: haproxy/spanline.py's FIELDS reads them back
@@ -131,6 +131,7 @@ backend trace_rate
     stick-table type integer size 1 expire 10s store http_req_rate(1s)
 """
 DEFAULT_TRACE_MAX_RATE = 10_000
+RELAY_SOCKETS = 4              # the relay's sockets, HAProxy's lines dealt out to them in turn
 
 
 def trace_max_rate(knobs: dict[str, str]) -> int:
@@ -141,8 +142,19 @@ def trace_max_rate(knobs: dict[str, str]) -> int:
     return int(raw)
 
 
+def relay_paths(socket_path: str | Path, sockets: int = RELAY_SOCKETS) -> list[Path]:
+    """The relay's sockets: the path itself when one, else <stem>-1<suffix> ... <stem>-N<suffix>."""
+    path = Path(socket_path)
+    return [path] if sockets == 1 else [path.with_name(f"{path.stem}-{i}{path.suffix}") for i in range(1, sockets + 1)]
+
+
 def haproxy_frontend_lines(socket_path: str | Path, max_rate: int) -> str:
-    return FRONTEND_LINES.format(socket=socket_path, max_rate=max_rate, line_max=LOG_LINE_MAX, fmt=LOG_FORMAT)
+    """An entry's tracing lines; HAProxy deals its log lines out to the relay's sockets in turn
+    (`sample i:N`): each socket's queue holds only a few (net.unix.max_dgram_qlen)."""
+    paths = relay_paths(socket_path)
+    logs = "\n".join(f"    log {p} len {LOG_LINE_MAX} format raw sample {i}:{len(paths)} local1 info"
+                     for i, p in enumerate(paths, 1))
+    return FRONTEND_LINES.format(log_lines=logs, max_rate=max_rate, fmt=LOG_FORMAT)
 
 
 def haproxy_relay_program(socket_path: str | Path, zipkin_url: str, python: str = "python3",
@@ -156,7 +168,7 @@ def haproxy_relay_program(socket_path: str | Path, zipkin_url: str, python: str 
     return (f"{RATE_TABLE}\n# the span relay (docs/tracing.md): HAProxy's log lines of sampled requests -> spans\n"
             f"program trace-relay\n"
             f"    command {prefix}{python} -m testbed.haproxy.keeper -- {python} -m testbed.haproxy.spans "
-            f"--socket {socket_path} --zipkin {zipkin_url}\n")
+            f"--socket {socket_path} --sockets {RELAY_SOCKETS} --zipkin {zipkin_url}\n")
 
 
 def docker_haproxy(knobs: dict[str, str]) -> tuple[str, str]:
@@ -173,9 +185,10 @@ def zipkin_port(cfg: StackConfig) -> int:
 
 
 def relay_socket(cfg: StackConfig) -> Path:
-    """The span relay's socket, in a folder of the stack's state folder that only this user may enter."""
+    """The span relay's socket (tracing.relay_paths: its sockets), in a folder of the stack's state
+    folder that only this user may enter."""
     path = cfg.state_dir / "trace-relay" / "spans.sock"
-    if len(os.fsencode(path)) > 107:
+    if max(len(os.fsencode(p)) for p in relay_paths(path)) > 107:
         raise TracingError(f"{path}: too long for a Unix socket (107 bytes); move the state folder with "
                            "TESTBED_STATE_DIR=<a shorter path>")
     return path
