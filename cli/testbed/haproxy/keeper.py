@@ -36,7 +36,6 @@ class Keeper:
         self.argv, self.say = argv, say
         self.child: subprocess.Popen | None = None
         self.leaving, self.last_signal = False, signal.SIGTERM
-        self.starts = 0
         self._prctl = _libc_prctl()
 
     def _in_child(self) -> None:      # between fork and exec: only the prctl call
@@ -60,7 +59,6 @@ class Keeper:
             self.say(f"keeper: cannot start {self.argv[0]}: {e}")
             self.child = None
             return False
-        self.starts += 1
         return True
 
     def run(self) -> int:
@@ -94,9 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     keeper = Keeper(args)
     for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, keeper.signalled)
-    keeper.run()
-    if keeper.child is not None:
-        keeper.child.wait()
+    try:
+        keeper.run()
+        if keeper.child is not None:
+            keeper.child.wait()
+    except Exception as e:      # a keeper that fails must not fail HAProxy with it (exit-on-failure)
+        print(f"keeper: {type(e).__name__}: {e}", file=sys.stderr)
     return 0
 
 
