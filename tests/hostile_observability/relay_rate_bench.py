@@ -52,7 +52,8 @@ def one_rate(rate: int, seconds: float, sockets: int) -> dict:
                     lost += 1
             time.sleep(0.0005)
         until("every line taken sent on", lambda: len(zipkin.received()) >= sent, 60)
-        return {"rate": rate, "sockets": sockets, "seconds": seconds, "offered": i, "taken": sent, "lost_at_socket": lost,
+        return {"rate": rate, "sockets": sockets, "seconds": seconds, "offered": i, "taken": sent,
+                "lost_at_socket": lost,
                 "lost_share": round(lost / max(1, i), 4), "spans_in_zipkin": len(zipkin.received())}
     finally:
         relay.terminate()

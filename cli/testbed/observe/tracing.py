@@ -145,7 +145,9 @@ def trace_max_rate(knobs: dict[str, str]) -> int:
 def relay_paths(socket_path: str | Path, sockets: int = RELAY_SOCKETS) -> list[Path]:
     """The relay's sockets: the path itself when one, else <stem>-1<suffix> ... <stem>-N<suffix>."""
     path = Path(socket_path)
-    return [path] if sockets == 1 else [path.with_name(f"{path.stem}-{i}{path.suffix}") for i in range(1, sockets + 1)]
+    if sockets == 1:
+        return [path]
+    return [path.with_name(f"{path.stem}-{i}{path.suffix}") for i in range(1, sockets + 1)]
 
 
 def haproxy_frontend_lines(socket_path: str | Path, max_rate: int) -> str:
@@ -162,7 +164,7 @@ def haproxy_relay_program(socket_path: str | Path, zipkin_url: str, python: str 
     """The rate table, and the relay as a `program` of HAProxy's master: it starts and stops with
     HAProxy, through the keeper that starts it again should it die (haproxy/keeper.py). A reload
     (scaling) sends the old one SIGUSR1, then starts a new one: the old one receives until the new
-    one has renamed its socket onto the path, then sends what it has and exits (haproxy/spans.py,
+    one has renamed its sockets onto the paths, then sends what it has and exits (haproxy/spans.py,
     Handover) -- no line is lost in between."""
     prefix = "env " + " ".join(f"{k}={v}" for k, v in (env or {}).items()) + " " if env else ""
     return (f"{RATE_TABLE}\n# the span relay (docs/tracing.md): HAProxy's log lines of sampled requests -> spans\n"
