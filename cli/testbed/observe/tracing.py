@@ -54,10 +54,10 @@ ZIPKIN_HEAP_MIB = 640
 ZIPKIN_JVM_FLAGS = ["-Xms64m", f"-Xmx{ZIPKIN_HEAP_MIB}m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                     "-XX:+ExitOnOutOfMemoryError"]
 # Its spans are bounded in bytes at every producer (2048 bytes of JSON: haproxy/spanline.py,
-# java-common's SpanBounds), and one such span takes at most ~3.9 KB of Zipkin's heap (measured:
+# java-common's SpanBounds), and one such span takes at most ~4.0 KB of Zipkin's heap (measured:
 # tests/hostile_observability/zipkin_memory_bench.py), so the default count keeps spans of the
-# largest size within 60 % of the heap: 100,000 x 3.9 KB = 390 MB of 640 MiB (docs/tracing.md).
-ZIPKIN_HEAP_BYTES_PER_SPAN = 3_900
+# largest size within 60 % of the heap: 100,000 x 4.0 KB = 400 MB of 640 MiB (docs/tracing.md).
+ZIPKIN_HEAP_BYTES_PER_SPAN = 4_000
 DEFAULT_MAX_SPANS = 100_000
 
 
