@@ -7,6 +7,7 @@ so scaling a tier never needs this to run again."""
 import os
 
 from testbed.haproxy import config as haproxy
+from testbed.observe.tracing import TracingError
 
 
 def main() -> None:
@@ -16,7 +17,8 @@ def main() -> None:
     tracing = haproxy.docker_tracing(knobs)     # zipkin runs (compose profile "tracing")
     try:
         cfg.write_text(haproxy.render_docker(knobs, tracing))
-    except haproxy.HaproxyError as e:     # e.g. published beyond loopback without UI_PASSWORD
+    except (haproxy.HaproxyError, TracingError) as e:
+        # e.g. published beyond loopback without UI_PASSWORD, a TRACE_MAX_RATE that is not a number
         raise SystemExit(f"haproxy: not started: {e}")
     (state / "haproxy.state").write_text("1\n")      # an empty server-state file, version 1
     limits = " ".join(f"{b}={haproxy.server_maxconn(b, knobs)}" for b in haproxy.BACKENDS)

@@ -321,6 +321,27 @@ def test_tracing_runs_under_compose_profile_and_every_service_knows_where_zipkin
     assert "${BIND_ADDRESS}:${ZIPKIN_PORT}:8091" in OVERRIDE_DOC["services"]["haproxy"]["ports"]
 
 
+def test_zipkin_is_started_again_when_it_exits_and_keeps_as_many_spans_as_its_heap_holds():
+    """Out of heap Zipkin exits (-XX:+ExitOnOutOfMemoryError): its restart policy (compose maps
+    deploy.restart_policy to the container's, Swarm restarts the task) starts it again. The image's
+    MEM_MAX_SPANS, .env's ZIPKIN_MAX_SPANS and local mode's default are one figure, and spans of
+    the largest size our producers send fit in 60 % of its heap at that count (docs/tracing.md)."""
+    assert TRACING_SERVICES["zipkin"]["deploy"]["restart_policy"]["condition"] == "on-failure"
+    image = (ROOT / "java-common" / "Dockerfile").read_text()
+    image_env = re.search(r"^ENV STORAGE_TYPE=mem MEM_MAX_SPANS=(\d+)$", image, re.M)
+    assert int(image_env.group(1)) == int(KNOBS["ZIPKIN_MAX_SPANS"]) == tracing.DEFAULT_MAX_SPANS
+    assert f'"-Xmx{tracing.ZIPKIN_HEAP_MIB}m"' in image
+    heap = tracing.ZIPKIN_HEAP_MIB * 1024 * 1024
+    assert tracing.DEFAULT_MAX_SPANS * tracing.ZIPKIN_HEAP_BYTES_PER_SPAN <= 0.6 * heap
+
+
+def test_haproxy_is_told_the_trace_rate_and_takes_it_from_env():
+    assert SERVICES["haproxy"]["environment"]["TRACE_MAX_RATE"] == "${TRACE_MAX_RATE}"
+    assert tracing.trace_max_rate({"TRACE_MAX_RATE": KNOBS["TRACE_MAX_RATE"]}) == tracing.DEFAULT_TRACE_MAX_RATE
+    text = haproxy.render_docker({"UI_PASSWORD": "x", "TRACE_MAX_RATE": "7"}, tracing=True)
+    assert "acl tp_within sc2_http_req_rate le 7\n" in text and tracing.RELAY_SOCKET_IN_CONTAINER in text
+
+
 def _cgroup_mount(spec: dict) -> dict:
     return next(v for v in spec.get("volumes", []) if v["source"] == "/sys/fs/cgroup")
 
@@ -377,6 +398,7 @@ IMAGE_ENTRIES = {
     "haproxy": ["services/haproxy/entrypoint.py",          # renders the config, becomes HAProxy
                 "testbed.haproxy.gate",                     # `program readiness-gate` in the config
                 "testbed.haproxy.spans",                    # the span relay's `program` (tracing on)
+                "testbed.haproxy.keeper",                   # ... which runs the relay and starts it again
                 "testbed.haproxy.runtime"],                 # ComposeStack's `docker compose exec ... python3 -c`
     "prometheus": ["services/prometheus/entrypoint.py",    # renders Prometheus' configuration
                    "testbed.live.exporter"],             # the cpu-exporter service's command

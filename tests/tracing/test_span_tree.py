@@ -157,10 +157,11 @@ def test_an_unsampled_request_leaves_no_span(traced):
 
 
 def relays(st) -> list[int]:
-    """HAProxy's span relays of this stack (processes listening on its relay port)."""
+    """HAProxy's span relays of this stack (processes receiving on its relay socket; not their keepers)."""
     import psutil
-    relay = f"--listen 127.0.0.1:{tracing.relay_port(st.cfg)}"
-    return [p.pid for p in psutil.process_iter(["cmdline"]) if relay in " ".join(p.info["cmdline"] or [])]
+    socket_path = str(tracing.relay_socket(st.cfg))
+    return [p.pid for p in psutil.process_iter(["cmdline"])
+            if (p.info["cmdline"] or [])[1:3] == ["-m", "testbed.haproxy.spans"] and socket_path in p.info["cmdline"]]
 
 
 def haproxy_span_names(st, trace_id: str) -> list[str]:
@@ -170,7 +171,7 @@ def haproxy_span_names(st, trace_id: str) -> list[str]:
 
 def test_a_reload_loses_no_haproxy_span_and_leaves_one_new_relay(traced):
     """Scaling reloads HAProxy: the old relay gets SIGUSR1 before the next one starts; the old one
-    receives until the next has bound the port, then sends what it has -- so traced requests sent
+    receives until the next has taken the socket's path, then sends what it has -- so traced requests sent
     all through the reload each have their three HAProxy spans (bounded: 60 requests, 40 s)."""
     before = relays(traced)
     assert len(before) == 1

@@ -50,57 +50,98 @@ def test_a_failed_request_span_says_error():
     assert span["tags"]["error"] == "503"
 
 
-def reuseport_socket(port: int = 0) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind(("127.0.0.1", port))
-    return sock
+def _dgram() -> socket.socket:
+    return socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 
 
-def test_a_signalled_relay_receives_until_the_next_one_binds_then_sends_what_it_has(monkeypatch):
+def test_a_signalled_relay_receives_until_the_next_one_binds_then_sends_what_it_has(monkeypatch, tmp_path):
     """A reload's handover (haproxy_spans.Handover): after SIGUSR1 the relay keeps receiving while
-    it is alone on the port, leaves once a second socket is bound there, and its last lines go to
-    Zipkin (here a closed port: counted as dropped, not lost silently at exit)."""
-    probe = reuseport_socket()
-    port = probe.getsockname()[1]
-    probe.close()
-    handover = haproxy_spans.Handover(port)
+    the socket path is its own, leaves once the next relay has renamed its socket onto the path,
+    and its last lines go to Zipkin (here a closed port: counted as dropped, not lost silently at
+    exit); HAProxy's lines after the rename reach the next relay -- none is lost in between."""
+    path = tmp_path / "relay" / "spans.sock"
+    handover = haproxy_spans.Handover([path])
     handover.since = time.monotonic() - 0.5        # signalled; no second relay in a test: not a stop yet
-    monkeypatch.setattr(haproxy_spans, "successor_started", lambda: True)      # a reload
+    monkeypatch.setattr(haproxy_spans, "successor_started", lambda anchor=None: True)      # a reload
     monkeypatch.setattr(haproxy_spans, "HANDOVER_MAX_S", 3600.0)
     out: dict = {}
     server = threading.Thread(target=lambda: out.update(relay=haproxy_spans.serve(
-        f"127.0.0.1:{port}", "http://127.0.0.1:9", handover=handover)), daemon=True)
+        path, "http://127.0.0.1:9", handover=handover)), daemon=True)
     server.start()
     deadline = time.monotonic() + 5
-    while haproxy_spans.udp_sockets_on(port) != 1 and time.monotonic() < deadline:
+    while handover.inodes is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as haproxy_log:
-        haproxy_log.sendto(LINE.encode(), ("127.0.0.1", port))
-    time.sleep(0.5)
-    assert server.is_alive(), "the relay left while it was alone on the port"
-    successor = reuseport_socket(port)
-    server.join(30)
-    successor.close()
-    assert not server.is_alive(), "the relay stayed after the next one bound the port"
+    with _dgram() as haproxy_log:
+        haproxy_log.sendto(LINE.encode(), str(path))
+        time.sleep(0.5)
+        assert server.is_alive(), "the relay left while the path was its own"
+        successor, _ = haproxy_spans.bind(path)
+        haproxy_log.sendto(LINE.encode(), str(path))       # after the rename: the next relay's
+        server.join(30)
+        assert successor.recv(4096) == LINE.encode()
+        successor.close()
+    assert not server.is_alive(), "the relay stayed after the next one took the path"
     counts = out["relay"].counts
     assert (counts["lines"], counts["sent"] + counts["dropped"]) == (1, 1)
 
 
-def test_a_relay_signalled_with_no_successor_leaves_without_waiting_for_one(monkeypatch):
-    """A stop sends SIGUSR1 too, and no next relay follows: the relay leaves, alone on the port."""
-    probe = reuseport_socket()
-    port = probe.getsockname()[1]
-    probe.close()
-    monkeypatch.setattr(haproxy_spans, "successor_started", lambda: False)     # a stop
+def test_a_relay_on_several_sockets_leaves_once_the_next_one_has_taken_them_all(monkeypatch, tmp_path):
+    """HAProxy deals its lines out to the relay's sockets in turn: the old relay receives on each
+    path the next one has not yet taken, and leaves when it has taken every one."""
+    from testbed.observe.tracing import relay_paths
+    base = tmp_path / "relay" / "spans.sock"
+    paths = relay_paths(base, 3)
+    handover = haproxy_spans.Handover(paths)
+    handover.since = time.monotonic() - 0.5
+    monkeypatch.setattr(haproxy_spans, "successor_started", lambda anchor=None: True)
     monkeypatch.setattr(haproxy_spans, "HANDOVER_MAX_S", 3600.0)
-    handover = haproxy_spans.Handover(port)
+    out: dict = {}
+    server = threading.Thread(target=lambda: out.update(relay=haproxy_spans.serve(
+        base, "http://127.0.0.1:9", handover=handover, sockets=3)), daemon=True)
+    server.start()
+    deadline = time.monotonic() + 5
+    while handover.inodes is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    taken = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as haproxy_log:
+        for path in paths:
+            haproxy_log.sendto(LINE.encode(), str(path))          # to the old relay: the path is still its own
+            if taken:
+                time.sleep(0.3)
+                assert server.is_alive(), f"the relay left with {len(taken)} of {len(paths)} paths taken"
+            taken.append(haproxy_spans.bind(path)[0])
+        server.join(30)
+    for sock in taken:
+        sock.close()
+    assert not server.is_alive() and out["relay"].counts["lines"] == len(paths)
+
+
+def test_a_relay_signalled_with_no_successor_leaves_without_waiting_for_one(monkeypatch, tmp_path):
+    """A stop sends SIGUSR1 too, and no next relay follows: the relay leaves, its path its own."""
+    path = tmp_path / "relay" / "spans.sock"
+    monkeypatch.setattr(haproxy_spans, "successor_started", lambda anchor=None: False)     # a stop
+    monkeypatch.setattr(haproxy_spans, "HANDOVER_MAX_S", 3600.0)
+    handover = haproxy_spans.Handover([path])
     handover.since = time.monotonic() - haproxy_spans.SUCCESSOR_S
-    server = threading.Thread(target=haproxy_spans.serve, args=(f"127.0.0.1:{port}", "http://127.0.0.1:9"),
+    server = threading.Thread(target=haproxy_spans.serve, args=(path, "http://127.0.0.1:9"),
                               kwargs={"handover": handover}, daemon=True)
     server.start()
     server.join(30)
     assert not server.is_alive(), "a signalled relay with no successor waited for one"
+
+
+def test_the_relay_will_not_listen_in_a_folder_someone_else_may_enter(tmp_path):
+    """Only HAProxy may send it lines: a folder of this user's that others may enter is closed to
+    them (0700), anyone else's (here a symlink: not a folder of ours) is refused."""
+    loose = tmp_path / "loose"
+    loose.mkdir(mode=0o777)
+    loose.chmod(0o777)
+    sock, _ = haproxy_spans.bind(loose / "spans.sock")
+    sock.close()
+    assert loose.stat().st_mode & 0o777 == 0o700
+    (tmp_path / "link").symlink_to(loose)
+    with pytest.raises(haproxy_spans.RelayError, match="not a directory of this user"):
+        haproxy_spans.bind(tmp_path / "link" / "spans.sock")
 
 
 @pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")

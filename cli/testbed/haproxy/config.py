@@ -126,8 +126,7 @@ def render_docker(knobs: dict[str, str], tracing: bool | None = None) -> str:
     from testbed.observe import tracing as tr
     if tracing is None:
         tracing = docker_tracing(knobs)
-    trace = (tr.haproxy_frontend_lines(tr.RELAY_PORT_IN_CONTAINER),
-             tr.haproxy_relay_program(tr.RELAY_PORT_IN_CONTAINER, tr.DOCKER_ZIPKIN_URL)) if tracing else ("", "")
+    trace = tr.docker_haproxy(knobs) if tracing else ("", "")
     # the published ports listen on the host's BIND_ADDRESS (compose) or everywhere (Swarm):
     # that, not the container's 0.0.0.0, decides whether the UIs need credentials
     cfg = StackConfig(bind="0.0.0.0", state_dir=DOCKER_STATE_DIR, knobs=dict(knobs), **DOCKER_PORTS)
@@ -213,8 +212,8 @@ def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
            prometheus_server: str = "", zipkin_server: str = "", trace: tuple[str, str] = ("", "")) -> str:
     """published_on: where the entry points are reachable when that is not cfg.bind (a
     container listens on 0.0.0.0 and is published on the host's BIND_ADDRESS, or everywhere).
-    trace: with tracing on, (the entry frontends' lines, the span relay's program section)
-    (tracing.py); ("", "") renders the config without tracing."""
+    trace: with tracing on, (the entry frontends' lines, the rate table and the span relay's program
+    section) (tracing.py); ("", "") renders the config without tracing."""
     userlist, auth = ui_auth(cfg.knobs, published_on or cfg.bind)
     if not re.match(r"^[A-Za-z0-9.:\[\]-]*$", cfg.bind):
         raise HaproxyError(f"BIND_ADDRESS={cfg.bind!r}: expected an IP address (127.0.0.1, 0.0.0.0, ::) or a host name")

@@ -16,12 +16,12 @@ from testbed.config import StackConfig
 def stack_ports(base: int, replicas: int = tiers.MAX_REPLICAS) -> set[int]:
     """Every port a local stack on replica_port_base `base` may listen on with up to `replicas`
     replicas a tier: the replicas, their metrics (a Java tier's JMX exporter agent), the Locust
-    UI, local monitoring (Prometheus, the CPU exporter), local tracing (Zipkin, the span relay)."""
+    UI, local monitoring (Prometheus, the CPU exporter), local tracing (Zipkin)."""
     cfg = StackConfig(replica_port_base=base)
     ports = {p for t in tiers.TIERS.values() for i in range(1, replicas + 1)
              for p in (t.port(base, i), t.metrics_port(t.port(base, i)))}
     return ports | {cfg.locust_web_port, monitoring.prometheus_port(cfg), monitoring.exporter_port(cfg),
-                    tracing.zipkin_port(cfg), tracing.relay_port(cfg)}
+                    tracing.zipkin_port(cfg)}
 
 
 def with_free_entry_ports(cfg: StackConfig, base: int, state_dir: Path, knobs: dict[str, str]) -> StackConfig:
