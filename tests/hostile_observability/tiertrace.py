@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from relay import Relay
 from soapwire import Reply, stream_exchange
+from standin import serve
 
 NAMES = ("traceparent", "Traceparent", "TRACEPARENT")     # the name in several cases: HTTP's are any case
 
@@ -19,32 +19,18 @@ class FakeZipkin:
     def __init__(self):
         self.spans: list[dict] = []
         self.lock = threading.Lock()
-        zipkin = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                try:
-                    got = json.loads(body)
-                except ValueError:
-                    got = []
-                with zipkin.lock:
-                    for span in got if isinstance(got, list) else []:
-                        span["_bytes"] = len(json.dumps(span, separators=(",", ":"), ensure_ascii=False).encode())
-                        zipkin.spans.append(span)
-                self.send_response(202)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = serve(lambda method, path: (202, b""), keep=self._keep)
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def _keep(self, body: bytes) -> None:
+        try:
+            got = json.loads(body)
+        except ValueError:
+            got = []
+        with self.lock:
+            for span in got if isinstance(got, list) else []:
+                span["_bytes"] = len(json.dumps(span, separators=(",", ":"), ensure_ascii=False).encode())
+                self.spans.append(span)
 
     def stop(self) -> None:
         self.server.shutdown()
