@@ -33,7 +33,7 @@ public final class Span implements AutoCloseable {
         this.id = id;
         this.parentId = parentId;
         this.name = SpanBounds.clip(name, SpanBounds.NAME_MAX);
-        this.bytes = SpanBounds.FIXED + SpanBounds.utf8(this.name);
+        this.bytes = SpanBounds.FIXED + SpanBounds.bytes(this.name);
         this.kind = kind;
         this.previous = previous;
         Instant now = Instant.now();
@@ -77,12 +77,14 @@ public final class Span implements AutoCloseable {
     public Span tag(String key, Object value) {
         String k = SpanBounds.clip(key, SpanBounds.KEY_MAX);
         String v = SpanBounds.clip(String.valueOf(value), SpanBounds.VALUE_MAX);
-        String old = tags.remove(k);
-        if (old != null) {
-            bytes -= entryBytes(k, old);
-        }
+        String old = tags.get(k);
+        int was = old == null ? 0 : entryBytes(k, old);
         int need = entryBytes(k, v);
-        if (bytes + need > SpanBounds.SPAN_MAX - entryBytes(SpanBounds.TRUNCATED_TAG, SpanBounds.MARK)) {
+        if (bytes - was + need > SpanBounds.SPAN_MAX - entryBytes(SpanBounds.TRUNCATED_TAG, SpanBounds.MARK)) {
+            if (old != null) {
+                tags.remove(k);
+                bytes -= was;
+            }
             if (!tags.containsKey(SpanBounds.TRUNCATED_TAG)) {
                 tags.put(SpanBounds.TRUNCATED_TAG, SpanBounds.MARK);
                 bytes += entryBytes(SpanBounds.TRUNCATED_TAG, SpanBounds.MARK);
@@ -90,12 +92,12 @@ public final class Span implements AutoCloseable {
             return this;
         }
         tags.put(k, v);
-        bytes += need;
+        bytes += need - was;
         return this;
     }
 
     private static int entryBytes(String k, String v) {
-        return SpanBounds.utf8(k) + SpanBounds.utf8(v) + 6;     // "k":"v",
+        return SpanBounds.bytes(k) + SpanBounds.bytes(v) + 6;     // "k":"v",
     }
 
     /** Bytes of its JSON at most (name, tags and {@link SpanBounds#FIXED}). */

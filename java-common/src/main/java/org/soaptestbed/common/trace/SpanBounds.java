@@ -1,9 +1,8 @@
 package org.soaptestbed.common.trace;
 
-import java.nio.charset.StandardCharsets;
-
 /**
- * How big a span may be, in bytes of UTF-8 (what Zipkin receives and keeps): a request's raw
+ * How big a span may be, in bytes of its JSON (UTF-8, with JSON's escapes: what Zipkin receives
+ * and keeps): a request's raw
  * method and URI reach span names and tags, and Tomcat accepts 8 KB of them, so every producer
  * clips. A clipped text ends with {@link #MARK}; a tag that no longer fits in the span's total
  * is left out, and the span carries the tag {@code truncated} saying so.
@@ -25,7 +24,7 @@ final class SpanBounds {
 
     /** s itself when it fits in max bytes, else its longest prefix that fits with the mark. */
     static String clip(String s, int max) {
-        if (s.length() * 3 <= max || utf8(s) <= max) {
+        if (s.length() * 6 <= max || bytes(s) <= max) {
             return s;
         }
         int room = max - MARK.length();
@@ -33,7 +32,7 @@ final class SpanBounds {
         int i = 0;
         while (i < s.length()) {
             int cp = s.codePointAt(i);
-            int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            int n = bytes(cp);
             if (used + n > room) {
                 break;
             }
@@ -43,7 +42,22 @@ final class SpanBounds {
         return s.substring(0, i) + MARK;
     }
 
-    static int utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8).length;
+    /** Bytes of s inside a JSON string: UTF-8, a quote or backslash 2, another control character 6. */
+    static int bytes(String s) {
+        int n = 0;
+        for (int i = 0; i < s.length(); i += Character.charCount(s.codePointAt(i))) {
+            n += bytes(s.codePointAt(i));
+        }
+        return n;
+    }
+
+    private static int bytes(int cp) {
+        if (cp == '"' || cp == '\\') {
+            return 2;
+        }
+        if (cp < 0x20) {
+            return 6;
+        }
+        return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
     }
 }

@@ -53,6 +53,18 @@ class SpanBoundsTest {
     }
 
     @Test
+    void escapedCharactersCountAsJsonWritesThem() {
+        Tracer.use(new ZipkinExporter(URI.create("http://127.0.0.1:9/api/v2/spans"), "front"));
+        Span s = Tracer.server(SAMPLED, "GET /" + "\"\\\u0001".repeat(100));
+        for (int i = 0; i < 12; i++) {
+            s.tag("k" + i, "\"\u0002\\é".repeat(100));
+        }
+        s.close();
+        int bytes = jsonBytes(s);
+        assertTrue(bytes <= s.bytes() && s.bytes() <= SpanBounds.SPAN_MAX, bytes + " of JSON, " + s.bytes() + " counted");
+    }
+
+    @Test
     void clippingKeepsWholeCharactersAndShortTextAsItIs() {
         assertEquals("GET /seg/5", SpanBounds.clip("GET /seg/5", 128));
         String clipped = SpanBounds.clip("é".repeat(200), 128);
