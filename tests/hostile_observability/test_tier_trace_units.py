@@ -46,6 +46,17 @@ print(json.dumps({"span": span, "size": size, "json": len(json.dumps(span, separ
     assert got["short"] == "GET /seg/5"
 
 
+def test_locust_counts_json_escapes_in_a_spans_bytes():
+    got = locust("""
+tr = t.Tracer("http://127.0.0.1:9", 1.0)
+nasty = '"\\\\\\x01\\u00e9' * 2000
+tr.record("a" * 32, "b" * 16, "GET " + nasty, "http://h/" + nasty, 1.0, 0.01, 200, nasty)
+span, size = tr.queue[0]
+print(json.dumps({"size": size, "json": len(json.dumps(span, separators=(",", ":"), ensure_ascii=False).encode())}))
+""")
+    assert got["json"] <= got["size"] <= 2048, got
+
+
 def test_locusts_queue_holds_at_most_its_bytes_and_counts_what_it_drops():
     got = locust("""
 tr = t.Tracer("http://127.0.0.1:9", 1.0)
