@@ -17,7 +17,7 @@ front, after its span). Writes figures.json into the output folder.
 
 Stated bounds of RSS (MiB): a Java tier its heap (JVM_HEAP, 512m by default) + 384 for what is
 not heap (metaspace, code, thread stacks, buffers); Zipkin its heap (640m) + 384; gSOAP 256 (its
-span queue is a fixed-size record per request, at most ~2.5 MB); each HAProxy process 256."""
+span queue is a fixed-size record per request, at most ~5 MB); each HAProxy process 256."""
 from __future__ import annotations
 
 import argparse

@@ -15,8 +15,8 @@
 //
 // Bounded in bytes: the spans' names and tags come from a fixed table (never the request's
 // path or headers), each queued request is a fixed-size record, so the queue holds at most
-// kQueueMax * sizeof(Finished) plus its two ids (~2.5 MB) and a batch's JSON kBatch * 4 spans
-// of under 400 bytes each.
+// kQueueMax records of about 250 bytes with their two ids (~5 MB), and a batch's JSON at most
+// kBatch * 4 spans of under 400 bytes each.
 //
 // The context rule (W3C Trace Context level 1, the same at every tier and in HAProxy): exactly
 // one traceparent header (its name in any case), "00-<32 hex>-<16 hex>-<2 hex>", lower-case
