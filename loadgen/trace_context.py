@@ -11,8 +11,11 @@ profile "tracing" runs), unless TRACING=0. Off, no request carries a traceparent
 sent. An unsampled request carries none either: the tiers start no trace of their own.
 
 Spans leave from a greenlet of each process that runs users, every second (or every BATCH
-spans), to POST /api/v2/spans; at most QUEUE_MAX wait (the excess is dropped and counted: a
-slow Zipkin never slows the load), and a failed post drops its batch with one log line.
+spans), to POST /api/v2/spans; at most QUEUE_MAX spans and QUEUE_MAX_BYTES wait (the excess is
+dropped and counted: a slow Zipkin never slows the load), and a failed post drops its batch with
+one log line. Each span is bounded in bytes as the tiers' are (the name NAME_MAX, a tag value
+VALUE_MAX, with a marker where clipped): a user's URL can be as long as the server accepts.
+Locust reads no incoming context: it only starts traces.
 """
 from __future__ import annotations
 
@@ -31,6 +34,33 @@ from testbed.observe.tracing import post_spans       # the same sender as HAProx
 
 BATCH, QUEUE_MAX, FLUSH_S = 200, 10_000, 1.0
 SERVICE = "locust"
+NAME_MAX, VALUE_MAX, QUEUE_MAX_BYTES = 128, 256, 8 << 20
+FIXED = 320          # a span's JSON besides its name and tag values (ids, times, keys), at most
+MARK = "...[truncated]"
+
+
+def json_bytes(text: str) -> int:
+    """Bytes of text inside a JSON string as Zipkin keeps it: UTF-8, a quote or backslash 2, a
+    control character at most 6."""
+    return sum(_cost(ch) for ch in text)
+
+
+def _cost(ch: str) -> int:
+    if ch in '"\\':
+        return 2
+    return 6 if ord(ch) < 0x20 else len(ch.encode("utf-8", "replace"))
+
+
+def clip(text: str, limit: int) -> str:
+    """text when it fits in limit bytes (json_bytes), else its longest prefix that fits with MARK."""
+    if len(text) * 6 <= limit or json_bytes(text) <= limit:
+        return text
+    room, used = limit - len(MARK), 0
+    for i, ch in enumerate(text):
+        used += _cost(ch)
+        if used > room:
+            return text[:i] + MARK
+    return text
 
 
 def share(text: str) -> float:
@@ -73,7 +103,8 @@ class Tracer:
     def __init__(self, zipkin_url: str, p: float):
         self.p = p
         self.endpoint = zipkin_url.rstrip("/") + "/api/v2/spans"
-        self.queue: deque[dict] = deque()
+        self.queue: deque[tuple[dict, int]] = deque()      # (span, its bytes at most)
+        self.queued_bytes = 0
         self.counts = {"traced": 0, "sent": 0, "dropped": 0, "post_errors": 0}
         self.sender = None
 
@@ -84,22 +115,27 @@ class Tracer:
     def record(self, trace_id: str, span_id: str, name: str, url: str, start: float, seconds: float,
                status: int, error: str | None) -> None:
         self.counts["traced"] += 1
-        if len(self.queue) >= QUEUE_MAX:
+        name = clip(name, NAME_MAX)
+        tags = {"http.method": "GET", "http.url": clip(url, VALUE_MAX), "http.status_code": str(status)}
+        if error:
+            tags["error"] = clip(error, VALUE_MAX)
+        size = FIXED + sum(json_bytes(v) for v in (name, *tags.values()))
+        if len(self.queue) >= QUEUE_MAX or self.queued_bytes + size > QUEUE_MAX_BYTES:
             self.counts["dropped"] += 1
             return
-        tags = {"http.method": "GET", "http.url": url, "http.status_code": str(status)}
-        if error:
-            tags["error"] = error[:200]
-        self.queue.append({"traceId": trace_id, "id": span_id, "kind": "CLIENT", "name": name,
-                           "timestamp": int(start * 1e6), "duration": max(1, int(seconds * 1e6)),
-                           "localEndpoint": {"serviceName": SERVICE}, "tags": tags})
+        self.queued_bytes += size
+        self.queue.append(({"traceId": trace_id, "id": span_id, "kind": "CLIENT", "name": name,
+                            "timestamp": int(start * 1e6), "duration": max(1, int(seconds * 1e6)),
+                            "localEndpoint": {"serviceName": SERVICE}, "tags": tags}, size))
         if self.sender is None:
             self.sender = gevent.spawn(self._loop)
 
     def flush(self) -> None:
-        batch = [self.queue.popleft() for _ in range(min(len(self.queue), 5 * BATCH))]
-        if not batch:
+        taken = [self.queue.popleft() for _ in range(min(len(self.queue), 5 * BATCH))]
+        if not taken:
             return
+        self.queued_bytes -= sum(size for _, size in taken)
+        batch = [span for span, _ in taken]
         try:
             post_spans(self.endpoint, batch, timeout=5)
             self.counts["sent"] += len(batch)

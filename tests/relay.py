@@ -37,7 +37,8 @@ class Call:
 
 
 class Relay:
-    def __init__(self, upstream: str, at_most_s: float = 60.0):
+    def __init__(self, upstream: str, at_most_s: float = 60.0, on_request=None):
+        """on_request(headers): called with each request's headers before it is passed on."""
         u = urllib.parse.urlsplit(upstream)
         self.upstream = (u.hostname, u.port or 80)
         self.at_most_s = at_most_s
@@ -79,6 +80,8 @@ class Relay:
                 return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
             def _relay(self, body: bytes, call: Call | None) -> None:
+                if on_request is not None:
+                    on_request(self.headers)
                 conn = http.client.HTTPConnection(*relay.upstream, timeout=relay.at_most_s + 60)
                 try:
                     headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}

@@ -13,6 +13,9 @@ expected) with expected one of
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 SAMPLED, UNSAMPLED, INVALID = "sampled", "unsampled", "invalid"
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -72,3 +75,18 @@ CASES: list[tuple[str, list[str], str]] = [
     ("no traceparent header", [], INVALID),
 ]
 
+
+
+# The tiers' own unit tests (JUnit in java-common, ctest in services/gsoap) read the catalogue
+# from this JSON export; test_tier_trace_catalogue.py checks that it is the catalogue above.
+JSON_EXPORT = Path(__file__).with_name("traceparents.json")
+
+
+def export() -> str:
+    """The catalogue as JSON: [{"label", "headers", "expected"}], ASCII only (\\u escapes)."""
+    return json.dumps([{"label": label, "headers": headers, "expected": expected}
+                       for label, headers, expected in CASES], indent=1) + "\n"
+
+
+if __name__ == "__main__":      # python tests/hostile_observability/traceparents.py: rewrite the export
+    JSON_EXPORT.write_text(export())

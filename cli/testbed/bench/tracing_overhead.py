@@ -53,6 +53,7 @@ CYCLES, RUN_S, SETTLE_S = 4, 15, 5
 PATH = "/seg/5?backend={backend}&op=ping&n=0"
 TIERS = {"front": 1, "clone": 1, "axis": 1, "gsoap": 1}
 SLOT = 1000                        # the traced stack's replica ports: the stack's own + SLOT * k
+UNCAPPED = "1000000"               # TRACING_MAX_PER_S of the traced stack: far above any rate here
 
 
 def cycle_order(i: int) -> list[str]:
@@ -189,7 +190,8 @@ def main(stack, results_dir: Path, quick: bool = False, rounds: int = 3, connect
         for rnd in range(rounds):
             say(f"tracing-overhead: round {rnd + 1}/{rounds}: two stacks, tracing off and on")
             stack.up(TIERS, {"CLIENT_MODE": "pool"}, locust=False, tracing=False)
-            traced.up(TIERS, {"CLIENT_MODE": "pool"}, locust=False, tracing=True)
+            # 100 % means every request traced: no rate cap of sampled requests (TRACING_MAX_PER_S)
+            traced.up(TIERS, {"CLIENT_MODE": "pool", "TRACING_MAX_PER_S": UNCAPPED}, locust=False, tracing=True)
             warm.append({})
             for st, name in ((stack, "off"), (traced, "1%")):     # fresh JVMs: the JIT, one stack at a time
                 only(st)

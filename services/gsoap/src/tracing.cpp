@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cctype>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -55,11 +56,14 @@ struct Finished {
 std::mutex queue_lock;
 std::condition_variable queue_wake;
 std::vector<Finished> queue;
-std::atomic<uint64_t> spans{0}, sent{0}, dropped{0}, post_errors{0};
+std::atomic<uint64_t> spans{0}, sent{0}, dropped{0}, post_errors{0}, capped{0};
+std::mutex cap_lock;
+RateCap *cap = nullptr;  // set by tracing_start
 
 // What this thread's current request carries.
 struct Current {
   bool sampled = false;
+  int headers = 0;  // traceparent header lines seen: more than one is no valid context
   std::string trace_id, parent_id;
 };
 thread_local Current current;
@@ -202,11 +206,14 @@ void exporter() {
         std::fprintf(stderr, "tb-gsoap-server: tracing: POST http://%s:%s%s: %s (%zu requests' spans dropped)\n",
                      zipkin.host.c_str(), zipkin.port.c_str(), zipkin.path.c_str(), why.c_str(), batch.size());
     }
-    if (dropped.load() != reported) {
-      reported = dropped.load();
-      std::fprintf(stderr, "tb-gsoap-server: tracing: %llu requests traced, %llu sent, %llu dropped\n",
+    if (dropped.load() + capped.load() != reported) {
+      reported = dropped.load() + capped.load();
+      std::fprintf(stderr,
+                   "tb-gsoap-server: tracing: %llu requests traced, %llu sent, %llu dropped, %llu over the cap of "
+                   "%g/s (TRACING_MAX_PER_S)\n",
                    static_cast<unsigned long long>(spans.load()), static_cast<unsigned long long>(sent.load()),
-                   static_cast<unsigned long long>(reported));
+                   static_cast<unsigned long long>(dropped.load()), static_cast<unsigned long long>(capped.load()),
+                   cap ? cap->per_s() : 0.0);
     }
     batch.clear();
   }
@@ -218,16 +225,44 @@ int64_t micros(Steady::duration d) {
 
 }  // namespace
 
-bool parse_traceparent(const char *val, std::string &trace_id, std::string &parent_id) {
+TraceContext parse_trace_context(const char *val, std::string &trace_id, std::string &parent_id) {
   // version "00": exactly 55 characters, lower-case hex, ids not all zero
   if (!val || std::strlen(val) != 55 || std::strncmp(val, "00-", 3) != 0 || val[35] != '-' ||
       val[52] != '-' || !hex_run(val + 3, 32) || !hex_run(val + 36, 16) || !hex_run(val + 53, 2))
-    return false;
-  const int flags = std::stoi(std::string(val + 53, 2), nullptr, 16);
+    return TraceContext::invalid;
+  if (std::strspn(val + 3, "0") >= 32 || std::strspn(val + 36, "0") >= 16) return TraceContext::invalid;
   trace_id.assign(val + 3, 32);
   parent_id.assign(val + 36, 16);
-  if (trace_id == std::string(32, '0') || parent_id == std::string(16, '0')) return false;
-  return (flags & 1) != 0;
+  const char last = val[54];
+  const int low = last <= '9' ? last - '0' : last - 'a' + 10;
+  return (low & 1) ? TraceContext::sampled : TraceContext::unsampled;
+}
+
+bool parse_traceparent(const char *val, std::string &trace_id, std::string &parent_id) {
+  return parse_trace_context(val, trace_id, parent_id) == TraceContext::sampled;
+}
+
+RateCap::RateCap(double per_s)
+    : per_s_(per_s), burst_(per_s < 1 ? 1 : per_s), tokens_(burst_),
+      last_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(Steady::now().time_since_epoch()).count()) {}
+
+bool RateCap::try_acquire() {
+  std::lock_guard<std::mutex> lock(cap_lock);
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(Steady::now().time_since_epoch()).count();
+  tokens_ = std::min(burst_, tokens_ + static_cast<double>(now - last_ns_) / 1e9 * per_s_);
+  last_ns_ = now;
+  if (tokens_ < 1) return false;
+  tokens_ -= 1;
+  return true;
+}
+
+double RateCap::from_env() {
+  const char *raw = std::getenv("TRACING_MAX_PER_S");
+  if (!raw || !*raw) return 1000;
+  char *end = nullptr;
+  const double v = std::strtod(raw, &end);
+  while (end && std::isspace(static_cast<unsigned char>(*end))) ++end;
+  return (end && *end == 0 && v > 0 && std::isfinite(v)) ? v : 1000;
 }
 
 std::string tracing_start(const char *service_name) {
@@ -237,27 +272,39 @@ std::string tracing_start(const char *service_name) {
   if (!parse_url(url, zipkin)) return std::string("tracing off: ZIPKIN_URL=") + url + " is not http://HOST[:PORT]";
   if (!resolves(zipkin)) return std::string("tracing off: ") + zipkin.host + " (ZIPKIN_URL) does not resolve";
   service = service_name;
+  cap = new RateCap(RateCap::from_env());  // lives as long as the process
   queue.reserve(kQueueMax);
   std::thread(exporter).detach();
   enabled = true;
-  return "tracing on: sampled requests' spans to http://" + zipkin.host + ":" + zipkin.port + zipkin.path;
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%g", cap->per_s());
+  return "tracing on: sampled requests' spans (at most " + std::string(rate) + "/s, TRACING_MAX_PER_S) to http://" +
+         zipkin.host + ":" + zipkin.port + zipkin.path;
 }
 
 bool tracing_on() { return enabled.load(std::memory_order_relaxed); }
 
 void trace_request_begin() {
-  if (current.sampled) current = Current{};
+  if (current.sampled || current.headers) current = Current{};
 }
 
 void trace_header(const char *key, const char *val) {
   if (!tracing_on() || strcasecmp(key, "traceparent") != 0) return;  // HTTP names: any case
-  current.sampled = parse_traceparent(val, current.trace_id, current.parent_id);
+  // a second traceparent makes the context invalid, whatever either says
+  current.sampled = ++current.headers == 1 &&
+                    parse_trace_context(val, current.trace_id, current.parent_id) == TraceContext::sampled;
 }
+
+bool trace_sampled_now() { return current.sampled; }
 
 void trace_request_end(bool counted, bool ok) {
   if (!current.sampled) return;
   current.sampled = false;
   if (!counted) return;
+  if (cap && !cap->try_acquire()) {
+    ++capped;
+    return;
+  }
   const Steady::time_point end = Steady::now();
   const RequestPhases p = request_phases();
   Finished f;
@@ -283,6 +330,8 @@ void trace_request_end(bool counted, bool ok) {
   if (queue.size() >= kBatch) queue_wake.notify_one();
 }
 
-TracingCounts tracing_counts() { return {spans.load(), sent.load(), dropped.load(), post_errors.load()}; }
+TracingCounts tracing_counts() {
+  return {spans.load(), sent.load(), dropped.load(), post_errors.load(), capped.load()};
+}
 
 }  // namespace tb

@@ -8,7 +8,8 @@ import java.util.Map;
  * One span of a sampled trace, in Zipkin's v2 model: made by {@link Tracer} only for a request
  * whose {@code traceparent} has the sampled flag, current on its thread from creation to
  * {@link #close}, which restores the span that was current before and hands this one to the
- * exporter. Not shared between threads.
+ * exporter. Not shared between threads. Bounded in bytes ({@link SpanBounds}): the name and each
+ * tag clipped, the tags together kept within the span's total.
  */
 public final class Span implements AutoCloseable {
 
@@ -25,12 +26,14 @@ public final class Span implements AutoCloseable {
     private final Span previous;
     private final Map<String, String> tags = new LinkedHashMap<>(4);
     private long durationMicros = -1;
+    private int bytes;
 
     Span(String traceId, String id, String parentId, String name, Kind kind, Span previous) {
         this.traceId = traceId;
         this.id = id;
         this.parentId = parentId;
-        this.name = name;
+        this.name = SpanBounds.clip(name, SpanBounds.NAME_MAX);
+        this.bytes = SpanBounds.FIXED + SpanBounds.bytes(this.name);
         this.kind = kind;
         this.previous = previous;
         Instant now = Instant.now();
@@ -67,9 +70,39 @@ public final class Span implements AutoCloseable {
         return "00-" + traceId + "-" + id + "-01";
     }
 
+    /**
+     * Sets a tag, its key and value clipped; one that does not fit in the span's total any more
+     * is left out, and the tag {@code truncated} says so (a key set again replaces its value).
+     */
     public Span tag(String key, Object value) {
-        tags.put(key, String.valueOf(value));
+        String k = SpanBounds.clip(key, SpanBounds.KEY_MAX);
+        String v = SpanBounds.clip(String.valueOf(value), SpanBounds.VALUE_MAX);
+        String old = tags.get(k);
+        int was = old == null ? 0 : entryBytes(k, old);
+        int need = entryBytes(k, v);
+        if (bytes - was + need > SpanBounds.SPAN_MAX - entryBytes(SpanBounds.TRUNCATED_TAG, SpanBounds.MARK)) {
+            if (old != null) {
+                tags.remove(k);
+                bytes -= was;
+            }
+            if (!tags.containsKey(SpanBounds.TRUNCATED_TAG)) {
+                tags.put(SpanBounds.TRUNCATED_TAG, SpanBounds.MARK);
+                bytes += entryBytes(SpanBounds.TRUNCATED_TAG, SpanBounds.MARK);
+            }
+            return this;
+        }
+        tags.put(k, v);
+        bytes += need - was;
         return this;
+    }
+
+    private static int entryBytes(String k, String v) {
+        return SpanBounds.bytes(k) + SpanBounds.bytes(v) + 6;     // "k":"v",
+    }
+
+    /** Bytes of its JSON at most (name, tags and {@link SpanBounds#FIXED}). */
+    int bytes() {
+        return bytes;
     }
 
     /** The duration in µs once closed, -1 before. */

@@ -8,12 +8,14 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Enumeration;
 
 /**
  * The tier's SERVER span: for a request whose {@code traceparent} is sampled, a span named
  * {@code <method> <path>} (Zipkin lower-cases it: {@code get /seg/5}) from the filter's entry to
  * the end of the chain, current on the thread meanwhile, with the status and any exception as
- * tags. Installed first in the chain ({@code TomcatServer}) only while tracing is on.
+ * tags. Installed first in the chain ({@code TomcatServer}) only while tracing is on. A request
+ * with two {@code traceparent} headers (any case of the name) has no valid context: untraced.
  */
 public final class TraceFilter implements Filter {
 
@@ -23,7 +25,7 @@ public final class TraceFilter implements Filter {
     public void doFilter(ServletRequest req, ServletResponse resp, FilterChain chain)
             throws IOException, ServletException {
         HttpServletRequest r = (HttpServletRequest) req;
-        Span span = Tracer.server(r.getHeader(HEADER), r.getMethod() + " " + r.getRequestURI());
+        Span span = Tracer.server(only(r.getHeaders(HEADER)), r.getMethod() + " " + r.getRequestURI());
         if (span == null) {
             chain.doFilter(req, resp);
             return;
@@ -42,5 +44,14 @@ public final class TraceFilter implements Filter {
             }
             span.close();
         }
+    }
+
+    /** The one value of a header, or null when it is absent or repeated. */
+    static String only(Enumeration<String> values) {
+        if (values == null || !values.hasMoreElements()) {
+            return null;
+        }
+        String first = values.nextElement();
+        return values.hasMoreElements() ? null : first;
     }
 }

@@ -2,6 +2,7 @@ package org.soaptestbed.common.trace;
 
 import java.net.URI;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The Java tiers' tracing (docs/tracing.md): a trace starts at Locust and only there; a tier
@@ -13,11 +14,25 @@ import java.util.concurrent.ThreadLocalRandom;
  * set by java-common/bin/java-tier when ZIPKIN_URL resolves) and {@code -Dtestbed.service=NAME}
  * (the tier, Zipkin's service name); off otherwise, and then no filter is installed and every
  * method here returns at once.
+ *
+ * <p>The rule for an incoming context (W3C Trace Context level 1, the same at every tier and in
+ * HAProxy): exactly one {@code traceparent} header ({@link TraceFilter} counts them), its value
+ * {@code 00-<32 hex>-<16 hex>-<2 hex>}, lower-case hex, neither id all zeros. Anything else is
+ * not continued: no span, and the calls the tier makes carry no {@code traceparent} (none is
+ * forwarded as it came; a forwarded one is always this tier's own span's). Sampled requests are
+ * recorded at most {@link RateCap#KNOB} a second per process: beyond, the request is served
+ * untraced, counted ({@link #capped()}, logged by the exporter).
  */
 public final class Tracer {
 
     private static final ThreadLocal<Span> CURRENT = new ThreadLocal<>();
     private static volatile ZipkinExporter exporter = fromSystemProperties();
+    private static volatile RateCap cap = RateCap.fromKnob();
+    private static final AtomicLong CAPPED = new AtomicLong();
+
+    /** A valid incoming context: its trace id, its parent span id, whether it is sampled. */
+    record Context(String traceId, String parentId, boolean sampled) {
+    }
 
     private Tracer() {
     }
@@ -39,24 +54,44 @@ public final class Tracer {
         exporter = e;
     }
 
+    /** Replaces the rate cap (tests). */
+    static void cap(RateCap c) {
+        cap = c;
+    }
+
+    /** The cap: sampled requests recorded a second, at most. */
+    static double capPerSecond() {
+        return cap.perSecond();
+    }
+
+    /** Sampled requests served untraced because of the rate cap, since the start. */
+    public static long capped() {
+        return CAPPED.get();
+    }
+
     /** The span current on this thread, or null (untraced request, or tracing off). */
     public static Span current() {
         return exporter == null ? null : CURRENT.get();
     }
 
     /**
-     * A SERVER span, made current, when {@code traceparent} is a valid W3C header with the
-     * sampled flag; null otherwise (and for every request while tracing is off).
+     * A SERVER span, made current, when {@code traceparent} (the request's only one) is a valid
+     * W3C header with the sampled flag and the rate cap allows; null otherwise (and for every
+     * request while tracing is off).
      */
     public static Span server(String traceparent, String name) {
         if (exporter == null || traceparent == null) {
             return null;
         }
-        String[] parts = parse(traceparent);
-        if (parts == null) {
+        Context c = parse(traceparent);
+        if (c == null || !c.sampled()) {
             return null;
         }
-        return begin(new Span(parts[0], newId(), parts[1], name, Span.Kind.SERVER, CURRENT.get()));
+        if (!cap.tryAcquire()) {
+            CAPPED.incrementAndGet();
+            return null;
+        }
+        return begin(new Span(c.traceId(), newId(), c.parentId(), name, Span.Kind.SERVER, CURRENT.get()));
     }
 
     /** A child of the current span (kind null for a method), made current; null without one. */
@@ -94,26 +129,21 @@ public final class Tracer {
     }
 
     /**
-     * {trace id, parent span id} of a sampled {@code 00-<32 hex>-<16 hex>-<2 hex>} header (a later
-     * version's extra fields are ignored, as the W3C spec asks); null when malformed, all-zero
-     * ids or not sampled.
+     * The context of a {@code traceparent} value, or null when it is not exactly
+     * {@code 00-<32 hex>-<16 hex>-<2 hex>} in lower-case hex with ids not all zero (nothing
+     * trimmed, no other version: level 1 as the testbed applies it).
      */
-    static String[] parse(String header) {
-        String h = header.trim();
-        if (h.length() < 55 || h.charAt(2) != '-' || h.charAt(35) != '-' || h.charAt(52) != '-'
-                || (h.length() > 55 && h.charAt(55) != '-') || h.startsWith("ff")) {
+    static Context parse(String h) {
+        if (h == null || h.length() != 55 || !h.startsWith("00-") || h.charAt(35) != '-' || h.charAt(52) != '-') {
             return null;
         }
-        String version = h.substring(0, 2);
         String traceId = h.substring(3, 35);
         String parentId = h.substring(36, 52);
         String flags = h.substring(53, 55);
-        if (!hex(version) || !hex(traceId) || !hex(parentId) || !hex(flags)
-                || (version.equals("00") && h.length() != 55)
-                || zero(traceId) || zero(parentId) || (Integer.parseInt(flags, 16) & 1) == 0) {
+        if (!hex(traceId) || !hex(parentId) || !hex(flags) || zero(traceId) || zero(parentId)) {
             return null;
         }
-        return new String[] {traceId, parentId};
+        return new Context(traceId, parentId, (Character.digit(flags.charAt(1), 16) & 1) == 1);
     }
 
     private static boolean hex(String s) {

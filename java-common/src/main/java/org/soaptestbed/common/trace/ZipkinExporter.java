@@ -18,13 +18,17 @@ import org.soaptestbed.common.Json;
 /**
  * Sends ended spans to Zipkin ({@code POST /api/v2/spans}, JSON v2) from a daemon thread of its
  * own, every second, in batches. The request path only appends to a lock-free queue bounded at
- * {@link #MAX_QUEUED} spans: a full queue drops the span (counted, logged with the next batch)
+ * {@link #MAX_QUEUED} spans and {@link #MAX_QUEUED_BYTES} bytes (each span at most
+ * {@link SpanBounds#SPAN_MAX}): a full queue drops the span (counted, logged with the next batch)
  * and never blocks a request; a batch Zipkin refuses or that times out is dropped the same way.
+ * So a slow or dead Zipkin costs spans, never the tier's heap: what waits is at most the queue's
+ * bytes plus one batch being sent.
  */
 public final class ZipkinExporter {
 
     private static final Logger LOG = Logger.getLogger(ZipkinExporter.class.getName());
     static final int MAX_QUEUED = 50_000;
+    static final long MAX_QUEUED_BYTES = 16L << 20;
     static final int MAX_BATCH = 2_000;
     static final Duration EVERY = Duration.ofSeconds(1);
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
@@ -33,11 +37,13 @@ public final class ZipkinExporter {
     private final String service;
     private final ConcurrentLinkedQueue<Span> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong sent = new AtomicLong();
     private final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT).build();
     private long droppedLogged;
+    private long cappedLogged;
 
     ZipkinExporter(URI endpoint, String service) {
         this.endpoint = endpoint;
@@ -56,12 +62,21 @@ public final class ZipkinExporter {
     }
 
     void offer(Span s) {
-        if (queued.incrementAndGet() > MAX_QUEUED) {
+        int b = s.bytes();
+        boolean full = queued.incrementAndGet() > MAX_QUEUED;
+        full |= queuedBytes.addAndGet(b) > MAX_QUEUED_BYTES;     // both counted, then both undone
+        if (full) {
             queued.decrementAndGet();
+            queuedBytes.addAndGet(-b);
             dropped.incrementAndGet();
             return;
         }
         queue.add(s);
+    }
+
+    /** Bytes of the spans waiting now (at most {@link #MAX_QUEUED_BYTES}). */
+    long queuedBytes() {
+        return queuedBytes.get();
     }
 
     long sent() {
@@ -92,6 +107,7 @@ public final class ZipkinExporter {
             Span s;
             while (batch.size() < MAX_BATCH && (s = queue.poll()) != null) {
                 queued.decrementAndGet();
+                queuedBytes.addAndGet(-s.bytes());
                 batch.add(s.toZipkin(service));
             }
             if (batch.isEmpty()) {
@@ -104,6 +120,12 @@ public final class ZipkinExporter {
             LOG.warning(() -> "tracing: " + (d - droppedLogged) + " span(s) dropped (queue full or Zipkin unreachable), "
                     + d + " in all");
             droppedLogged = d;
+        }
+        long c = Tracer.capped();
+        if (c != cappedLogged) {
+            LOG.warning(() -> "tracing: " + (c - cappedLogged) + " sampled request(s) served untraced over the cap of "
+                    + Tracer.capPerSecond() + "/s (" + RateCap.KNOB + "), " + c + " in all");
+            cappedLogged = c;
         }
     }
 

@@ -1,6 +1,5 @@
 package org.soaptestbed.common.trace;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -29,15 +28,16 @@ class TracerTest {
     }
 
     @Test
-    void aSampledHeaderGivesItsTraceAndParentAndAnythingElseNothing() {
-        assertArrayEquals(new String[] {TRACE, PARENT}, Tracer.parse("00-" + TRACE + "-" + PARENT + "-01"));
-        assertArrayEquals(new String[] {TRACE, PARENT}, Tracer.parse("00-" + TRACE + "-" + PARENT + "-03"));
-        // a later version may append fields; version 00 may not
-        assertArrayEquals(new String[] {TRACE, PARENT}, Tracer.parse("01-" + TRACE + "-" + PARENT + "-01-extra"));
-        for (String bad : new String[] {"", "00-" + TRACE + "-" + PARENT + "-00", "00-" + TRACE + "-" + PARENT + "-01-x",
+    void aValidHeaderGivesItsTraceParentAndSampledFlagAndAnythingElseNothing() {
+        assertEquals(new Tracer.Context(TRACE, PARENT, true), Tracer.parse("00-" + TRACE + "-" + PARENT + "-01"));
+        assertEquals(new Tracer.Context(TRACE, PARENT, true), Tracer.parse("00-" + TRACE + "-" + PARENT + "-03"));
+        assertEquals(new Tracer.Context(TRACE, PARENT, false), Tracer.parse("00-" + TRACE + "-" + PARENT + "-00"));
+        // level 1 only: another version, with or without fields of its own, is not continued
+        for (String bad : new String[] {"", "01-" + TRACE + "-" + PARENT + "-01-extra", "00-" + TRACE + "-" + PARENT + "-01-x",
                 "ff-" + TRACE + "-" + PARENT + "-01", "00-" + TRACE.toUpperCase() + "-" + PARENT + "-01",
                 "00-" + "0".repeat(32) + "-" + PARENT + "-01", "00-" + TRACE + "-" + "0".repeat(16) + "-01",
-                "00-" + TRACE + "_" + PARENT + "-01", "00-" + TRACE + "-" + PARENT + "-zz"}) {
+                "00-" + TRACE + "_" + PARENT + "-01", "00-" + TRACE + "-" + PARENT + "-zz",
+                " 00-" + TRACE + "-" + PARENT + "-01"}) {
             assertNull(Tracer.parse(bad), bad);
         }
     }
