@@ -144,6 +144,15 @@ def test_the_relay_will_not_listen_in_a_folder_someone_else_may_enter(tmp_path):
         haproxy_spans.bind(tmp_path / "link" / "spans.sock")
 
 
+@pytest.mark.parametrize("folder", ["with space", "with#hash", "with$dollar", "with'quote"])
+def test_a_path_haproxys_program_line_would_split_or_expand_is_refused_naming_the_fix(tmp_path, folder):
+    import dataclasses
+    ok = tracing.local_haproxy(dataclasses.replace(StackConfig(), state_dir=tmp_path / "plain"))[1]
+    assert "command " in ok and str(tmp_path / "plain") in ok
+    with pytest.raises(tracing.TracingError, match="move it to a path of letters, digits"):
+        tracing.local_haproxy(dataclasses.replace(StackConfig(), state_dir=tmp_path / folder))
+
+
 @pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")
 @pytest.mark.parametrize("traced", [False, True])
 def test_haproxy_accepts_its_config_with_and_without_tracing(tmp_path, traced):

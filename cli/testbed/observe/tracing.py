@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import urllib.error
 import urllib.request
@@ -206,8 +207,21 @@ def local_server(cfg: StackConfig) -> str:
     return f"    server zipkin 127.0.0.1:{zipkin_port(cfg)}  # up --tracing"
 
 
+# what the relay's `command` line may hold unquoted: HAProxy splits it at spaces and reads # \ ' " $
+_PLAIN_PATH = re.compile(r"^[A-Za-z0-9._/+@%:,=~-]+$")
+
+
 def local_haproxy(cfg: StackConfig) -> tuple[str, str]:
-    """haproxy.render's `trace` in local mode: the relay runs with this Python and package."""
+    """haproxy.render's `trace` in local mode: the relay runs with this Python and package. The
+    paths go into HAProxy's `program` line as words: one HAProxy would split or expand is refused,
+    naming the fix (TracingError)."""
+    paths = {"this Python (the checkout's .venv)": sys.executable, "the checkout": str(ROOT / "cli"),
+             "the state folder (TESTBED_STATE_DIR)": str(relay_socket(cfg))}
+    for what, path in paths.items():
+        if not _PLAIN_PATH.match(path):
+            raise TracingError(f"--tracing: the path of {what}, {path!r}, holds a character HAProxy's "
+                               "configuration reads specially (a space, # \\ ' \" $ ...); move it to a path "
+                               "of letters, digits and . _ - / only")
     return (haproxy_frontend_lines(relay_socket(cfg), trace_max_rate(cfg.knobs)),
             haproxy_relay_program(relay_socket(cfg), local_url(cfg), python=sys.executable,
                                   env={"PYTHONPATH": str(ROOT / "cli")}))
