@@ -164,6 +164,25 @@ def relays(st) -> list[int]:
             if (p.info["cmdline"] or [])[1:3] == ["-m", "testbed.haproxy.spans"] and socket_path in p.info["cmdline"]]
 
 
+def test_a_short_flood_of_8kb_paths_leaves_every_process_serving_and_each_span_within_its_bound(traced):
+    """Sampled requests with 8 KB paths through HAProxy (flood_bench.py, bounded to 8 s and 400
+    requests): every process -- Zipkin, HAProxy's, each tier's -- is alive at the end, and the spans
+    Zipkin stored are within the producers' byte bound (docs/tracing.md). What each process's
+    memory does under the 2-minute flood is the bench's figure (docs/hostile-input.md)."""
+    from hostile_observability import flood_bench
+    figures = flood_bench.run(traced, seconds=8, max_requests=400, connections=4)
+    load, rows = figures["load"], figures["processes"]
+    assert 0 < load["requests"] <= 400 + 4, load       # the count bound (wrk's threads may each finish one more)
+    assert {"zipkin", "haproxy-master", "front-1", "clone-1", "axis-1", "gsoap-1"} <= set(rows)
+    assert [name for name, row in rows.items() if not row["alive"]] == [], rows
+    assert figures["largest_span_bytes"].get("front", 0) > 0, "the front's spans reached Zipkin"
+    for service, size in figures["largest_span_bytes"].items():     # HAProxy's too: the relay's bound
+        assert size <= figures["span_bound_bytes"], (service, size)
+    for backend in ("axis", "gsoap"):     # and the stack serves on
+        with urllib.request.urlopen(f"{traced.web_url()}/seg/5?backend={backend}", timeout=60) as r:
+            assert r.status == 200
+
+
 def haproxy_span_names(st, trace_id: str) -> list[str]:
     return sorted(s["name"].split(" ")[0] for s in tracing.trace(st.tracing_url(), trace_id)
                   if s["localEndpoint"]["serviceName"] == "haproxy")
