@@ -2,7 +2,8 @@
 run's figure, the published figure and a verdict — each resting on a section of docs/method.md.
 
   findings     the Finding record and its verdicts; method: docs/method.md's sections
-  published    the published figures (published.toml), the one place they are written
+  published    the published figures (published.toml), the one place they are written;
+               method_tables prints them as docs/method.md's tables
   classic      the classic findings of the segment and clone-scaling experiments
   calibration  the calibration experiment: the segment law checked against known demands
   regime       was a run in the regime its finding needs, or did the machine set its maximum?

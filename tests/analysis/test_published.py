@@ -1,12 +1,12 @@
 """The published figures (analysis/judge/published.toml, read by analysis/judge/published.py): written once,
-printed into docs/method.md's tables and into the findings' "published" texts."""
+printed into docs/method.md's tables (method_tables.py) and into the findings' "published" texts."""
 from __future__ import annotations
 
 import tomllib
 
 import pytest
 
-from analysis.judge import method, published
+from analysis.judge import method, method_tables, published
 PAGE = method.PAGE
 
 
@@ -16,10 +16,10 @@ def _page() -> str:
 
 def test_the_pages_tables_are_exactly_the_ones_printed_from_the_data_file(capsys):
     page = _page()
-    block = page[page.index(published.BEGIN):page.index(published.END) + len(published.END)]
-    assert block == published.markdown()
-    assert published.main(["--markdown"]) == 0
-    assert capsys.readouterr().out == published.markdown() + "\n"
+    block = page[page.index(method_tables.BEGIN):page.index(method_tables.END) + len(method_tables.END)]
+    assert block == method_tables.markdown()
+    assert method_tables.main(["--markdown"]) == 0
+    assert capsys.readouterr().out == method_tables.markdown() + "\n"
 
 
 def test_the_printed_tables_follow_the_data_file(tmp_path, monkeypatch):
@@ -32,12 +32,12 @@ def test_the_printed_tables_follow_the_data_file(tmp_path, monkeypatch):
     for f in (published.data, published.classic):
         f.cache_clear()
     try:
-        assert "| path maximum T(①-⑤) | 9.9 tps |" in published.markdown()
+        assert "| path maximum T(①-⑤) | 9.9 tps |" in method_tables.markdown()
         assert published.classic().segment5_text() == "T(1..4) 430 → T(1..5) 9.9 tps (98 %)"
         page = tmp_path / "method.md"
         page.write_text(_page(), encoding="utf-8")
-        assert published.update(page) and "| 9.9 tps |" in page.read_text(encoding="utf-8")
-        assert not published.update(page)                       # written once, then up to date
+        assert method_tables.update(page) and "| 9.9 tps |" in page.read_text(encoding="utf-8")
+        assert not method_tables.update(page)                       # written once, then up to date
     finally:
         for f in (published.data, published.classic):
             f.cache_clear()
@@ -58,7 +58,7 @@ def test_the_findings_published_texts_are_formatted_from_the_data_as_before():
 
 
 def test_each_study_in_the_page_names_its_source_or_says_its_title_is_not_given():
-    md = " ".join(published.markdown().split())                 # prose is wrapped: one line here
+    md = " ".join(method_tables.markdown().split())                 # prose is wrapped: one line here
     for study in published.STUDIES:
         s = published.source(study)
         assert s.method in method.headings()       # a section of the page
