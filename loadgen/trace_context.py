@@ -30,37 +30,13 @@ from urllib.parse import urlsplit
 import gevent
 from locust import events
 
-from testbed.observe.tracing import post_spans       # the same sender as HAProxy's span relay
+from testbed.observe.tracing import (NAME_MAX, VALUE_MAX, clip, json_bytes,   # the relay's bounds too
+                                     post_spans)       # the same sender as HAProxy's span relay
 
 BATCH, QUEUE_MAX, FLUSH_S = 200, 10_000, 1.0
 SERVICE = "locust"
-NAME_MAX, VALUE_MAX, QUEUE_MAX_BYTES = 128, 256, 8 << 20
+QUEUE_MAX_BYTES = 8 << 20
 FIXED = 320          # a span's JSON besides its name and tag values (ids, times, keys), at most
-MARK = "...[truncated]"
-
-
-def json_bytes(text: str) -> int:
-    """Bytes of text inside a JSON string as Zipkin keeps it: UTF-8, a quote or backslash 2, a
-    control character at most 6."""
-    return sum(_cost(ch) for ch in text)
-
-
-def _cost(ch: str) -> int:
-    if ch in '"\\':
-        return 2
-    return 6 if ord(ch) < 0x20 else len(ch.encode("utf-8", "replace"))
-
-
-def clip(text: str, limit: int) -> str:
-    """text when it fits in limit bytes (json_bytes), else its longest prefix that fits with MARK."""
-    if len(text) * 6 <= limit or json_bytes(text) <= limit:
-        return text
-    room, used = limit - len(MARK), 0
-    for i, ch in enumerate(text):
-        used += _cost(ch)
-        if used > room:
-            return text[:i] + MARK
-    return text
 
 
 def share(text: str) -> float:

@@ -10,8 +10,9 @@ anything that is not exactly such a line -- not ASCII, longer than HAProxy sends
 missing or extra, an id that is not lower-case hex or is all zeros, a time that is not a
 whole number of milliseconds within 2000..2100, a timing beyond a day, a quote or a control
 character in the URI. No float is ever made of a field, so no value can be infinite or NaN.
-span() builds the span within the byte bounds every producer of the testbed keeps (java-common's
-SpanBounds: a name of 128 bytes, tag keys of 64, values of 256, 2048 bytes of JSON a span), and
+span() builds the span within the byte bounds every producer of the testbed keeps (tracing.clip,
+java-common's SpanBounds: a name of 128 bytes, tag keys of 64, values of 256 as JSON, 2048 bytes of
+JSON a span), and
 encode() is the last gate before a batch: a span Zipkin would refuse, or one over the bound, is
 never sent (None).
 """
@@ -20,14 +21,12 @@ from __future__ import annotations
 import json
 import re
 
-from testbed.observe.tracing import LOG_LINE_MAX
+from testbed.observe.tracing import KEY_MAX, LOG_LINE_MAX, MARK, NAME_MAX, SPAN_MAX_BYTES, VALUE_MAX, clip
 
 FIELDS = ("tag", "trace", "parent", "span", "accept", "th", "ti", "tr_hdr", "tw", "tc", "tr", "ta", "status",
           "frontend", "backend", "server", "method", "uri")
 TIMINGS = ("th", "ti", "tr_hdr", "tw", "tc", "tr", "ta")
 LINE_MAX = LOG_LINE_MAX                  # HAProxy's `log ... len 2048` (tracing.FRONTEND_LINES)
-NAME_MAX, KEY_MAX, VALUE_MAX, SPAN_MAX_BYTES = 128, 64, 256, 2048
-MARK = "...[truncated]"                  # what a clipped text ends with (the tiers' mark too)
 EPOCH_MIN_S, EPOCH_MAX_S = 946_684_800, 4_102_444_800      # 2000-01-01 .. 2100-01-01, UTC
 TIMING_MAX_MS = 86_400_000               # a day: HAProxy's timeouts end any phase far sooner
 LONG_MAX = 2 ** 63 - 1                   # Zipkin reads times as Java longs
@@ -80,14 +79,6 @@ def parse(data: bytes | str) -> dict | None:
         if rec[k] > TIMING_MAX_MS:
             return None
     return rec
-
-
-def clip(text: str, max_bytes: int) -> str:
-    """text when its UTF-8 fits in max_bytes, else its longest prefix that fits with MARK."""
-    raw = text.encode()
-    if len(raw) <= max_bytes:
-        return text
-    return raw[:max_bytes - len(MARK)].decode(errors="ignore") + MARK
 
 
 def span(rec: dict) -> dict:

@@ -260,6 +260,38 @@ def from_dict(d: dict | None) -> dict | None:
 
 
 # ---------------------------------------------------------------------------------------
+# A span's bounds in bytes, as every producer keeps them (java-common's SpanBounds): the Python
+# ones -- HAProxy's span relay (haproxy/spanline.py) and Locust (loadgen/trace_context.py) -- clip here
+# ---------------------------------------------------------------------------------------
+NAME_MAX, KEY_MAX, VALUE_MAX, SPAN_MAX_BYTES = 128, 64, 256, 2048
+MARK = "...[truncated]"                  # what a clipped text ends with
+
+
+def json_bytes(text: str) -> int:
+    """Bytes of text inside a JSON string as Zipkin keeps it: UTF-8, a quote or backslash 2, a
+    control character at most 6."""
+    return sum(_json_cost(ch) for ch in text)
+
+
+def _json_cost(ch: str) -> int:
+    if ch in '"\\':
+        return 2
+    return 6 if ord(ch) < 0x20 else len(ch.encode("utf-8", "replace"))
+
+
+def clip(text: str, limit: int) -> str:
+    """text when it fits in limit bytes (json_bytes), else its longest prefix that fits with MARK."""
+    if len(text) * 6 <= limit or json_bytes(text) <= limit:
+        return text
+    room, used = limit - len(MARK), 0
+    for i, ch in enumerate(text):
+        used += _json_cost(ch)
+        if used > room:
+            return text[:i] + MARK
+    return text
+
+
+# ---------------------------------------------------------------------------------------
 # Zipkin's API (what the runner and the tests read)
 # ---------------------------------------------------------------------------------------
 def post_spans(endpoint: str, spans: list[dict], timeout: float = 5.0) -> None:
