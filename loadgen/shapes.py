@@ -40,6 +40,10 @@ def _options(parser):
                         include_in_web_ui=False,
                         help="StepLoadShape: end the hold as soon as this file exists (a runner creates "
                              "it once its thread dumps are taken)")
+    parser.add_argument("--step-prime-release", default="", include_in_web_ui=False,
+                        help="StepLoadShape: end the prime as soon as this file exists (a runner creates "
+                             "it once the stack is measurably warm); --step-prime-seconds is then the "
+                             "longest the prime lasts")
     parser.add_argument("--step-log", default="", include_in_web_ui=False,
                         help="StepLoadShape: append each step's boundaries (JSON lines) to this file")
     parser.add_argument("--step-target-ci", type=float, default=0.0,
@@ -171,6 +175,9 @@ class StepLoadShape(LoadTestShape):
     step_prime_seconds -- before step 0, the most users for this long; not a step (--step-prime-seconds)
     step_hold_seconds -- after the last step, its users for this long; not a step (--step-hold-seconds)
     step_hold_release -- a file whose existence ends the hold early (--step-hold-release)
+    step_prime_release -- a file whose existence ends the prime early: the runner's steady-state
+        rule found the stack warm (--step-prime-release); the prime's end is then logged with
+        "ended_by": "released"
     target_ci -- adaptive steps: a step ends once the 95 % confidence interval (t-distribution)
         of its per-second request counts after the warm-up is within ± this fraction of their
         mean and it has measured min_seconds; else at step_seconds, then the longest a step
@@ -226,8 +233,8 @@ class StepLoadShape(LoadTestShape):
                                  getattr(o, "step_prime_seconds", 0.0), getattr(o, "step_hold_seconds", 0.0))
         return self._table, o.step_warmup_seconds, o.step_log
 
-    def _released(self) -> bool:
-        release = getattr(self.runner.environment.parsed_options, "step_hold_release", "")
+    def _released(self, option: str = "step_hold_release") -> bool:
+        release = getattr(self.runner.environment.parsed_options, option, "")
         return bool(release) and os.path.exists(release)
 
     def _spawn_rate(self, users: int) -> float:
@@ -296,11 +303,16 @@ class StepLoadShape(LoadTestShape):
                 n = moved
         if n is not None and table[n]["phase"] == "hold" and self._released():
             n = None
+        if (n is not None and n == self._current and table[n]["phase"] == "prime"
+                and self._released("step_prime_release")):
+            extra = {"ended_by": "released"}            # measurably warm: the first step starts now
+            self._shift += table[n]["to"] - (self.get_run_time() + self._shift)
+            n += 1
         if n != self._current:
             if self._current is not None:
                 was = table[self._current]
                 self._log(log, {"index": was["index"], "end": now, **extra} if was["phase"] == "step"
-                          else {"phase": was["phase"], "end": now})
+                          else {"phase": was["phase"], "end": now, **extra})
             if n is not None:
                 row = table[n]
                 if row["phase"] == "step":

@@ -2,7 +2,7 @@
 its own: importing Locust monkey-patches the importing process (gevent), which must never
 happen to the pytest process (its threads would become greenlets for every later test).
 
-    python shapedriver.py '{"options": {...}, "ticks": [0, 5.5, ...], "release_at": 22,
+    python shapedriver.py '{"options": {...}, "ticks": [0, 5.5, ...], "release_at": 22, "prime_release_at": 7,
                             "reset_at": [[t, {"step_users": "7"}]], "calls": [...],
                             "per_second": [[from_s, to_s, [counts ...]], ...]}'
 prints JSON: {"ticks": [tick result per time], "calls": [result of each call]}.
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from loadgen import shapes  # noqa: E402
 
 DEFAULTS = dict(step_users="1,4", step_seconds=10.0, step_warmup_seconds=3.0, step_prime_seconds=0.0,
-                step_hold_seconds=0.0, step_hold_release="", step_log="", step_target_ci=0.0,
+                step_hold_seconds=0.0, step_hold_release="", step_prime_release="", step_log="", step_target_ci=0.0,
                 step_min_seconds=5.0, step_plateau_tolerance=0.0, step_plateau_steps=2)
 T0 = 1_700_000_000          # wall-clock time of run time 0
 
@@ -54,6 +54,8 @@ def main(spec: dict) -> dict:
             shape.reset_time()
         if spec.get("release_at") is not None and t >= spec["release_at"] and opts.step_hold_release:
             Path(opts.step_hold_release).touch()
+        if spec.get("prime_release_at") is not None and t >= spec["prime_release_at"] and opts.step_prime_release:
+            Path(opts.step_prime_release).touch()
         shape.start_time = time.perf_counter() - t
         clock["t"] = t
         tick = shape.tick()

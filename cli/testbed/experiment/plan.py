@@ -6,7 +6,10 @@ from dataclasses import dataclass, replace
 
 LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_rate",
              "max_outstanding", "workers", "prime_seconds", "hold_seconds", "target_ci",
-             "min_step_seconds", "plateau_tolerance", "plateau_steps", "trace_sample")
+             "min_step_seconds", "plateau_tolerance", "plateau_steps", "trace_sample",
+             "warm", "warm_min_seconds", "warm_max_seconds", "warm_window_seconds", "warm_windows",
+             "warm_band", "warm_jit_share")
+WARM_RULES = ("none", "steady")
 
 
 class DefinitionError(ValueError):
@@ -24,7 +27,13 @@ class LoadPlan:
     workers -- Locust worker processes; 0 = one local process; "auto" = one per core of the
         load generator (LOADGEN_CPUS, else every core)
     prime_seconds -- after the stack was (re)configured for the run: load at the most users
-        this long before the first step (JIT, pools); not measured
+        this long before the first step (JIT, pools); not measured (a fixed prime: see warm)
+    warm -- "steady": after the stack was (re)configured, prime at the most users until the
+        stack is measurably in steady state (run/record/warmth.py: the throughput of the last
+        warm_windows windows of warm_window_seconds drifts by at most ± warm_band, every JVM the
+        path reaches spent at most warm_jit_share of that time compiling, no full collection in
+        the last window), not before warm_min_seconds and at most warm_max_seconds (then the run
+        reads "not warm"); "none": no such prime (prime_seconds, if any, is fixed)
     hold_seconds -- after the last step, its load this long while thread dumps are taken
     target_ci -- adaptive steps (0 = off): a step ends once the 95 % confidence interval of its
         per-second throughput after the warm-up is within ± this fraction of the mean and it
@@ -51,16 +60,34 @@ class LoadPlan:
     plateau_tolerance: float = 0.0
     plateau_steps: int = 2
     trace_sample: float = 0.01
+    warm: str = "none"
+    warm_min_seconds: float = 10.0
+    warm_max_seconds: float = 240.0
+    warm_window_seconds: float = 5.0
+    warm_windows: int = 6
+    warm_band: float = 0.05
+    warm_jit_share: float = 0.05
 
     @property
     def adaptive(self) -> bool:
         """Steps may end early (interval reached) or the ramp may stop (plateau)."""
         return self.target_ci > 0 or self.plateau_tolerance > 0
 
+    @property
+    def steady(self) -> bool:
+        """Primed by measurement (warm = "steady"), not for a fixed time."""
+        return self.warm == "steady"
+
+    def prime_ceiling(self) -> float:
+        """The longest a cold configuration is primed: warm_max_seconds by measurement, else
+        prime_seconds."""
+        return self.warm_max_seconds if self.steady else self.prime_seconds
+
     def seconds(self, primed: bool = True) -> float:
-        """Planned length of the Locust run (without start-up); with adaptive steps the longest
-        it may take (every step at step_seconds, no plateau stop)."""
-        return (self.prime_seconds if primed else 0) + len(self.users) * self.step_seconds + self.hold_seconds
+        """Planned length of the Locust run (without start-up); with adaptive steps or a prime
+        by measurement the longest it may take (every step at step_seconds, no plateau stop, the
+        prime at its ceiling)."""
+        return (self.prime_ceiling() if primed else 0) + len(self.users) * self.step_seconds + self.hold_seconds
 
 
 def unknown(table: dict, allowed: tuple[str, ...], where: str) -> None:
@@ -89,6 +116,13 @@ def load_plan(layers: list[tuple[dict, str]], where: str) -> LoadPlan:
             kw[key] = whole(value, key, where, 1, 100_000)
         elif key == "plateau_steps":
             kw[key] = whole(value, key, where, 1, 10)
+        elif key == "warm_windows":
+            kw[key] = whole(value, key, where, 2, 60)
+        elif key == "warm":
+            if value not in WARM_RULES:
+                raise DefinitionError(f"{where}: warm must be one of {', '.join(WARM_RULES)} (got {value!r}): "
+                                      "\"steady\" primes until the stack is measurably warm")
+            kw[key] = value
         else:
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
                 raise DefinitionError(f"{where}: {key} must be a number >= 0 (got {value!r})")
@@ -108,7 +142,23 @@ def load_plan(layers: list[tuple[dict, str]], where: str) -> LoadPlan:
                               "samples) and warmup_seconds + min_step_seconds <= step_seconds (the longest "
                               f"step); got {plan.min_step_seconds:g}, {plan.warmup_seconds:g} + "
                               f"{plan.min_step_seconds:g} > {plan.step_seconds:g}")
+    _check_warm(plan, where)
     return plan
+
+
+def _check_warm(plan: LoadPlan, where: str) -> None:
+    if plan.steady and plan.prime_seconds > 0:
+        raise DefinitionError(f"{where}: warm = \"steady\" primes by measurement; prime_seconds = "
+                              f"{plan.prime_seconds:g} would fix it in seconds too -- give one of them "
+                              "(set prime_seconds = 0, or warm = \"none\")")
+    if not 0 < plan.warm_band < 1 or not 0 < plan.warm_jit_share < 1:
+        raise DefinitionError(f"{where}: warm_band and warm_jit_share are fractions like 0.05 "
+                              f"(got {plan.warm_band:g} and {plan.warm_jit_share:g})")
+    if plan.warm_window_seconds < 1:
+        raise DefinitionError(f"{where}: warm_window_seconds must be >= 1 (got {plan.warm_window_seconds:g})")
+    if plan.warm_max_seconds < plan.warm_min_seconds:
+        raise DefinitionError(f"{where}: warm_max_seconds ({plan.warm_max_seconds:g}) must be >= "
+                              f"warm_min_seconds ({plan.warm_min_seconds:g}): the ceiling above the floor")
 
 
 def is_whole(value, lo: int, hi: int) -> bool:

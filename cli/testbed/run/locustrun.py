@@ -16,6 +16,7 @@ from pathlib import Path
 
 from testbed import ROOT, procs
 from testbed.experiment.definition import RunSpec
+from testbed.run.record.warmth import PRIME_RELEASE
 from testbed.run.results import LOCUST_PREFIX, STEP_LOG
 
 HOLD_RELEASE = "hold.release"    # created by the runner when its thread dumps are done
@@ -35,7 +36,7 @@ def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, maste
             "--csv", str(run_dir / LOCUST_PREFIX), "--csv-full-history", "--only-summary",
             "--step-users", ",".join(str(u) for u in load.users),
             "--step-seconds", _fmt(load.step_seconds), "--warmup-seconds", _fmt(load.warmup_seconds),
-            "--prime-seconds", _fmt(load.prime_seconds if primed else 0.0),
+            "--prime-seconds", _fmt(load.prime_ceiling() if primed else 0.0),
             "--hold-seconds", _fmt(load.hold_seconds), "--hold-release", str(run_dir / HOLD_RELEASE),
             "--step-log", str(run_dir / STEP_LOG),
             "--backend", spec.backend, "--op", spec.op, "--n", str(spec.n),
@@ -43,6 +44,8 @@ def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, maste
             "--max-outstanding", str(load.max_outstanding), "--trace-sample", _fmt(load.trace_sample),
             "--exit-code-on-error", "0",
             "--stop-timeout", "5"]
+    if primed and load.steady:      # the prime ends once the runner finds the stack warm
+        argv += ["--step-prime-release", str(run_dir / PRIME_RELEASE)]
     if load.target_ci > 0:          # adaptive steps: --step-seconds is the longest a step lasts
         argv += ["--step-target-ci", _fmt(load.target_ci), "--step-min-seconds", _fmt(load.min_step_seconds)]
     if load.plateau_tolerance > 0:  # the ramp stops at the plateau

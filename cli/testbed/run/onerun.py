@@ -23,7 +23,7 @@ from testbed.run.ctrlc import deferred_sigint
 from testbed.experiment.definition import Experiment, RunSpec
 from testbed.run.locustrun import HOLD_RELEASE, LocustRun, RemoteWorkers
 from testbed.run.progress import Progress, latest_history, line
-from testbed.run.record import clienttime, speedprobe, threaddumps, traces
+from testbed.run.record import clienttime, speedprobe, threaddumps, traces, warmth
 from testbed.run.record.clienttime import ClientTimeSampler
 from testbed.run.record.sampler import CpuSampler
 from testbed.run.results import served_counts
@@ -75,7 +75,7 @@ class RunDriver:
         self.warm = (set() if actions else self.warm) | reached
         replicas = self.stack.status()["replicas"]
         notes = meta["notes"]
-        notes.update(reconfigured=actions, primed=primed and spec.load.prime_seconds > 0,
+        notes.update(reconfigured=actions, primed=primed and spec.load.prime_ceiling() > 0,
                      stack={f"{r['tier']}-{r['replica']}": {k: r.get(k) for k in ("pid", "port", "container",
                                                                                    "healthy", "node")}
                             for r in replicas},
@@ -108,6 +108,11 @@ class RunDriver:
         sampler = CpuSampler(run_dir / "cpu.csv", targets, kernel=self.stack.mode != "local",
                              speed=run_dir / speedprobe.FILE).start()
         timers = ClientTimeSampler(run_dir / clienttime.FILE, lambda: replicas).start()
+        # a cold configuration primed until it is measurably warm (record/warmth.py)
+        watch = (warmth.WarmWatch(spec.load, run_dir, run_dir / results.STEP_LOG, replicas, sorted(reached),
+                                  self.stack.mode != "local").start()
+                 if primed and spec.load.steady else None)
+        notes["warm"] = warmth.unprimed(spec.load, primed) if watch is None else None
         inj = Injector(self.stack, run_dir / FAULTS_FILE, say=lambda t: self.progress.say("  " + t)) if faults else None
         dumps: Future | None = None
         pool = ThreadPoolExecutor(max_workers=1)
@@ -141,9 +146,10 @@ class RunDriver:
                     dumps = pool.submit(threaddumps.take, self.stack, replicas, tiers, run_dir)
                 if dumps is not None and dumps.done() and not release.exists():
                     release.touch()                 # the shape ends its hold
-                self.progress.status(line(i + 1, n_runs, spec.id, len(spec.load.users), steps, phases,
-                                          latest_history(run_dir), sampler.tier_totals(),
-                                          sampler.host_latest, time.monotonic() - t0))
+                text = line(i + 1, n_runs, spec.id, len(spec.load.users), steps, phases,
+                            latest_history(run_dir), sampler.tier_totals(), sampler.host_latest, time.monotonic() - t0)
+                warming = watch.status() if watch is not None else ""
+                self.progress.status(text + (f" · {warming}" if warming else ""))
                 if time.monotonic() > deadline:
                     status, error = "failed", (f"Locust ran {OVERRUN_S:.0f} s past its plan; stopped "
                                                f"(see {run_dir.name}/locust-*.log)")
@@ -156,7 +162,7 @@ class RunDriver:
             say(f"Ctrl-C: stopping Locust (run {spec.id}) and keeping the finished steps ...")
             with contextlib.suppress(KeyboardInterrupt):
                 loc.interrupt()
-            self._end_run(run, sampler, timers, pool, dumps, "interrupted", None, inj)
+            self._end_run(run, sampler, timers, pool, dumps, "interrupted", None, inj, watch)
             raise
         except Exception as e:
             loc.kill()
@@ -168,7 +174,7 @@ class RunDriver:
                 " | ".join(loc.log_tail().splitlines()[-3:])[:400]
         elif status == "complete" and any(s.get("end") is None for s in meta["steps"]):
             status, error = "failed", "Locust stopped before the last step ended (see its log)"
-        self._end_run(run, sampler, timers, pool, dumps, status, error, inj)
+        self._end_run(run, sampler, timers, pool, dumps, status, error, inj, watch)
         self._keep_traces(run)
         if status != "complete":
             self.failed.append(f"{spec.id}: {error}")
@@ -178,10 +184,14 @@ class RunDriver:
 
     def _end_run(self, run: results.RunFile, sampler: CpuSampler, timers: ClientTimeSampler,
                  pool: ThreadPoolExecutor, dumps: Future | None, status: str, error: str | None,
-                 inj: Injector | None = None) -> None:
+                 inj: Injector | None = None, watch: warmth.WarmWatch | None = None) -> None:
         sampler.stop()
         timers.stop()
         notes = run.meta["notes"]
+        if watch is not None:
+            watch.stop()
+            notes["warm"] = watch.evidence()
+            (run.dir / warmth.PRIME_RELEASE).unlink(missing_ok=True)
         if timers.errors:
             notes["client_time_errors"] = timers.errors
         if "served" in notes:

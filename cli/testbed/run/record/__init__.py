@@ -5,4 +5,5 @@
   clienttime   client_time.csv and clone_gc.csv: the client tier's own timers and collector
   threaddumps  the Java tiers' thread dumps at the plateau
   traces       the run's traces, copied out of Zipkin
+  warmth       warm.csv: a cold configuration primed until it is measurably in steady state
 """
