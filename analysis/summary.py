@@ -209,6 +209,7 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         entries[-1]["cpu_shares"] = regime.shares(st, hints[run.id], caps.host_cores)
         entries[-1]["host_bound"] = regime.host_bound(st, hints[run.id], s.utilisation_threshold, caps.host_cores,
                                                       pinned=bool(caps.stack_cores))
+        entries[-1]["not_warm"] = regime.not_warm(run.meta)
         lost.extend({"run_id": run.id, "what": w} for w in run.lost)
         if result.kind != "clones" and not isinstance(run.meta.get("path"), int):
             lost.append({"run_id": run.id, "what": "run.json has no integer \"path\": left out of "

@@ -82,11 +82,17 @@ def _unshared(f: Finding, summary: dict, series: str, ks: tuple[int, ...]) -> Fi
         if p["series"] != series or p["path"] not in ks:
             continue
         for rid in p.get("run_ids") or []:
-            cause = regime.shared(entries.get(rid) or {})
+            entry = entries.get(rid) or {}
+            cause = regime.shared(entry)
             if cause:
                 return Finding(f.claim, f.measured, f.published, NOT_TESTABLE,
                                f"path {p['path']} ({rid}): {cause}: the segment law compares paths that each had "
                                f"the whole host ({f.why}); fix: {regime.SHARED_FIX}", f.key, method=SCALING)
+            if entry.get("not_warm"):
+                cold = entry["not_warm"]
+                return Finding(f.claim, f.measured, f.published, NOT_TESTABLE,
+                               f"path {p['path']} ({rid}): {cold['cause']}: its steps measured JVMs still warming "
+                               f"({f.why}); fix: {cold['fix']}", f.key, method=SCALING)
     return f
 
 
@@ -293,8 +299,9 @@ def _segment_cost(k: int, claim: str, g: dict, prev_iv, cur_iv) -> Finding:
 
 # ------------------------------------------------------------------------------ clones
 def _bound(runs: list[dict]) -> list[dict]:
-    """The host-bound runs among runs (analysis/judge/regime.py), baseline first."""
-    return sorted((r for r in runs if r and r.get("host_bound")), key=lambda r: r.get("scaled_tier") != "baseline")
+    """The host-bound or not warm runs among runs (analysis/judge/regime.py), baseline first."""
+    return sorted((r for r in runs if r and (r.get("host_bound") or r.get("not_warm"))),
+                  key=lambda r: r.get("scaled_tier") != "baseline")
 
 
 def _judged(claim: str, measured: str, published: str, ok: bool, rule: str, key: str,
@@ -303,13 +310,17 @@ def _judged(claim: str, measured: str, published: str, ok: bool, rule: str, key:
     bound_decides, any host-bound run) makes it untestable; so does a failure beside a
     host-bound run."""
     hot = _bound(runs + [base])
-    base_hot = base is not None and base.get("host_bound")
+    base_hot = base is not None and (base.get("host_bound") or base.get("not_warm"))
     if hot and (base_hot or bound_decides or not ok):
         r = hot[0]
-        b = r["host_bound"]
-        return Finding(claim, measured, published, NOT_TESTABLE,
-                       f"{r['id']}: {b['cause']}: the machine, not {what}, set the maximum ({rule}); "
-                       f"fix: {b['fix']}", key, method=SCALING)
+        if r.get("host_bound"):
+            b = r["host_bound"]
+            why = f"{b['cause']}: the machine, not {what}, set the maximum"
+        else:
+            b = r["not_warm"]
+            why = f"{b['cause']}: its steps measured JVMs still warming, not only {what}"
+        return Finding(claim, measured, published, NOT_TESTABLE, f"{r['id']}: {why} ({rule}); fix: {b['fix']}",
+                       key, method=SCALING)
     return Finding(claim, measured, published, _verdict(ok), rule, key, method=CLONES)
 
 

@@ -16,6 +16,9 @@ shared machine the difference is someone else's load. In the container modes the
 packet work on the bridge (softirq, charged to no container's cgroup: cpu.csv tier "kernel")
 is this experiment's too — without it compose's own networking read as other programs' load.
 
+A run is not warm when its prime by measurement reached its ceiling first (`not_warm`): the
+findings that rest on it read "not testable" too, with that cause.
+
 A run is shared when other programs used at least OTHERS_MAX (15 %) of the host at its plateau.
 The segment law compares paths that each use the whole host (their maxima are CPU-bound by
 design): a path measured while someone else took part of the host is not comparable, so a
@@ -32,6 +35,18 @@ FIX = ("let the runner scale the service wait to this host (demands.SERVICE wait
        "--no-scale), give the tiers CPU quotas (tiers_cpus), use fewer users, or run on a quieter or "
        "larger machine")
 LOADGEN_FIX = "give Locust more workers or its own CPUs (LOADGEN_CPUS), or use fewer users"
+WARM_FIX = ("raise the run's warm_max_seconds (docs/experiments.md, \"Warm by measurement\"), give the stack "
+            "CPUs of its own (STACK_CPUS, LOADGEN_CPUS), or run on a quieter machine")
+
+
+def not_warm(meta: dict) -> dict | None:
+    """{cause, fix} when a run's prime by measurement reached its ceiling before the stack was
+    measurably warm (run.json notes.warm, cli/testbed/run/record/warmth.py): its steps measured JVMs
+    still compiling, so a finding resting on it is not testable, never "does not hold"."""
+    warm = (meta.get("notes") or {}).get("warm") or {}
+    if warm.get("verdict") != "not warm":
+        return None
+    return {"cause": str(warm.get("why") or "not warm"), "fix": WARM_FIX}
 
 
 def shares(steps, hint, host_cores: float) -> dict | None:

@@ -110,3 +110,25 @@ def test_the_report_shows_the_verdict_in_its_own_colour(tmp_path):
     page = (folder / "report.html").read_text()
     assert '<td class="v untestable">not testable on this host</td>' in page
     assert ".findings td.untestable" in page
+
+
+def test_a_run_whose_prime_reached_its_ceiling_reads_not_testable_never_does_not_hold(tmp_path):
+    """The figures that do not hold on a quiet host (above) become untestable when the run they
+    rest on was measured before its JVMs were warm (cli/testbed/run/record/warmth.py)."""
+    import json
+    folder = _folder(tmp_path / "cold", busy_host=45.0)
+    meta_file = folder / "runs" / "singleton-c4-a1-r0" / "run.json"
+    meta = json.loads(meta_file.read_text())
+    why = "not warm at the ceiling of 240 s: clone-1 compiling 9% of the time (≤ 5%)"
+    meta.setdefault("notes", {})["warm"] = {"verdict": "not warm", "seconds": 240.0, "why": why}
+    meta_file.write_text(json.dumps(meta))
+    s = build(folder)
+    runs = {r["id"]: r for r in s["runs"]}
+    assert runs["singleton-c4-a1-r0"]["not_warm"]["cause"] == why
+    assert runs["singleton-c2-a1-r0"]["not_warm"] is None
+    f = _findings(s)
+    linear = f["client_tier_linear"]
+    assert linear.verdict == NOT_TESTABLE
+    assert f"singleton-c4-a1-r0: {why}: its steps measured JVMs still warming" in linear.why
+    assert "warm_max_seconds" in linear.why
+    assert f["request_multiple"].verdict == DOES_NOT_HOLD      # its own run was warm: judged as before
