@@ -49,14 +49,32 @@ def test_cpu_windows_sum_the_stacks_processes_but_not_the_load_generator_or_the_
     path.write_text("timestamp,tier,replica,pid,cpu_percent\n"
                     "100.5,front,1,1,50\n100.5,loadgen,worker-1,2,90\n100.5,host,all,,180\n"
                     "101.5,front,1,1,50\n101.5,axis,1,3,20\n106.5,front,1,1,10\n")
-    assert warmth.cpu_windows(path, 100.0, 5.0, 2) == pytest.approx([1.2, 0.1])
+    # front's last row covers the 5 s since its previous one: 10 % of 5 s
+    assert warmth.cpu_windows(path, 100.0, 5.0, 2) == pytest.approx([1.2, 0.5])
+
+
+def test_a_late_sample_counts_for_the_interval_it_covers(tmp_path):
+    path = tmp_path / "cpu.csv"
+    rows = [f"{100.0 + 1.25 * k},front,1,1,40" for k in range(9)]     # a sampler 25 % late: 4 rows a window
+    path.write_text("timestamp,tier,replica,pid,cpu_percent\n" + "\n".join(rows) + "\n")
+    assert warmth.cpu_windows(path, 100.0, 5.0, 2) == pytest.approx([0.4 + 3 * 0.5, 4 * 0.5])
 
 
 def test_a_flat_series_has_no_drift_and_a_rising_one_its_rise():
     assert warmth.drift([100, 102, 98, 101, 99, 100])[0] == pytest.approx(0.0, abs=0.02)
-    d, p = warmth.drift([100, 110, 120, 130])
-    assert d == pytest.approx(0.3 / 1.15, rel=1e-6) and p < 0.1
+    d, lo, hi, p = warmth.drift([100, 110, 120, 130])
+    assert d == lo == hi == pytest.approx(0.3 / 1.15, rel=1e-6) and p < 0.1     # a straight line: no doubt
     assert warmth.drift([0, 0, 0])[0] == float("inf")            # nothing served: never steady
+    assert warmth.drift([7, 7, 7])[:3] == (0.0, 0.0, 0.0)
+
+
+def test_noise_widens_the_interval_but_a_clear_trend_stays_beyond_the_band():
+    noisy = [4.0, 5.2, 3.7, 4.1, 5.3, 3.9]                         # a slow run's CPU per request, ms
+    d, lo, hi, _ = warmth.drift(noisy)
+    assert lo < -0.05 < 0.05 < hi and not warmth.beyond(lo, hi, 0.05)
+    falling = [8.3, 6.4, 6.6, 5.3, 5.0, 4.0]                      # a cold JVM getting cheaper
+    d, lo, hi, _ = warmth.drift(falling)
+    assert d < -0.3 and warmth.beyond(lo, hi, 0.05)
 
 
 def test_jit_share_is_the_compilation_growth_per_second_over_the_span():

@@ -12,10 +12,14 @@ While a run's prime phase lasts (Locust at the run's most users), WarmWatch look
     the Prometheus JMX exporter of each Java tier shows it: jvm_compilation_time_seconds_total);
   - the collector: its full (old-generation) collections (jvm_gc_collection_seconds_count).
 The stack is steady (`judge`) once the prime has lasted warm_min_seconds and
-  - the last warm_windows windows' throughput, and their CPU per request, each drift by at most
-    ± warm_band: the Theil–Sen slope across them (scipy.stats.theilslopes, robust to a window a
-    collection pause cut short) times their span, relative to their median; Kendall's trend
-    test (scipy.stats.kendalltau) is kept beside it as evidence;
+  - neither the throughput of the last warm_windows windows nor their CPU per request shows a
+    drift beyond ± warm_band: the drift is the least-squares slope across them
+    (scipy.stats.linregress) times their span, relative to their median, and it is refused only
+    when its whole 95 % interval (Student's t on the slope's standard error) lies outside the
+    band — the data show a trend larger than the band. Noise alone (a few hundred requests a
+    window, CPU read once a second) widens the interval instead of holding a warm stack back;
+    a JVM that still compiles shows as a drift well beyond it. Kendall's trend test
+    (scipy.stats.kendalltau) is kept beside it as evidence;
   - every JVM spent at most warm_jit_share of that span compiling;
   - no JVM ran a full collection in the last window.
 When the rule has held at two window ends in a row (one lucky look does not end a prime), the
@@ -53,6 +57,8 @@ HISTORY = "locust_stats_history.csv"
 CPU = "cpu.csv"
 NOT_STACK = ("host", "loadgen", "kernel")        # cpu.csv tiers that are not the stack's own work
 INTERVAL_S = 1.0
+SCRAPE_S = 4.5          # the JVMs' metrics at most this often: a scrape costs each JVM CPU, which the
+                        # CPU per request of a slow run (a singleton's few calls a second) would count
 TIMEOUT_S = 0.8
 FULL_GC = re.compile(r"old|marksweep|full|tenured|major", re.I)    # the old generation's collector
 METRIC = re.compile(r'^(jvm_compilation_time_seconds_total|jvm_gc_collection_seconds_count)(\{[^}]*\})?\s+(\S+)')
@@ -138,23 +144,29 @@ def windows(rows: list[tuple[float, int]], start: float, width: float) -> list[f
 
 def cpu_windows(path: Path, start: float, width: float, count: int) -> list[float]:
     """CPU seconds the stack's processes (cpu.csv, all tiers but NOT_STACK and the web UI's
-    Locust) used in each of the first `count` windows from start (a row's cpu_percent covers
-    the sampler's one-second interval ending at its timestamp)."""
+    Locust) used in each of the first `count` windows from start. A row's cpu_percent covers the
+    interval since that process's previous row (about a second, longer on a busy host: counted
+    as its real length, or a window would read a late sampler as a cheaper request)."""
     out = [0.0] * count
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[1:]
     except OSError:
         return out
+    previous: dict[tuple[str, str], float] = {}
     for line in lines:
         cells = line.split(",")
         if len(cells) < 5 or cells[1] in NOT_STACK or cells[1].startswith("ui"):
             continue
         try:
-            k = math.floor((float(cells[0]) - start) / width)
-            if 0 <= k < count:
-                out[k] += float(cells[4]) / 100.0
+            t, pct = float(cells[0]), float(cells[4])
         except ValueError:
             continue
+        key = (cells[1], cells[2])
+        interval = min(max(t - previous.get(key, t - 1.0), 0.0), 5.0)
+        previous[key] = t
+        k = math.floor((t - start) / width)
+        if 0 <= k < count:
+            out[k] += pct / 100.0 * interval
     return out
 
 
@@ -163,17 +175,29 @@ def _count_at(rows: list[tuple[float, int]], t: float) -> int | None:
     return before[-1] if before else (0 if rows and rows[0][0] > t else None)
 
 
-def drift(values: list[float]) -> tuple[float, float | None]:
-    """(relative change across the values by their Theil–Sen slope, Kendall's trend p-value)."""
-    from scipy.stats import kendalltau, theilslopes
+def drift(values: list[float]) -> tuple[float, float, float, float | None]:
+    """(relative change across the values by their least-squares slope, the low and high ends of
+    its 95 % interval, Kendall's trend p-value); the change is inf when the median is not > 0."""
+    from scipy.stats import kendalltau, linregress
+    from scipy.stats import t as student
     med = statistics.median(values)
     if med <= 0:
-        return math.inf, None
-    x = list(range(len(values)))
-    slope = theilslopes(values, x)[0]
+        return math.inf, math.inf, math.inf, None
+    n = len(values)
+    x = list(range(n))
+    scale = (n - 1) / med
+    if max(values) == min(values):
+        return 0.0, 0.0, 0.0, None
+    fit = linregress(x, values)
+    half = float(student.ppf(0.975, n - 2)) * fit.stderr if n > 2 else math.inf
     tau = kendalltau(x, values)
     p = None if tau.pvalue is None or math.isnan(tau.pvalue) else float(tau.pvalue)
-    return slope * (len(values) - 1) / med, p
+    return fit.slope * scale, (fit.slope - half) * scale, (fit.slope + half) * scale, p
+
+
+def beyond(lo: float, hi: float, band: float) -> bool:
+    """The whole interval [lo, hi] lies outside ± band: a drift the data show beyond the band."""
+    return lo > band or hi < -band
 
 
 def share(series: list[tuple[float, float]], now: float, span: float) -> float | None:
@@ -208,16 +232,17 @@ def judge(plan: LoadPlan, elapsed: float, rps: list[float], jvms: list[Jvm], now
     if len(rps) < n:
         reasons.append(f"{len(rps)} of {n} windows of {w:g} s")
     else:
-        d, p = drift(rps[-n:])
+        d, lo, hi, p = drift(rps[-n:])
         out["drift"], out["kendall_p"] = (None if math.isinf(d) else round(d, 4)), p
-        if not abs(d) <= plan.warm_band:
+        if math.isinf(d) or beyond(lo, hi, plan.warm_band):
             reasons.append("no throughput" if math.isinf(d) else
-                           f"throughput drifting {d:+.1%} over {span:g} s (band ±{plan.warm_band:.0%})")
+                           f"throughput drifting {d:+.1%} over {span:g} s [{lo:+.1%}, {hi:+.1%}] "
+                           f"(band ±{plan.warm_band:.0%})")
         if cpu_ms and len(cpu_ms) >= n and min(cpu_ms[-n:]) > 0:
-            c, _ = drift(cpu_ms[-n:])
+            c, lo, hi, _ = drift(cpu_ms[-n:])
             out["cpu_drift"] = round(c, 4)
-            if not abs(c) <= plan.warm_band:
-                reasons.append(f"CPU per request drifting {c:+.1%} over {span:g} s")
+            if beyond(lo, hi, plan.warm_band):
+                reasons.append(f"CPU per request drifting {c:+.1%} over {span:g} s [{lo:+.1%}, {hi:+.1%}]")
     for j in jvms:
         s = share(j.jit, now, span)
         out["jit"][j.name] = None if s is None else round(s, 4)
@@ -305,7 +330,8 @@ class WarmWatch:
         """One look; True once the prime is over (released or at its ceiling)."""
         self._phase()
         now = time.time()
-        self._scrape(now)
+        if not self.jvms or now - max((j.jit[-1][0] for j in self.jvms if j.jit), default=0.0) >= SCRAPE_S:
+            self._scrape(now)
         if "end" in self.prime or "start" not in self.prime:
             return "end" in self.prime
         elapsed = now - self.prime["start"]
