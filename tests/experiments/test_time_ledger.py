@@ -152,6 +152,7 @@ def test_the_run_going_on_counts_what_is_left_of_its_phase_and_the_phases_after_
     assert eta.current_left(0, steps, prime, now=T0 + 500) == 2 * 20 + 10 + 2   # an overrun phase: 0, not less
     in_prime = [{"phase": "prime", "users": 8, "start": T0, "end": None}]
     assert eta.current_left(0, [], in_prime, now=T0 + 45) == 15 + 4 * 20 + 10 + 2
+    assert eta.current_left(1, [], in_prime, now=T0 + 45) == 15 + 4 * 20 + 10 + 2   # warm by the plan, primes anyway
     # calibration still planned (100 s less the 40 spent) and the run after it
     assert eta.left(0, 40.0, (0, steps, prime, T0 + 85)) == 60 + left + eta.run_s(1)
 

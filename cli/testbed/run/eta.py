@@ -124,8 +124,9 @@ class Eta:
             this = 0.0 if done else rest_of(cur["start"], p["step"])
             later = max(0, p["steps"] - len(steps)) * p["step"]
             return this + later + later_hold + tail
-        prime = phase.get("prime")
-        this = rest_of(prime["start"], p["prime"]) if prime and not prime.get("end") else 0.0
+        prime = phase.get("prime")        # it primes after all (a tier was cold that the plan thought warm)
+        prime_s = p["prime"] or _median(self.fig.primings) or self.loads[i].prime_seconds
+        this = rest_of(prime["start"], prime_s) if prime and not prime.get("end") else 0.0
         return this + p["steps"] * p["step"] + later_hold + tail
 
     def left(self, nxt: int, calibration_spent: float, current: tuple | None = None) -> float:
