@@ -227,7 +227,7 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         "format": FORMAT_VERSION,
         "experiment": {k: e.get(k) for k in ("name", "kind", "status", "started", "ended", "mode",
                                              "host", "cpu_affinity", "cpu_quotas", "versions",
-                                             "definition", "stack", "scaling", "profile")},
+                                             "definition", "stack", "scaling", "profile", "time")},
         "settings": s.to_json(), "method": dict(METHOD), "runs_total": len(result.runs),
         "runs": entries, "excluded_steps": excluded, "step_notes": notes, "lost": lost,
     }

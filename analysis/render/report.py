@@ -20,7 +20,7 @@ from analysis.measure import maxima
 from analysis.measure.clones import config_text
 from analysis.predict import figures as pfigures
 from analysis.predict.report_section import view as prediction_view
-from analysis.render import pages, plots
+from analysis.render import pages, plots, timetable
 from analysis.summary import Analysis, analyse
 
 STEPS_FILE, SUMMARY_FILE, REPORT_FILE, PLOTS_DIR = "steps.csv", "summary.json", "report.html", "plots"
@@ -121,7 +121,8 @@ def context(a: Analysis) -> dict:
             "settings_rows": settings_rows(s), "fault_grace_s": faultmod.GRACE_S, "node_stuck_s": faultmod.NODE_STUCK_S,
             "scaling": regime.scaling_rows(s), "emulation": sidebyside.emulation(s),
             "config_text": config_text, "value_text": sidebyside.value_text,
-            "prediction_view": prediction_view(s.get("prediction"))}
+            "prediction_view": prediction_view(s.get("prediction")),
+            "time_view": timetable.view(s["experiment"].get("time"))}
 
 
 def render(a: Analysis, pngs: dict[str, bytes]) -> str:

@@ -10,6 +10,8 @@ one result folder per experiment (docs/results.md, docs/experiments.md).
   record/      what a run records beside Locust: CPU, host speed, client timers, dumps, traces
   results      experiment.json / run.json, written atomically as things happen
   progress     what the user sees while it runs; headline: the lines printed at its end
+  ledger       where the experiment's wall time went: its phases timed, experiment.json "time"
+  eta          the time left, re-estimated from what the runs measured as their phases end
   predicting   the model's prediction, written after the baseline and before the next run
   stackuse     the stack around an experiment: started or reused before it, put back after it
   onerun       one run: the stack reconfigured, Locust driven, and all it records beside it

@@ -1,7 +1,8 @@
 """What the user sees while an experiment runs: which run, which step, users, the current
 request rate and error share (from the newest Aggregated row of the stats history), and CPU
-per tier (from the sampler). On a terminal the line is rewritten in place; otherwise (CI
-logs) one line every few seconds."""
+per tier (from the sampler), and the time the experiment has left ("≈ N min left": the runner
+re-estimates it as phases end, testbed.run.eta, and the line counts down from there). On a
+terminal the line is rewritten in place; otherwise (CI logs) one line every few seconds."""
 from __future__ import annotations
 
 import csv
@@ -45,6 +46,19 @@ class Progress:
         self.every_s = every_s
         self._last = 0.0
         self._open_line = False
+        self._left: tuple[float, float] | None = None    # (seconds left, at time.monotonic())
+        self.refresh = None      # called before each status line: may re-estimate (set_left)
+
+    def set_left(self, seconds: float, at: float | None = None) -> None:
+        """The experiment has `seconds` left as of `at` (time.monotonic(), default now)."""
+        self._left = (max(0.0, seconds), time.monotonic() if at is None else at)
+
+    def left(self, now: float | None = None) -> float | None:
+        """Seconds left now, counted down from the last estimate; None before any."""
+        if self._left is None:
+            return None
+        seconds, at = self._left
+        return max(0.0, seconds - ((time.monotonic() if now is None else now) - at))
 
     def say(self, text: str) -> None:
         """A permanent line."""
@@ -56,7 +70,12 @@ class Progress:
 
     def status(self, text: str, force: bool = False) -> None:
         """A line that the next status replaces (terminal) or one every `every_s` (logs)."""
+        if self.refresh is not None:
+            self.refresh()
         now = time.monotonic()
+        left = self.left(now)
+        if left is not None:
+            text += " · " + left_text(left)
         if self.tty:
             self.stream.write("\r\033[K" + text)
             self.stream.flush()
@@ -71,6 +90,10 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
             self._open_line = False
+
+
+def left_text(seconds: float) -> str:
+    return f"≈ {seconds / 60:.0f} min left" if seconds >= 90 else f"≈ {seconds:.0f} s left"
 
 
 def line(run_no: int, runs: int, run_id: str, steps_total: int, steps: list[dict], phases: list[dict],

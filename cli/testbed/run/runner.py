@@ -2,7 +2,8 @@
 host calls for (testbed.fit.tohost: the service wait, the classic profile's settings) and do the
 run (onerun: reconfigure the stack, drive one headless Locust run, record CPU, dumps, traces),
 write the model's prediction after the baseline, and at the end regenerate the report (analysis
-package) while the stack is put back.
+package) while the stack is put back. Every phase is timed (ledger: experiment.json "time") and the
+time left re-estimated as phases end (eta: the progress line's "≈ N min left").
 
 Ctrl-C: the Locust run in progress is stopped with SIGINT (its CSVs are written), the run and
 the experiment are marked "interrupted", the report is made from the finished steps, and the
@@ -26,6 +27,8 @@ from testbed.fit.costs import cost_probe_spec, needs_cost_probe
 from testbed.fit.probes import cost_probe_specs, profile_probe_specs
 from testbed.fit.rewrite import PROBE_PRIME_S, SEGMENT_USERS as profile_users
 from testbed.run import predicting, results, stackuse
+from testbed.run.eta import Eta
+from testbed.run.ledger import Ledger
 from testbed.run.ctrlc import deferred_sigint
 from testbed.experiment.definition import Experiment, RunSpec
 from testbed.run.locustrun import RemoteWorkers, stack_workers
@@ -58,49 +61,37 @@ class Runner:
         self.failed: list[str] = []
         self.tracing = tracing            # start the stack with tracing on (run --tracing)
         self.runs = RunDriver(exp, stack, self.progress, self.failed)     # one run at a time
+        self.ledger = Ledger()            # where the time goes (experiment.json "time")
+        self.eta: Eta | None = None       # the time left, made when the experiment starts
 
     # ------------------------------------------------------------------ the experiment
     def run(self) -> Path:
         """Run every run; return the result folder (also when interrupted: then re-raises)."""
         exp, say = self.exp, self.progress.say
         started = time.time()
-        self.folder = results.new_folder(self.results_dir, exp.name, started)
-        cfg = self.stack.cfg
-        self.meta = {"format": results.FORMAT, "name": exp.name, "kind": exp.kind,
-                     "definition": exp.definition(), "started": started, "ended": None,
-                     "status": "running", "mode": self.stack.mode, "host": results.host(),
-                     "cpu_affinity": results.cpu_affinity(cfg.stack_cpus, cfg.loadgen_cpus),
-                     "cpu_quotas": None, "settings": exp.settings, "versions": results.versions(),
-                     "runs": [r.id for r in exp.runs]}
-        self._write_experiment()
-        shutil.copyfile(exp.source, self.folder / "experiment.toml")
-        adaptive = any(r.load.adaptive for r in exp.runs)
-        say(f"{exp.name}: {len(exp.runs)} run(s){' (quick)' if exp.quick else ''}, "
-            + (f"at most {self.estimate() / 60:.0f} min (adaptive steps: each ends once its throughput "
-               "is known well enough, ramps stop at the plateau)" if adaptive else
-               f"about {self.estimate() / 60:.0f} min")
-            + f"; results in {self._shown(self.folder)}")
-        interrupted = False
-        original = None
+        with self.ledger.span("start-up"):
+            self._begin(started)
+        interrupted, original, report_s = False, None, 0.0
         try:
-            with deferred_sigint(self.progress, "starting the stack"):
+            with self.ledger.span("start-up"), deferred_sigint(self.progress, "starting the stack"):
                 original = stackuse.ensure(exp, self.stack, say, self.tracing, self.scale_from)
                 self.started_stack = original is None
-            if self.remote is None:     # a cluster made here: Locust's workers on its load-generator node
-                self.remote = stack_workers(self.stack, max(1, max(self._workers(r) for r in exp.runs)), say)
-                self.remote_made, self.workers_override = bool(self.remote), 0 if self.remote else self.workers_override
-            self.meta["stack"] = {**self.stack.describe(), "knobs": knobs_read(self.stack.cfg.knobs)}
-            self.meta["cpu_quotas"] = self.meta["stack"].get("cpu_quotas")
-            self._write_experiment()
+            with self.ledger.span("start-up"):
+                self._locust_workers()
+            self._tell_left(0)
             if exp.profile != "stack":
-                self._profile()                # emulated demands: before the first run
+                with self.ledger.span("calibration"):
+                    self._profile()                # emulated demands: before the first run
             for i in range(len(exp.runs)):
                 if exp.runs[i].auto_wait and "scaling" not in self.meta:
-                    self._scale(i)             # the service wait for this host, before its first run
+                    with self.ledger.span("calibration"):
+                        self._scale(i)             # the service wait for this host, before its first run
                 if exp.profile != "stack":
-                    self._retune(i)            # the profile's settings again, from what its quotas gave
-                self._one_run(i, exp.runs[i])
+                    with self.ledger.span("calibration"):
+                        self._retune(i)            # the profile's settings again, from what its quotas gave
+                self._timed_run(i)
                 self._predict_after(i)
+                self._tell_left(i + 1)
             status = "failed" if self.failed else "complete"
             if self.failed:
                 self.meta["error"] = "; ".join(self.failed)[:500]
@@ -117,6 +108,7 @@ class Runner:
         try:
             self.meta["status"] = status
             self.meta["ended"] = time.time()
+            self._account(started)
             self._write_experiment()
             # the stack put back (containers restarted, health waited for) while the report,
             # which reads only the folder, is made: seconds of waiting the user no longer adds
@@ -125,18 +117,93 @@ class Runner:
                                             "restore": self.restore, "remote_made": self.remote_made},
                                     name="stack-wrap-up", daemon=True)
             wrap.start()
+            made = time.time()
             headline = self._report()
+            report_s = time.time() - made
+            if isinstance(self.meta.get("time"), dict):    # after the report: not in the report it times
+                self.meta["time"]["report_s"] = round(report_s, 3)
+                self._write_experiment()
             wrap.join()
             for ln in headline:
                 say(ln)
         finally:
             if old is not None:
                 signal.signal(signal.SIGINT, old)
-        say(f"{exp.name}: {status} in {(time.time() - started) / 60:.1f} min; "
+        say(f"{exp.name}: {status} in {(time.time() - started) / 60:.1f} min (the report took {report_s:.0f} s); "
             f"report: {self._shown(self.folder / 'report.html')}")
         if interrupted:
             raise KeyboardInterrupt
         return self.folder
+
+    def _begin(self, started: float) -> None:
+        """The result folder, experiment.json as it starts, the plan said."""
+        exp, say = self.exp, self.progress.say
+        self.folder = results.new_folder(self.results_dir, exp.name, started)
+        cfg = self.stack.cfg
+        self.meta = {"format": results.FORMAT, "name": exp.name, "kind": exp.kind,
+                     "definition": exp.definition(), "started": started, "ended": None,
+                     "status": "running", "mode": self.stack.mode, "host": results.host(),
+                     "cpu_affinity": results.cpu_affinity(cfg.stack_cpus, cfg.loadgen_cpus),
+                     "cpu_quotas": None, "settings": exp.settings, "versions": results.versions(),
+                     "runs": [r.id for r in exp.runs]}
+        self._write_experiment()
+        shutil.copyfile(exp.source, self.folder / "experiment.toml")
+        adaptive = any(r.load.adaptive for r in exp.runs)
+        say(f"{exp.name}: {len(exp.runs)} run(s){' (quick)' if exp.quick else ''}, "
+            + (f"at most {self.estimate() / 60:.0f} min (adaptive steps: each ends once its throughput "
+               "is known well enough, ramps stop at the plateau)" if adaptive else
+               f"about {self.estimate() / 60:.0f} min")
+            + f"; results in {self._shown(self.folder)}")
+        self.eta = Eta(exp.runs, self._calibration_seconds(), LOCUST_START_S, JVM_START_S)
+
+    def _locust_workers(self) -> None:
+        """On a cluster made here, Locust's workers on its load-generator node; then the stack
+        as the runs find it into experiment.json."""
+        if self.remote is None:
+            self.remote = stack_workers(self.stack, max(1, max(self._workers(r) for r in self.exp.runs)),
+                                        self.progress.say)
+            self.remote_made, self.workers_override = bool(self.remote), 0 if self.remote else self.workers_override
+        self.meta["stack"] = {**self.stack.describe(), "knobs": knobs_read(self.stack.cfg.knobs)}
+        self.meta["cpu_quotas"] = self.meta["stack"].get("cpu_quotas")
+        self._write_experiment()
+
+    # ------------------------------------------------------------------ where the time goes
+    def _timed_run(self, i: int) -> None:
+        """Run i in a "run" span of the ledger, the time left re-estimated as its phases end."""
+        spec = self.exp.runs[i]
+        log = self.folder / "runs" / spec.id / results.STEP_LOG
+        seen = [-1]
+
+        def refresh() -> None:                 # each status line: a phase began or ended?
+            try:
+                size = log.stat().st_size
+            except OSError:
+                return
+            if size != seen[0]:
+                seen[0] = size
+                steps, phases = results.read_step_log(log)
+                self._tell_left(i, (i, steps, phases, time.time()))
+
+        self._tell_left(i)
+        self.progress.refresh = refresh
+        try:
+            with self.ledger.span("run", run=spec.id):
+                self._one_run(i, spec)
+        finally:
+            self.progress.refresh = None
+            if self.eta is not None:
+                self.eta.ran(i, self.ledger.run_row(spec.id, self.folder / "runs" / spec.id))
+
+    def _tell_left(self, nxt: int, current: tuple | None = None) -> None:
+        if self.eta is not None:
+            self.progress.set_left(self.eta.left(nxt, self.ledger.seconds("calibration"), current))
+
+    def _account(self, started: float) -> None:
+        """experiment.json "time" from the ledger (a problem there never stops the wrap-up)."""
+        try:
+            self.meta["time"] = self.ledger.summary(started, self.meta["ended"], self.folder / "runs")
+        except Exception as e:
+            self.meta["time"] = {"error": f"{type(e).__name__}: {e}"[:300]}
 
     def _predict_after(self, i: int) -> None:
         """After the last baseline run: the model's prediction of the runs to come (predicting.py)."""
@@ -145,9 +212,9 @@ class Runner:
             if buildprobe.due(configs) and not (self.folder / buildprobe.FILE).exists():
                 # the per-request client's build, on the baseline's stack (unless measured already
                 # before the run under load: _scale)
-                with deferred_sigint(self.progress, "probing the client build"):
+                with self.ledger.span("calibration"), deferred_sigint(self.progress, "probing the client build"):
                     self._probe_build(self.exp.runs[i].backend)
-            with deferred_sigint(self.progress, "writing the prediction"):
+            with self.ledger.span("prediction"), deferred_sigint(self.progress, "writing the prediction"):
                 predicting.write(self.folder, self.progress.say)
 
     def _probe_build(self, backend: str) -> None:
@@ -158,8 +225,12 @@ class Runner:
     def estimate(self) -> float:
         """Seconds the experiment plans; with adaptive steps the longest it may take."""
         runs = self.exp.runs
-        seconds = sum(r.load.seconds() + LOCUST_START_S for r in runs)
         changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
+        return sum(r.load.seconds() + LOCUST_START_S for r in runs) + changes * JVM_START_S + self._calibration_seconds()
+
+    def _calibration_seconds(self) -> float:
+        """Seconds planned for fitting the experiment to the host: cost, profile and build probes."""
+        runs, seconds = self.exp.runs, 0.0
         if needs_cost_probe(self.exp, self.scale_from):       # one Locust run and one restart more
             seconds += cost_probe_spec(runs[0], self.exp.quick).load.seconds() + LOCUST_START_S + JVM_START_S
         if self.exp.profile != "stack":      # its cost and profile probes, a client restart there and back,
@@ -170,7 +241,7 @@ class Runner:
                 for r in runs if r.kind == "segments" and r.path < 5 and not self.exp.quick)
         if self.exp.kind in ("clones", "classic") and buildprobe.due([r.config() for r in runs]):
             seconds += buildprobe.seconds(self.exp.quick, under_load=needs_cost_probe(self.exp, self.scale_from))
-        return seconds + changes * JVM_START_S
+        return seconds
 
     # ------------------------------------------------------------------ the stack and the runs
     def _workers(self, spec: RunSpec) -> int:
