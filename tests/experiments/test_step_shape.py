@@ -64,13 +64,13 @@ def test_a_release_file_ends_the_hold_early(tmp_path):
 def test_a_prime_release_file_ends_the_prime_early_and_moves_every_later_phase(tmp_path):
     log, release = tmp_path / "steps.jsonl", tmp_path / "prime.release"
     ticks = drive(options={"step_prime_seconds": 100.0, "step_prime_release": str(release), "step_log": str(log)},
-                  ticks=[0, 5, 7, 8, 16.5, 18.5], prime_release_at=7)["ticks"]
+                  ticks=[0, 5, 7, 8, 17.5, 27.5], prime_release_at=7)["ticks"]
     assert [t[0] if t else None for t in ticks] == [4, 4, 1, 1, 4, None]   # step 1 at 7 s, not at 100 s
     steps, phases = read_step_log(log)
     assert phases[0]["phase"] == "prime" and phases[0]["end"] - phases[0]["start"] == pytest.approx(7.0)
     ended = [json.loads(ln) for ln in log.read_text().splitlines() if '"phase"' in ln and '"end"' in ln]
     assert ended[0]["ended_by"] == "released"
-    assert steps[0]["start"] == phases[0]["end"] and steps[1]["start"] == pytest.approx(steps[0]["start"] + 10)
+    assert steps[0]["start"] == phases[0]["end"] and steps[1]["start"] == pytest.approx(steps[0]["start"] + 10.5)
 
 
 def test_without_a_release_the_prime_lasts_its_ceiling(tmp_path):

@@ -238,3 +238,11 @@ def test_an_interrupted_experiment_accounts_for_what_ran(tmp_path, monkeypatch):
         r.run()
     e = _check_time(r.folder, 2)
     assert e["status"] == "interrupted"
+
+
+def test_a_prime_by_measurement_is_planned_at_its_earliest_end_until_one_was_measured():
+    from testbed.run.eta import planned_prime
+    steady = replace(LoadPlan(), warm="steady")                 # windows 6 × 5 s, floor 10 s
+    assert planned_prime(steady) == 35.0                         # 7 windows: the rule held at two ends
+    assert planned_prime(replace(steady, warm_max_seconds=20.0)) == 20.0
+    assert planned_prime(replace(LoadPlan(), prime_seconds=8.0)) == 8.0

@@ -5,7 +5,7 @@ What a run will take is the sum of its parts, each from what this experiment has
 (the ledger's rows of its finished runs) and, before anything is measured, from the plan:
     restart          median reconfiguration of the runs that changed the stack (else the planned
                      restart); a run that keeps the stack: median of those that kept it (else 0)
-    priming          median priming of the cold runs that primed (else the plan's prime_seconds);
+    priming          median priming of the cold runs that primed (else the plan's: planned_prime);
                      only a cold run primes (RunDriver's rule: the first run, a restart, a tier the
                      path reaches for the first time)
     steps            measured seconds per step (all finished runs' measuring / their steps, warm-ups
@@ -44,6 +44,16 @@ def cold_runs(runs: list[RunSpec], changed: list[bool]) -> list[bool]:
 
 def _median(xs: list[float]) -> float | None:
     return statistics.median(xs) if xs else None
+
+
+def planned_prime(load) -> float:
+    """A prime's length before any was measured: a fixed one's seconds; one by measurement
+    (warm = "steady") the earliest it can end — its windows filled and the rule held at two
+    window ends — never past its ceiling (then re-estimated from the primes measured)."""
+    if not load.steady:
+        return load.prime_seconds
+    earliest = max(load.warm_min_seconds, (load.warm_windows + 1) * load.warm_window_seconds)
+    return min(earliest, load.warm_max_seconds)
 
 
 @dataclass
@@ -91,9 +101,9 @@ class Eta:
             restart = _median(f.restarts) if f.restarts else self.restart_s
         else:
             restart = _median(f.kept) or 0.0
-        primes = self.cold[i] and load.prime_seconds > 0
+        primes = self.cold[i] and load.prime_ceiling() > 0
         return {"restart": restart,
-                "prime": (_median(f.primings) or load.prime_seconds) if primes else 0.0,
+                "prime": (_median(f.primings) or planned_prime(load)) if primes else 0.0,
                 "step": f.measuring_s / f.steps if f.steps else load.step_seconds,
                 "steps": len(load.users),
                 "hold": (statistics.mean(f.holds) if f.holds else load.hold_seconds) if load.hold_seconds > 0 else 0.0,
@@ -125,7 +135,7 @@ class Eta:
             later = max(0, p["steps"] - len(steps)) * p["step"]
             return this + later + later_hold + tail
         prime = phase.get("prime")        # it primes after all (a tier was cold that the plan thought warm)
-        prime_s = p["prime"] or _median(self.fig.primings) or self.loads[i].prime_seconds
+        prime_s = p["prime"] or _median(self.fig.primings) or planned_prime(self.loads[i])
         this = rest_of(prime["start"], prime_s) if prime and not prime.get("end") else 0.0
         return this + p["steps"] * p["step"] + later_hold + tail
 
