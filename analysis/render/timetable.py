@@ -46,4 +46,21 @@ def view(time: dict | None) -> dict | None:
              "warm": warm_text(r.get("warm")), "measuring_s": r.get("measuring_s"), "hold_s": r.get("hold_s"),
              "locust_s": r.get("locust_s")} for r in time.get("runs") or [] if isinstance(r, dict)]
     return {"wall_min": wall / 60, "unaccounted_share": unaccounted / wall, "phases": phases, "runs": runs,
-            "report_s": time.get("report_s")}
+            "report_s": time.get("report_s"), "brief": brief(time)}
+
+
+def brief(time: dict) -> str:
+    """One line for the header: the largest phases in minutes, and the primes' verdicts, e.g.
+    "measuring 5.1, priming 2.4 (2 by measurement: steady), calibration 2.2 min"."""
+    phases = sorted(((k, float(v)) for k, v in (time.get("phases") or {}).items() if v), key=lambda kv: -kv[1])
+    verdicts = [str((r.get("warm") or {}).get("verdict")) for r in time.get("runs") or []
+                if isinstance(r, dict) and (r.get("warm") or {}).get("verdict") in ("steady", "not warm")]
+    parts = []
+    for k, v in phases[:4]:
+        text = f"{k} {v / 60:.1f}"
+        if k == "priming" and verdicts:
+            cold = verdicts.count("not warm")
+            text += (f" ({len(verdicts)} by measurement: "
+                     + (f"{cold} not warm" if cold else "all steady") + ")")
+        parts.append(text)
+    return ", ".join(parts) + " min" if parts else ""

@@ -35,7 +35,8 @@ def pages(tmp_path_factory, data):
 def test_the_header_shows_where_the_time_went_with_each_runs_priming_evidence(pages):
     html = pages["with"]
     assert 'id="time"' in html and '<table id="time-phases">' in html and '<table id="time-runs">' in html
-    assert "20.0 min from start to end, 0.5% of it outside every timed phase" in html
+    assert ("20.0 min from start to end — measuring 13.0, priming 4.0 (1 by measurement: all steady), "
+            "load generator 1.1, start-up 1.0 min; 0.5% outside every timed phase") in html
     assert "measuring (the steps, their warm-ups included)</td><td class=\"n\">13.0</td><td class=\"n\">65.0%" in html
     assert "calibration" not in html.split('id="time-phases"')[1].split("</table>")[0]   # a zero phase: no row
     assert "steady (212 s): throughput within 3 % for 60 s" in html
@@ -47,6 +48,13 @@ def test_the_header_shows_where_the_time_went_with_each_runs_priming_evidence(pa
 
 def test_a_folder_without_time_has_no_table_and_no_error(pages):
     assert 'id="time' not in pages["without"] and '<table id="findings"' in pages["without"]
+
+
+def test_the_brief_line_counts_the_primes_that_were_not_warm():
+    runs = [{"warm": {"verdict": v}} for v in ("steady", "not warm", "none", "fixed")]
+    assert timetable.brief({"phases": {"priming": 600.0, "measuring": 60.0}, "runs": runs}) == (
+        "priming 10.0 (2 by measurement: 1 not warm), measuring 1.0 min")
+    assert timetable.brief({"phases": {}}) == ""
 
 
 def test_an_unusable_time_object_shows_nothing():
