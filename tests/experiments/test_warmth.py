@@ -231,3 +231,15 @@ def test_bad_warm_keys_are_refused_with_the_fix(layer, message):
 def test_a_prime_by_measurement_plans_its_ceiling():
     plan = load_plan([({"warm": "steady", "warm_max_seconds": 120, "users": [4], "step_seconds": 10}, "l")], "x")
     assert plan.steady and plan.prime_ceiling() == 120 and plan.seconds() == 130 and plan.seconds(False) == 10
+
+
+def test_a_run_that_must_prime_as_long_as_a_probe_raises_the_floor_of_its_prime_by_measurement():
+    from testbed.experiment.definition import RunSpec
+    from testbed.fit.rewrite import PROBE_PRIME_S, with_prime
+    spec = RunSpec(id="r", label="r", kind="clones", repeat=0, path=5, backend="axis", op="ping", n=0,
+                   tiers={"front": 1, "clone": 1, "axis": 1, "gsoap": 0}, client_mode="singleton", pool_size=None,
+                   regime=None, demands={}, knobs={}, load=PLAN)
+    primed = with_prime(spec).load
+    assert primed.steady and primed.prime_seconds == 0 and primed.warm_min_seconds == max(10.0, PROBE_PRIME_S)
+    fixed = with_prime(replace(spec, load=LoadPlan())).load
+    assert not fixed.steady and fixed.prime_seconds == PROBE_PRIME_S

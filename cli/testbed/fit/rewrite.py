@@ -98,8 +98,13 @@ def with_demand(specs, point: str, demand: dict | None, which=lambda s: True, pr
 
 
 def with_prime(spec):
-    """The run primed at least as long as a probe: its tier restarts for a new demand."""
-    return replace(spec, load=replace(spec.load, prime_seconds=max(spec.load.prime_seconds, PROBE_PRIME_S)))
+    """The run primed at least as long as a probe: its tier restarts for a new demand (a prime by
+    measurement, warm = "steady": its floor raised to that)."""
+    load = spec.load
+    if load.steady:
+        floor = max(load.warm_min_seconds, PROBE_PRIME_S)
+        return replace(spec, load=replace(load, warm_min_seconds=floor, warm_max_seconds=max(load.warm_max_seconds, floor)))
+    return replace(spec, load=replace(load, prime_seconds=max(load.prime_seconds, PROBE_PRIME_S)))
 
 
 def _cpu(us: int) -> dict:

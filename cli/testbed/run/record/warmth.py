@@ -15,8 +15,8 @@ The stack is steady (`judge`) once the prime has lasted warm_min_seconds and
   - neither the throughput of the last warm_windows windows nor their CPU per request shows a
     drift beyond ± warm_band: the drift is the least-squares slope across them
     (scipy.stats.linregress) times their span, relative to their median, and it is refused only
-    when its whole 95 % interval (Student's t on the slope's standard error) lies outside the
-    band — the data show a trend larger than the band. Noise alone (a few hundred requests a
+    when its whole INTERVAL (80 %, Student's t on the slope's standard error) lies outside the
+    band — the data show, with 90 % confidence, a trend larger than the band. Noise alone (a few hundred requests a
     window, CPU read once a second) widens the interval instead of holding a warm stack back;
     a JVM that still compiles shows as a drift well beyond it. Kendall's trend test
     (scipy.stats.kendalltau) is kept beside it as evidence;
@@ -57,6 +57,7 @@ HISTORY = "locust_stats_history.csv"
 CPU = "cpu.csv"
 NOT_STACK = ("host", "loadgen", "kernel")        # cpu.csv tiers that are not the stack's own work
 INTERVAL_S = 1.0
+INTERVAL = 0.80         # two-sided: a drift beyond the band is refused at 90 % one-sided confidence
 SCRAPE_S = 4.5          # the JVMs' metrics at most this often: a scrape costs each JVM CPU, which the
                         # CPU per request of a slow run (a singleton's few calls a second) would count
 TIMEOUT_S = 0.8
@@ -177,7 +178,7 @@ def _count_at(rows: list[tuple[float, int]], t: float) -> int | None:
 
 def drift(values: list[float]) -> tuple[float, float, float, float | None]:
     """(relative change across the values by their least-squares slope, the low and high ends of
-    its 95 % interval, Kendall's trend p-value); the change is inf when the median is not > 0."""
+    its INTERVAL, Kendall's trend p-value); the change is inf when the median is not > 0."""
     from scipy.stats import kendalltau, linregress
     from scipy.stats import t as student
     med = statistics.median(values)
@@ -189,7 +190,7 @@ def drift(values: list[float]) -> tuple[float, float, float, float | None]:
     if max(values) == min(values):
         return 0.0, 0.0, 0.0, None
     fit = linregress(x, values)
-    half = float(student.ppf(0.975, n - 2)) * fit.stderr if n > 2 else math.inf
+    half = float(student.ppf(0.5 + INTERVAL / 2, n - 2)) * fit.stderr if n > 2 else math.inf
     tau = kendalltau(x, values)
     p = None if tau.pvalue is None or math.isnan(tau.pvalue) else float(tau.pvalue)
     return fit.slope * scale, (fit.slope - half) * scale, (fit.slope + half) * scale, p
