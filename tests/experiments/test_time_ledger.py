@@ -246,3 +246,12 @@ def test_a_prime_by_measurement_is_planned_at_its_earliest_end_until_one_was_mea
     assert planned_prime(steady) == 35.0                         # 7 windows: the rule held at two ends
     assert planned_prime(replace(steady, warm_max_seconds=20.0)) == 20.0
     assert planned_prime(replace(LoadPlan(), prime_seconds=8.0)) == 8.0
+
+
+def test_a_prime_that_outlasts_its_estimate_is_expected_to_last_as_long_again_within_its_ceiling():
+    load = replace(LoadPlan(users=(1, 2), step_seconds=20.0, hold_seconds=0.0), warm="steady", warm_max_seconds=240.0)
+    eta = Eta([replace(SEG5, id="r0", load=load)], calibration_s=0.0, locust_s=4.0, restart_s=8.0)
+    in_prime = [{"phase": "prime", "users": 2, "start": T0, "end": None}]
+    assert eta.current_left(0, [], in_prime, now=T0 + 20) == (35 - 20) + 2 * 20 + 2      # the plan's earliest end
+    assert eta.current_left(0, [], in_prime, now=T0 + 100) == 100 + 2 * 20 + 2           # as long again
+    assert eta.current_left(0, [], in_prime, now=T0 + 200) == 40 + 2 * 20 + 2            # the ceiling bounds it

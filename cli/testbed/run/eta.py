@@ -121,8 +121,14 @@ class Eta:
         tail = p["locust"] / 2
         phase = {x["phase"]: x for x in phases}
 
-        def rest_of(start, estimate: float) -> float:
-            return max(0.0, estimate - (now - start))
+        def rest_of(start, estimate: float, longest: float | None = None) -> float:
+            """What is left of a phase estimated at `estimate` s; once it has outlasted that (a
+            prime by measurement still warming, a step still narrowing its interval), as long
+            again as it has lasted, never past its longest."""
+            elapsed = now - start
+            if elapsed < estimate or longest is None:
+                return max(0.0, estimate - elapsed)
+            return max(0.0, min(longest - elapsed, elapsed))
 
         hold = phase.get("hold")
         if hold:
@@ -131,12 +137,13 @@ class Eta:
         if steps:
             cur = steps[-1]
             done = cur.get("end") is not None
-            this = 0.0 if done else rest_of(cur["start"], p["step"])
+            this = 0.0 if done else rest_of(cur["start"], p["step"], self.loads[i].step_seconds)
             later = max(0, p["steps"] - len(steps)) * p["step"]
             return this + later + later_hold + tail
         prime = phase.get("prime")        # it primes after all (a tier was cold that the plan thought warm)
         prime_s = p["prime"] or _median(self.fig.primings) or planned_prime(self.loads[i])
-        this = rest_of(prime["start"], prime_s) if prime and not prime.get("end") else 0.0
+        this = (rest_of(prime["start"], prime_s, self.loads[i].prime_ceiling())
+                if prime and not prime.get("end") else 0.0)
         return this + p["steps"] * p["step"] + later_hold + tail
 
     def left(self, nxt: int, calibration_spent: float, current: tuple | None = None) -> float:
