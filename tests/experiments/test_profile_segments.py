@@ -76,7 +76,8 @@ def _segment_three(tmp_path: Path, front_us):
     prof = profile.next_paths(p.to_json(), 400e-6)
     exp.runs[:] = rewrite.with_demands(exp.runs, prof["demands_cpu_us"])
     # segment runs primed briefly, so that the probe's prime shows where it is given
-    exp.runs[:] = [replace(r, load=replace(r.load, prime_seconds=5.0)) if r.kind == "segments" else r for r in exp.runs]
+    exp.runs[:] = [replace(r, load=replace(r.load, warm="none", prime_seconds=5.0)) if r.kind == "segments" else r
+                   for r in exp.runs]
     by_path = {r.path: r for r in exp.runs if r.kind == "segments"}
     _made(tmp_path / "runs", by_path[1], 2000, 80.0)               # 400 µs a request
     _made(tmp_path / "runs", by_path[2], 1950, 80.0)               # 410 µs
@@ -159,7 +160,9 @@ def test_the_probes_include_paths_three_and_four_but_not_with_quick():
         path = next(r for r in runs if r.kind == "segments" and r.path == k)
         assert s.path == k and s.demands == path.demands and s.load.users == path.load.users
         assert s.load.step_seconds == path.load.step_seconds and s.load.plateau_tolerance == path.load.plateau_tolerance
-        assert s.load.prime_seconds == max(path.load.prime_seconds, rewrite.PROBE_PRIME_S)
+        # primed at least as long as a probe: a prime by measurement gets that as its floor
+        assert path.load.steady and s.load.steady and s.load.prime_seconds == path.load.prime_seconds == 0
+        assert s.load.warm_min_seconds == max(path.load.warm_min_seconds, rewrite.PROBE_PRIME_S)
         assert f"a first pass of /seg/{k} under" in s.label
     assert "a second pass of /seg/3 under" in probes[2].label and "a second pass of /seg/4 under" in probes[3].label
     quick = profile_probe_specs(rewrite.apply(definition.load("classic", quick=True).runs, design(M), True), True)

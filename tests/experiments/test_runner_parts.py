@@ -123,10 +123,13 @@ def test_locust_runs_headless_with_full_history_csvs_the_step_log_and_no_stats_r
     assert argv[argv.index("--csv") + 1] == str(tmp_path / "locust")
     assert argv[argv.index("--step-log") + 1] == str(tmp_path / "steps.jsonl")
     assert argv[argv.index("--expect-workers") + 1] == "2" and "--web-port" not in joined
-    assert argv[argv.index("--prime-seconds") + 1] == f"{SEG5.load.prime_seconds:g}" != "0"
+    # a prime by measurement: its ceiling, ended early by the runner's release file
+    assert argv[argv.index("--prime-seconds") + 1] == f"{SEG5.load.prime_ceiling():g}" != "0" and SEG5.load.steady
+    assert argv[argv.index("--step-prime-release") + 1] == str(tmp_path / "prime.release")
     assert argv[-1] == "Seg5ViaClonesAxis" and "--master" in argv
     assert master_argv(SEG5, tmp_path, "h", 2, 5599, primed=False)[
         argv.index("--prime-seconds") + 1] == "0"
+    assert "--step-prime-release" not in master_argv(SEG5, tmp_path, "h", 2, 5599, primed=False)
     local = master_argv(SEG5, tmp_path, "h", workers=0, master_port=None, primed=True)
     assert "--master" not in local and "--expect-workers" not in local
     assert worker_argv(5599)[-4:] == ["--master-host", "127.0.0.1", "--master-port", "5599"]
