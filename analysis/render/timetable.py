@@ -26,7 +26,10 @@ def warm_text(warm) -> str | None:
     if isinstance(seconds, (int, float)):
         parts.append(f"({seconds:.0f} s)")
     text = " ".join(parts)
-    return f"{text}: {warm['why']}" if warm.get("why") else text
+    why = str(warm.get("why") or "")
+    if why.startswith(str(warm.get("verdict") or "?")):     # "steady after 42 s: …" says it already
+        return why
+    return f"{text}: {why}" if why else text
 
 
 def view(time: dict | None) -> dict | None:

@@ -61,4 +61,5 @@ def test_an_unusable_time_object_shows_nothing():
     assert timetable.view(None) is None and timetable.view({"error": "x"}) is None
     assert timetable.view({"wall_s": 0}) is None
     assert timetable.warm_text({"verdict": "fixed"}) == "fixed" and timetable.warm_text(None) is None
+    assert timetable.warm_text({"verdict": "steady", "seconds": 42.0, "why": "steady after 42 s: x"}) == "steady after 42 s: x"
 
