@@ -39,8 +39,9 @@ def test_windows_count_requests_between_their_edges_from_the_cumulative_history(
     assert warmth.windows(rows, 100.0, 5.0) == [50.0, 50.0]      # 100-105, 105-110; 110-115 not complete
     assert warmth.windows([], 100.0, 5.0) == []
     path = tmp_path / "h.csv"
-    path.write_text("Timestamp,User Count,Type,Name,Requests/s,Total Request Count\n"
-                    "100,4,,Aggregated,0,0\n101,4,GET,/seg/5,3,30\n101,4,,Aggregated,3,30\n")
+    path.write_text("Timestamp,User Count,Type,Name,Requests/s,Total Request Count,Total Failure Count\n"
+                    "100,4,,Aggregated,0,0,0\n101,4,GET,/seg/5,3,30,0\n101,4,,Aggregated,3,30,0\n"
+                    "102,4,,Aggreg\n")                                      # a cut last line: dropped
     assert warmth.history(path) == [(100.0, 0), (101.0, 30)]
 
 
@@ -129,8 +130,8 @@ def metrics_port():
 
 def folder(tmp_path, start: float, seconds: int, rate: int = 100):
     (tmp_path / "steps.jsonl").write_text(json.dumps({"phase": "prime", "users": 16, "start": start}) + "\n")
-    rows = ["Timestamp,User Count,Type,Name,Requests/s,Total Request Count"]
-    rows += [f"{start + s:.0f},16,,Aggregated,{rate},{rate * s}" for s in range(seconds + 1)]
+    rows = ["Timestamp,User Count,Type,Name,Requests/s,Total Request Count,Total Failure Count"]
+    rows += [f"{start + s:.0f},16,,Aggregated,{rate},{rate * s},0" for s in range(seconds + 1)]
     (tmp_path / "locust_stats_history.csv").write_text("\n".join(rows) + "\n")
     cpu = ["timestamp,tier,replica,pid,cpu_percent"] + [f"{start + s + 0.5},front,1,1,50" for s in range(seconds)]
     (tmp_path / "cpu.csv").write_text("\n".join(cpu) + "\n")
@@ -138,7 +139,7 @@ def folder(tmp_path, start: float, seconds: int, rate: int = 100):
 
 def add_second(tmp_path, start: float, s: int, rate: int = 100):
     with open(tmp_path / "locust_stats_history.csv", "a") as f:
-        f.write(f"{start + s:.0f},16,,Aggregated,{rate},{rate * s}\n")
+        f.write(f"{start + s:.0f},16,,Aggregated,{rate},{rate * s},0\n")
 
 
 def watch_on(tmp_path, port, plan=PLAN):

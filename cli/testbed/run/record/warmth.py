@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from analysis.load import locust_csv
 from testbed import tiers
 from testbed.experiment.plan import LoadPlan
 from testbed.haproxy.config import DOCKER_TIER_PORT
@@ -53,7 +54,6 @@ FILE = "warm.csv"
 PRIME_RELEASE = "prime.release"  # created once the stack is measurably warm: the shape's prime ends
 HEADER = ("timestamp,elapsed_s,windows,last_window_rps,drift,kendall_p,last_window_cpu_ms,cpu_drift,"
           "jit_share_max,full_gc,steady\n")
-HISTORY = "locust_stats_history.csv"
 CPU = "cpu.csv"
 NOT_STACK = ("host", "loadgen", "kernel")        # cpu.csv tiers that are not the stack's own work
 INTERVAL_S = 1.0
@@ -104,27 +104,13 @@ def read_metrics(text: str) -> tuple[float | None, float]:
 
 
 def history(path: Path) -> list[tuple[float, int]]:
-    """(timestamp, cumulative requests) of the Aggregated rows of Locust's stats history."""
-    out: list[tuple[float, int]] = []
+    """(timestamp, cumulative requests) of the Aggregated rows of Locust's stats history, read by
+    the analysis' own reader (cut lines dropped); none while the file or its header is missing."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return out
-    if not lines:
-        return out
-    head = lines[0].split(",")
-    try:
-        ts_col, count_col = head.index("Timestamp"), head.index("Total Request Count")
-    except ValueError:
-        return out
-    for line in lines[1:]:
-        cells = line.split(",")
-        if len(cells) > count_col and "Aggregated" in cells:
-            try:
-                out.append((float(cells[ts_col]), int(cells[count_col])))
-            except ValueError:
-                continue
-    return out
+        rows = locust_csv.read_history(path).rows
+    except (OSError, locust_csv.CsvFormatError):
+        return []
+    return [(r.timestamp, r.total_requests) for r in rows]
 
 
 def windows(rows: list[tuple[float, int]], start: float, width: float) -> list[float]:
@@ -337,7 +323,7 @@ class WarmWatch:
             return "end" in self.prime
         elapsed = now - self.prime["start"]
         w = self.plan.warm_window_seconds
-        rps = windows(history(self.dir / HISTORY), self.prime["start"], w)
+        rps = windows(history(self.dir / locust_csv.HISTORY_FILE), self.prime["start"], w)
         cpu = cpu_windows(self.dir / CPU, self.prime["start"], w, len(rps))
         cpu_ms = [1000.0 * c / (r * w) if r > 0 and c > 0 else 0.0 for c, r in zip(cpu, rps)]
         look = judge(self.plan, elapsed, rps, self.jvms, now, cpu_ms)
