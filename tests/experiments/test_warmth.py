@@ -104,6 +104,22 @@ def test_the_rule_holds_only_past_the_floor_with_enough_flat_windows_a_quiet_jit
     assert not out["steady"] and out["full_gc"] == ["axis-1"]
 
 
+def test_full_collections_that_recur_through_the_span_are_the_steady_state_not_a_transient():
+    w = PLAN.warm_window_seconds            # a client per request: a full collection every window or two
+    series = [(0.0, 0.0)] + [(100.0 - k * w + 0.5, float(10 - k)) for k in (4, 3, 1, 0)] + [(100.0, 11.0)]
+    series.sort()
+    assert warmth.full_gc_windows(series, 100.0, w, PLAN.warm_windows) == 3
+    quiet_jit = [(0.0, 5.0), (100.0, 5.0)]
+    out = warmth.judge(PLAN, 40.0, [500.0, 505.0, 498.0, 502.0], [jvm("clone-1", quiet_jit, series)], 100.0,
+                       [1.0, 1.01, 0.99, 1.0])
+    assert out["steady"] and out["full_gc"] == ["clone-1"] and out["full_gc_recurring"] == {"clone-1": 3}
+    assert "full collections recurring" in warmth._figures(out, PLAN) and "clone-1 in 3 of" in warmth._figures(out, PLAN)
+    once = [(0.0, 0.0), (99.0, 0.0), (100.0, 1.0)]       # one collection, in the last window only: a transient
+    out = warmth.judge(PLAN, 40.0, [500.0, 505.0, 498.0, 502.0], [jvm("clone-1", quiet_jit, once)], 100.0,
+                       [1.0, 1.01, 0.99, 1.0])
+    assert not out["steady"] and "clone-1 in a full collection" in out["why"] and out["full_gc_recurring"] == {}
+
+
 # ------------------------------------------------------------------ the watch on a run folder
 class Metrics(BaseHTTPRequestHandler):
     jit = 10.0

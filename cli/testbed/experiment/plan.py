@@ -32,7 +32,7 @@ class LoadPlan:
         stack is measurably in steady state (run/record/warmth.py: the throughput of the last
         warm_windows windows of warm_window_seconds drifts by at most ± warm_band, every JVM the
         path reaches spent at most warm_jit_share of that time compiling, no full collection in
-        the last window), not before warm_min_seconds and at most warm_max_seconds (then the run
+        the last window unless they recur in half the windows), not before warm_min_seconds and at most warm_max_seconds (then the run
         reads "not warm"); "none": no such prime (prime_seconds, if any, is fixed)
     hold_seconds -- after the last step, its load this long while thread dumps are taken
     target_ci -- adaptive steps (0 = off): a step ends once the 95 % confidence interval of its

@@ -21,7 +21,9 @@ The stack is steady (`judge`) once the prime has lasted warm_min_seconds and
     a JVM that still compiles shows as a drift well beyond it. Kendall's trend test
     (scipy.stats.kendalltau) is kept beside it as evidence;
   - every JVM spent at most warm_jit_share of that span compiling;
-  - no JVM ran a full collection in the last window.
+  - no JVM ran a full collection in the last window — unless full collections recur in at least
+    half of the span's windows: then they are the workload's own steady state (a client per
+    request fills the old generation every few seconds), not a transient, and the evidence says so.
 When the rule has held at two window ends in a row (one lucky look does not end a prime), the
 watch creates the run's PRIME_RELEASE file and the shape starts the first step. At the prime's
 ceiling (warm_max_seconds) the run goes on "not warm", and says why; the findings that
@@ -197,11 +199,17 @@ def share(series: list[tuple[float, float]], now: float, span: float) -> float |
     return max(v1 - v0, 0.0) / (t1 - t0) if t1 > t0 else None
 
 
-def full_gc_since(series: list[tuple[float, float]], since: float) -> bool:
+def full_gc_since(series: list[tuple[float, float]], since: float, until: float | None = None) -> bool:
     """A full collection counted after `since` (the count grew between the last sample before it
-    and the newest)."""
+    and the newest one at or before `until`, the newest of all by default)."""
     back = [v for t, v in series if t <= since]
-    return bool(back and series and series[-1][1] > back[-1])
+    upto = [v for t, v in series if until is None or t <= until]
+    return bool(back and upto and upto[-1] > back[-1])
+
+
+def full_gc_windows(series: list[tuple[float, float]], now: float, w: float, n: int) -> int:
+    """In how many of the last n windows of w seconds before `now` a full collection was counted."""
+    return sum(full_gc_since(series, now - (k + 1) * w, now - k * w) for k in range(n))
 
 
 def judge(plan: LoadPlan, elapsed: float, rps: list[float], jvms: list[Jvm], now: float,
@@ -211,7 +219,7 @@ def judge(plan: LoadPlan, elapsed: float, rps: list[float], jvms: list[Jvm], now
     n, w = plan.warm_windows, plan.warm_window_seconds
     span = n * w
     out: dict = {"steady": False, "drift": None, "kendall_p": None, "cpu_drift": None, "jit": {}, "full_gc": [],
-                 "windows": [round(x, 2) for x in rps[-n:]],
+                 "full_gc_recurring": {}, "windows": [round(x, 2) for x in rps[-n:]],
                  "cpu_ms": [round(x, 4) for x in (cpu_ms or [])[-n:]]}
     reasons = []
     if elapsed < plan.warm_min_seconds:
@@ -239,7 +247,11 @@ def judge(plan: LoadPlan, elapsed: float, rps: list[float], jvms: list[Jvm], now
             reasons.append(f"{j.name}: JIT read for less than {span:g} s")
         if full_gc_since(j.full_gc, now - w):
             out["full_gc"].append(j.name)
-            reasons.append(f"{j.name} in a full collection")
+            k = full_gc_windows(j.full_gc, now, w, n)
+            if 2 * k >= n:
+                out["full_gc_recurring"][j.name] = k
+            else:
+                reasons.append(f"{j.name} in a full collection")
     out["steady"] = not reasons
     out["why"] = "; ".join(reasons)
     return out
@@ -386,7 +398,7 @@ class WarmWatch:
             why += "; JIT not read for " + ", ".join(f"{k} ({v})" for k, v in sorted(unread.items()))
         return {"verdict": verdict, "seconds": seconds, "why": why, "rule": rule,
                 "last": {k: last.get(k) for k in ("windows", "drift", "kendall_p", "cpu_ms", "cpu_drift", "jit",
-                                                  "full_gc", "elapsed_s")},
+                                                  "full_gc", "full_gc_recurring", "elapsed_s")},
                 **({"errors": self.errors} if self.errors else {})}
 
 
@@ -402,7 +414,13 @@ def _figures(look: dict, plan: LoadPlan) -> str:
     if jit:
         parts.append("JIT " + ", ".join(f"{k} {v:.1%}" for k, v in sorted(jit.items()))
                      + f" of the time (≤ {plan.warm_jit_share:.0%})")
-    parts.append("no full collection")
+    recurring = look.get("full_gc_recurring") or {}
+    if recurring:
+        n = plan.warm_windows
+        parts.append("full collections recurring (the steady state's own): "
+                     + ", ".join(f"{k} in {v} of {n} windows" for k, v in sorted(recurring.items())))
+    else:
+        parts.append("no full collection")
     return "; ".join(parts)
 
 
