@@ -31,11 +31,14 @@ def clones(stack, path: str) -> requests.Response:
     return requests.get(f"http://127.0.0.1:{stack.cfg.clones_port}{path}", timeout=60)
 
 
-def test_the_clones_build_probe_is_refused_through_haproxy(stack):
+def test_the_clones_build_probe_and_lifecycle_switch_are_refused_through_haproxy(stack):
     # the runner asks one replica directly; through the load's entry it would be anyone's
     r = requests.post(f"http://127.0.0.1:{stack.cfg.clones_port}/probe/build?n=1", timeout=60)
     assert r.status_code == 403 and "forbidden" in r.text.lower()
-    assert clones(stack, "/status").status_code == 200
+    for path in ("/lifecycle?mode=request", "//%6cifecycle?mode=pool"):     # nor the lifecycle switch
+        r = requests.post(f"http://127.0.0.1:{stack.cfg.clones_port}{path}", timeout=60)
+        assert r.status_code == 403, path
+    assert clones(stack, "/status").status_code == 200 and _status(stack)["mode"] == "singleton"
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
@@ -171,6 +174,22 @@ def test_client_modes_are_observable_and_only_the_singleton_serializes_calls(sta
         # the clone held four clients for 1 s each: one after the other, those holds could not
         # fit in the time the four calls took from outside, so they ran side by side
         assert held >= 4 * 1.0 and held > four, f"4 s of holds in {four:.2f} s: the calls did not overlap"
+
+        # a live switch: the same JVM (its compiled code) with a client per request; the knob is kept
+        pid = next(r["pid"] for r in stack.status()["replicas"] if r["tier"] == "clone")
+        before = _status(stack)["backends"]["axis"]["wsdl_loads"]
+        assert len(stack.switch_lifecycle("clone", {"CLIENT_MODE": "request"})) == 1
+        answers = [clones(stack, "/invoke?backend=axis&op=ping") for _ in range(3)]
+        assert [a.json()["clone"]["mode"] for a in answers] == ["request"] * 3
+        st = _status(stack)
+        assert (st["mode"], st["pid"], st["backends"]["axis"]["wsdl_loads"]) == ("request", pid, before + 3)
+        assert stack.current()[1]["CLIENT_MODE"] == "request"
+        # the switch is an admin endpoint: a bad mode names the accepted ones, no token is refused
+        url = next(r["url"] for r in stack.status()["replicas"] if r["tier"] == "clone") + "/lifecycle"
+        bad = requests.post(url + "?mode=lots", headers=stack.admin_headers(), timeout=30)
+        assert bad.status_code == 400 and "singleton, request, pool" in bad.json()["error"]
+        assert requests.post(url + "?mode=pool", timeout=30).status_code == 403
+        assert _status(stack)["mode"] == "request"
     finally:
         stack.restart("clone", {"CLIENT_MODE": "singleton"})
 

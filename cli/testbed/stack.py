@@ -7,6 +7,7 @@ they hold.
                                           # no implementation, so they form no import circle)
     stack.up({"front": 1, "clone": 2, "axis": 1}, {"CLIENT_MODE": "pool"})
     stack.scale("clone", 4); stack.restart("clone", {"CLIENT_MODE": "request"})
+    stack.switch_lifecycle("clone", {"CLIENT_MODE": "pool"})   # the same without a restart, where it can
     stack.status()                        # same shape in both modes (status_shape below)
 
 status() is {"mode", "up", "state_dir", "entry_points", "haproxy": {"alive", "pid", "cpu_quota"} |
@@ -19,6 +20,9 @@ The Swarm node a replica runs on outside Swarm is None; a Swarm stack adds "node
 """
 from __future__ import annotations
 
+import urllib.error
+import urllib.parse
+import urllib.request
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
@@ -26,6 +30,8 @@ from testbed import tiers
 from testbed.config import StackConfig
 
 MODES = ("local", "docker", "swarm")
+LIFECYCLE_KNOBS = ("CLIENT_MODE", "CLIENT_POOL_SIZE")    # what switch_lifecycle() changes
+SWITCH_TIMEOUT_S = 120.0         # a pool's clients are built from the WSDL before the answer
 REPLICA_KEYS = ("tier", "replica", "alive", "healthy", "haproxy", "server", "sessions", "url", "pid",
                 "port", "container", "address", "log", "cpu_quota", "node")
 
@@ -131,6 +137,42 @@ class Stack(ABC):
     @abstractmethod
     def restart(self, tier: str, overrides: dict[str, str]) -> None:
         """Give a tier new knobs (kept for later scaling) and restart its replicas with them."""
+
+    # ------------------------------------------------------------------ the client lifecycle, live
+    switches_lifecycle = False       # whether switch_lifecycle() works here (keep_knobs implemented)
+
+    def switch_lifecycle(self, tier: str, overrides: dict[str, str]) -> list[str]:
+        """Give the running replicas of the client tier a new client lifecycle without a restart
+        (POST /lifecycle of client-clones: their JVMs keep what the JIT compiled) and keep the
+        knobs (keep_knobs) for later restarts and scaling. overrides: CLIENT_MODE and, for a pool,
+        CLIENT_POOL_SIZE, as the tier's knobs name them. What each replica answered, one line each;
+        StackError naming the replica that could not switch."""
+        knobs = {**self.current()[1], **overrides}
+        query = urllib.parse.urlencode({"mode": knobs.get("CLIENT_MODE") or "singleton",
+                                        "pool_size": knobs.get("CLIENT_POOL_SIZE") or "8"})
+        done = []
+        for r in (r for r in self.status()["replicas"] if r.get("tier") == tier):
+            name = f"{tier}-{r['replica']}"
+            if not r.get("url"):
+                raise StackError(f"{name} has no address here: its lifecycle cannot be switched")
+            req = urllib.request.Request(f"{r['url']}/lifecycle?{query}", data=b"", method="POST",
+                                         headers=self.admin_headers())
+            try:
+                with urllib.request.urlopen(req, timeout=SWITCH_TIMEOUT_S) as answer:
+                    body = answer.read(4096).decode("utf-8", "replace")
+            except urllib.error.HTTPError as e:
+                reason = e.read(300).decode("utf-8", "replace").strip()
+                raise StackError(f"{name} refused the lifecycle switch: HTTP {e.code} {reason}") from None
+            except OSError as e:
+                raise StackError(f"{name} did not switch its lifecycle: {e}") from None
+            done.append(f"{name}: {body}")
+        self.keep_knobs(overrides)
+        return done
+
+    def keep_knobs(self, overrides: dict[str, str]) -> None:
+        """Remember knobs the running replicas already have (switch_lifecycle), for later restarts
+        and new replicas; where switches_lifecycle is False, never called."""
+        raise NotImplementedError(f"{self.mode} stacks do not switch a lifecycle live")
 
     def tier_config(self, tier: str, knobs: dict[str, str]) -> dict[str, str]:
         """What of these knobs a tier's replicas are started with: when it differs between two

@@ -88,6 +88,9 @@ def test_clones_quick_run_shows_the_singleton_lock_and_scales_each_tier(experime
     assert not any(m.endswith("SingletonSoapClient") for m in threaddump_monitors(pool, "clone"))
     meta = json.loads((folder / "runs" / "pool-c1-a1-r0" / "run.json").read_text())
     assert (meta["client_mode"], meta["pool_size"], meta["tiers"]["clone"]) == ("pool", 8, 1)
+    # the lifecycle changed in the running clone (its compiled code kept), after the second one left
+    assert [a.split(" (")[0] for a in meta["notes"]["reconfigured"]] == [
+        "scale clone 2 -> 1", "switch clone to CLIENT_MODE=pool"], meta["notes"]["reconfigured"]
     # the service wait was chosen for this host from a cost probe, and every run has it
     chosen = json.loads((folder / "experiment.json").read_text())["scaling"]
     assert chosen["scaled"] and chosen["costs"]["source"] == "a cost probe of this experiment"

@@ -113,7 +113,24 @@ def test_a_stack_that_already_matches_needs_no_reconfiguration():
     run = definition.load("segments").runs[0]
     knobs = {"CLIENT_MODE": "singleton", "GSOAP_POOL_SIZE": "16"}
     p = reconfigure.plan(dict(run.tiers), knobs, run.tiers, run.stack_knobs())
-    assert p == {"down": {}, "restart": [], "up": {}, "knobs": {}}
+    assert p == {"down": {}, "switch": [], "restart": [], "up": {}, "knobs": {}}
+
+
+def test_a_lifecycle_change_alone_switches_the_running_clones_where_the_stack_can_and_restarts_otherwise():
+    now, one = {"front": 1, "clone": 4, "axis": 1, "gsoap": 0}, {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}
+    p = reconfigure.plan(now, {"CLIENT_MODE": "singleton"}, one, {"CLIENT_MODE": "request"}, switches=True)
+    assert (p["down"], p["switch"], p["restart"]) == ({"clone": 1}, ["clone"], [])
+    p = reconfigure.plan(now, {}, one, {"CLIENT_MODE": "pool", "CLIENT_POOL_SIZE": "4"}, switches=True)
+    assert (p["switch"], p["restart"]) == (["clone"], [])
+    # no live switch on this stack (a Swarm service), another knob of the clone changes, or no clone runs
+    assert reconfigure.plan(now, {}, one, {"CLIENT_MODE": "request"})["restart"] == ["clone"]
+    p = reconfigure.plan(now, {}, one, {"CLIENT_MODE": "request", "DEMAND_CLONE_CPU_US": "100"}, switches=True)
+    assert (p["switch"], p["restart"]) == ([], ["clone"])
+    idle = {**one, "clone": 0}
+    assert reconfigure.plan(idle, {}, one, {"CLIENT_MODE": "request"}, switches=True)["switch"] == []
+    # another tier's knob restarts that tier, and the clones still switch
+    p = reconfigure.plan(one, {}, one, {"CLIENT_MODE": "request", "DEMAND_SERVICE_WAIT_US": "5"}, switches=True)
+    assert (p["switch"], p["restart"]) == (["clone"], ["axis", "gsoap"])
 
 
 def test_locust_runs_headless_with_full_history_csvs_the_step_log_and_no_stats_reset(tmp_path):

@@ -88,6 +88,13 @@ class ComposeStack(Stack):
         self.cfg.state_dir.mkdir(parents=True, exist_ok=True)
         self._overrides_file.write_text(json.dumps(overrides))
 
+    # a switched replica keeps its container's environment: a later `compose up` of the tier sees
+    # the kept knobs differ from it and recreates its containers with them (a restart, as it must)
+    switches_lifecycle = True
+
+    def keep_knobs(self, overrides: dict[str, str]) -> None:
+        self._save_overrides({**self.overrides(), **overrides})
+
     def current(self) -> tuple[dict[str, int], dict[str, str]]:
         running = [c for c in self._containers() if c.get("State") == "running"]
         counts = {t: sum(1 for c in running if c["Service"] == t) for t in tiers.TIERS}

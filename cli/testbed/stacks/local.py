@@ -358,6 +358,15 @@ class LocalStack(Stack):
                 self._wait_up_in_haproxy(name, [new])
             self._reload_haproxy(state)      # knobs such as GSOAP_POOL_SIZE shape its maxconn
 
+    switches_lifecycle = True
+
+    def keep_knobs(self, overrides: dict[str, str]) -> None:
+        with self.locked():
+            state = self.load()
+            state["overrides"].update(overrides)
+            self.cfg.knobs.update(overrides)
+            self.save(state)
+
     def _wait_drained(self, name: str, gone: list[dict], timeout: float) -> None:
         names = {f"{name}{r['index']}" for r in gone}
 

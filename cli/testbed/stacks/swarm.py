@@ -110,6 +110,10 @@ class SwarmStack(SwarmNodes, ComposeStack):
         except (OSError, subprocess.SubprocessError, StackError):
             return False
 
+    # a service's tasks take their environment from the service: a task Swarm replaces (a node
+    # lost, a rolling update) would come back with the old lifecycle, so here a change restarts
+    switches_lifecycle = False
+
     def current(self) -> tuple[dict[str, int], dict[str, str]]:
         svc = self._services()
         return {t: svc.get(t, (0, 0))[1] for t in tiers.TIERS}, {**self.cfg.knobs, **self.overrides()}

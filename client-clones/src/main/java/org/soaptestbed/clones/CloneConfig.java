@@ -77,6 +77,11 @@ public record CloneConfig(
         }
     }
 
+    /** The same configuration with another client lifecycle (POST /lifecycle). */
+    public CloneConfig withLifecycle(ClientMode newMode, int newPoolSize) {
+        return new CloneConfig(newMode, newPoolSize, maxItems, soapTimeoutMs, endpoints, demand);
+    }
+
     public URI endpoint(Backend backend) {
         return endpoints.get(backend);
     }

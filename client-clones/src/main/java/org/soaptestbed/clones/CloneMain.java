@@ -16,7 +16,7 @@ import org.soaptestbed.common.TomcatSettings;
 /**
  * The client tier ("clone"): reads its knobs once ({@link CloneConfig}, TOMCAT_*), starts
  * the Axis2 client runtime and the chosen {@link ClientLifecycle}, builds its clients from
- * the services' WSDLs, serves /invoke, /status, /probe/build (with the stack's admin token only:
+ * the services' WSDLs, serves /invoke, /status, /probe/build and /lifecycle (with the stack's admin token only:
  * {@link AdminGate}) and /health on an embedded Tomcat, and stops gracefully on SIGTERM.
  *
  * <p>Exit status 2: a knob is set to something unusable (the message names it and what is
@@ -55,10 +55,10 @@ public final class CloneMain {
 
         ConfigurationContext axis2 = axis2Runtime();
         Stats stats = new Stats();
-        ClientTimeBean.register(stats, config.mode());     // Prometheus' JMX exporter reads them
         ClientFactory factory = new ClientFactory(axis2, config, stats);
-        ClientLifecycle lifecycle = ClientLifecycle.create(config, factory);
-        Identity identity = Identity.current(config.mode());
+        // the lifecycle registers its ClientTime beans (Prometheus' JMX exporter reads them)
+        SwitchableLifecycle lifecycle = new SwitchableLifecycle(config, factory, stats);
+        Identity identity = Identity.current();
 
         // The clients are built from the services' WSDLs before the tier listens, so a replica
         // that answers /health is ready (pool: all its clients exist). A service that is down
@@ -70,6 +70,8 @@ public final class CloneMain {
         server.addServlet("status", new StatusServlet(config, lifecycle, stats, identity, axis2), "/status");
         // the probe costs up to 64 threads for 60 s: only with the stack's admin token (AdminGate)
         server.addServlet("build-probe", admin.guard(new BuildProbeServlet(config, factory)), "/probe/build");
+        // a new client lifecycle without a restart: the JIT's work stays (SwitchableLifecycle)
+        server.addServlet("lifecycle", admin.guard(new LifecycleServlet(lifecycle)), "/lifecycle");
         try {
             Map<String, Object> described = new LinkedHashMap<>(config.describe());
             described.put("ADMIN", admin.configured() ? "token" : "none (admin endpoints refused)");

@@ -31,11 +31,11 @@ final class InvokeServlet extends HttpServlet {
     private static final Logger LOG = Logger.getLogger(InvokeServlet.class.getName());
 
     private final transient CloneConfig config;
-    private final transient ClientLifecycle lifecycle;
+    private final transient SwitchableLifecycle lifecycle;
     private final transient Stats stats;
     private final transient Identity identity;
 
-    InvokeServlet(CloneConfig config, ClientLifecycle lifecycle, Stats stats, Identity identity) {
+    InvokeServlet(CloneConfig config, SwitchableLifecycle lifecycle, Stats stats, Identity identity) {
         this.config = config;
         this.lifecycle = lifecycle;
         this.stats = stats;
@@ -99,7 +99,7 @@ final class InvokeServlet extends HttpServlet {
 
     private Map<String, Object> head(InvokeRequest r) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("clone", identity.describe());
+        body.put("clone", identity.describe(lifecycle.mode()));
         body.put("backend", r.backend().label());
         body.put("op", r.op());
         body.put("n", r.n());

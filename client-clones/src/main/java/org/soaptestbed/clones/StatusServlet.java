@@ -31,12 +31,12 @@ final class StatusServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
     private final transient CloneConfig config;
-    private final transient ClientLifecycle lifecycle;
+    private final transient SwitchableLifecycle lifecycle;
     private final transient Stats stats;
     private final transient Identity identity;
     private final transient ConfigurationContext axis2;
 
-    StatusServlet(CloneConfig config, ClientLifecycle lifecycle, Stats stats, Identity identity,
+    StatusServlet(CloneConfig config, SwitchableLifecycle lifecycle, Stats stats, Identity identity,
                   ConfigurationContext axis2) {
         this.config = config;
         this.lifecycle = lifecycle;
@@ -48,8 +48,8 @@ final class StatusServlet extends HttpServlet {
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("mode", config.mode().label());
-        body.put("pool_size", config.poolSize());
+        body.put("mode", lifecycle.mode().label());
+        body.put("pool_size", lifecycle.config().poolSize());
         body.put("wsdl_loads", stats.wsdlLoads());
         body.put("calls", stats.calls());
         body.put("errors", stats.errors());
