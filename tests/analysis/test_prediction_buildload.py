@@ -275,15 +275,17 @@ def test_a_turn_whose_rounds_built_too_few_or_read_no_clone_cpu_has_no_figure_an
 
 def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path, monkeypatch):
     """buildprobe.under_load against a stand-in clone (answering /probe/build as
-    BuildProbeServlet does) and a stand-in Locust run of 1.5 s: builds without pause for WARM_S
-    (here 0.5 s), then calls of ON_S alternating with pauses of OFF_S (here 0.3 s)."""
+    BuildProbeServlet does) and a stand-in Locust run of 1.5 s whose prime the rule releases after
+    0.5 s: builds without pause until then, then calls of ON_S alternating with pauses of OFF_S
+    (here 0.3 s)."""
     import time
     from dataclasses import dataclass
     from standin import serve
     from testbed.fit import buildprobe
-    # the run under load outlasts the compiler's warm-up by about five turns with and without builds
-    assert buildprobe.LOADED_PLAN.seconds() >= buildprobe.WARM_S + 5 * (buildprobe.ON_S + buildprobe.OFF_S)
-    monkeypatch.setattr(buildprobe, "WARM_S", 0.5)
+    # primed by the rule (at most WARM_S), then steps for about five turns with and without builds
+    plan = buildprobe.LOADED_PLAN
+    assert plan.steady and plan.prime_ceiling() == buildprobe.WARM_S
+    assert len(plan.users) * plan.step_seconds >= 5 * (buildprobe.ON_S + buildprobe.OFF_S)
     monkeypatch.setattr(buildprobe, "OFF_S", 0.3)
 
     asked = []
@@ -308,11 +310,17 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
         label: str = ""
         backend: str = "axis"
         load: object = None
+        cold: bool = False
     ran = []
 
     def run_one(spec, root):
-        ran.append((spec.id, root.name, spec.load.users))
-        time.sleep(1.5)
+        ran.append((spec.id, root.name, spec.load.users, spec.cold))
+        time.sleep(0.5)
+        (root / spec.id).mkdir(parents=True, exist_ok=True)
+        (root / spec.id / "run.json").write_text(json.dumps({"notes": {"warm": {
+            "verdict": "steady", "seconds": 0.5, "why": "steady after 0.5 s: ...", "rule": {}}}}))
+        (root / spec.id / buildprobe.PRIME_RELEASE).touch()        # what the watch does once the rule held
+        time.sleep(1.0)
     said = []
     try:
         buildprobe.under_load(Stack(), Spec(), run_one, tmp_path, said.append)
@@ -322,7 +330,7 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
         buildprobe.under_load(Stack(), Spec(), run_one, tmp_path, said.append)
     finally:
         server.shutdown()
-    assert ran == [(LOADED_PROBE_RUN, PROBES_DIR, buildprobe.LOADED_PLAN.users)]
+    assert ran == [(LOADED_PROBE_RUN, PROBES_DIR, buildprobe.LOADED_PLAN.users, True)]   # primed on warm JVMs
     out = json.loads((tmp_path / PROBES_DIR / LOADED_PROBE_RUN / buildcost.PROBE_CALLS).read_text())
     assert out.get("error") is None and len(out["calls"]) >= 4
     assert all(c["built"] == 7 and c["end"] > c["start"] for c in out["calls"])
@@ -336,8 +344,10 @@ def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes
     assert max(gaps["warm"]) < min(gaps["turns"]), gaps             # the warm-up does not pause
     assert asked[-1].endswith(f"&seconds={buildprobe.ON_S}")
     assert any("under load" in s for s in said)
+    assert out["warm"] == {"verdict": "steady", "seconds": 0.5, "why": "steady after 0.5 s: ..."}
+    assert warm[0]["start"] < alt < warm[0]["start"] + 2.0          # the release, not WARM_S, ended the warm-up
     # the experiment's estimate counts it, never with --quick (no run under load there)
-    assert buildprobe.seconds(False, under_load=True) == buildprobe.seconds(False) + 25 * 10 + 5
+    assert buildprobe.seconds(False, under_load=True) == buildprobe.seconds(False) + buildprobe.WARM_S + 7 * 10 + 5
     assert buildprobe.seconds(True, under_load=True) == buildprobe.seconds(True)
 
 

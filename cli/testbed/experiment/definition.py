@@ -85,6 +85,7 @@ class RunSpec:
     load: LoadPlan
     entry: str = ""               # the id without the repeat suffix (what [quick] runs names)
     auto_wait: bool = False       # demands.SERVICE.wait_us = "auto": the runner chooses it
+    cold: bool = False            # primed by its rule even on warm JVMs: what they run changes (a probe)
 
     @property
     def user_class(self) -> str:

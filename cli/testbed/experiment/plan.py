@@ -9,6 +9,7 @@ LOAD_KEYS = ("users", "step_seconds", "warmup_seconds", "think_time", "arrival_r
              "min_step_seconds", "plateau_tolerance", "plateau_steps", "trace_sample",
              "warm", "warm_min_seconds", "warm_max_seconds", "warm_window_seconds", "warm_windows",
              "warm_band", "warm_jit_share")
+PRIME_RELEASE = "prime.release"  # in a run's folder once the stack is measurably warm: the shape's prime ends
 WARM_RULES = ("none", "steady")
 
 

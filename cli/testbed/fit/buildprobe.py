@@ -45,8 +45,10 @@ path on an idle host: under load a cold one took 40 s and more, 3-4 ms of clone 
 against 1.7 warm, results/perreq-20261201-221445), then runs the same load once more while the
 clone builds clients — LOADED_PLAN, the cost probe's own stack, no reconfiguration — and keeps
 every probe call's start, end and count in that run's PROBE_CALLS. The clone builds without pause
-for WARM_S (the build path's JIT under load), then in calls of ON_S with pauses of OFF_S
-(`alternate_from` in PROBE_CALLS): the analysis (analysis/predict/buildcost.py, side_by_side)
+while that run primes by the steady-state rule (docs/warm.md: the build path's JIT under load, the
+throughput and CPU per request with builds beside them settled; at most WARM_S), then in calls of
+ON_S with pauses of OFF_S through its steps (`alternate_from` in PROBE_CALLS, `warm` the prime's
+verdict): the analysis (analysis/predict/buildcost.py, side_by_side)
 charges to the builds what each tier's CPU grows by between the windows without builds and those
 with them, both measured in the same run on the same warm JVMs. (When the clone built without
 pause and the reference was the cost probe measured a minute earlier, whose JVMs were still
@@ -66,7 +68,7 @@ from pathlib import Path
 from analysis.load.probes import LOADED_PROBE_RUN, PROBES_DIR
 from analysis.predict.buildcost import FILE, PROBE_CALLS  # noqa: F401  (the files the analysis reads)
 from testbed.cpu.clock import CpuClock, host_cpu_seconds
-from testbed.experiment.plan import LoadPlan
+from testbed.experiment.plan import PRIME_RELEASE, LoadPlan
 
 FORMAT = 1
 CALLS_FORMAT = 2             # PROBE_CALLS; 2: calls alternate with pauses (alternate_from)
@@ -87,16 +89,21 @@ CROWD_TURNS, QUICK_CROWD_TURNS = 4, 1             # turns of a round at THREADS 
 # results/clones-20261205-164532); the quick test probes after its run, each call held by the
 # service's wait — at 100 ms (a busy host) 2 threads × 2 s / 200 ms = 20 with 2 calls
 MIN_TURN_BUILDS = 100
-# under load: steps of the cost probe's load on its warm JVMs (no prime: the runner primes only
-# cold ones); the clone builds in calls of CALL_S for WARM_S — the build path's C2 compiler under
-# load, which worked for ~3 minutes here (docs/log/2026-11-28-prediction-client-build.md, "the
-# per-request clone's compiler, timed"; a warm-up of 18 s measured the build mid-climb, 2.46 ms of
-# clone CPU a build against ~1.4 at the per-request run's plateau) — then alternates calls of ON_S with pauses of OFF_S,
-# about five of each, to the run's end
+# under load: the cost probe's load on its warm JVMs, primed by the rule (RunSpec.cold: the clone
+# building clients changes what they run) while the clone builds in calls of CALL_S — the build
+# path's C2 compiler under load, which worked for up to ~3 minutes here (docs/log/2026-11-28-
+# prediction-client-build.md, "the per-request clone's compiler, timed"; a fixed warm-up of 18 s
+# measured the build mid-climb, 2.46 ms of clone CPU a build against ~1.4 at the per-request run's
+# plateau), at most WARM_S — then ALTERNATE_STEPS steps in which it alternates calls of ON_S with
+# pauses of OFF_S, about five of each
 WARM_S = 180.0
-LOADED_PLAN = LoadPlan(users=(16,) * 25, step_seconds=10.0, warmup_seconds=3.0)
+WARM_MIN_S = 30.0
+ALTERNATE_STEPS = 7
+LOADED_PLAN = LoadPlan(users=(16,) * ALTERNATE_STEPS, step_seconds=10.0, warmup_seconds=3.0, warm="steady",
+                       warm_min_seconds=WARM_MIN_S, warm_max_seconds=WARM_S)
 CALL_S = 4
 ON_S, OFF_S = 6, 6
+LOCUST_START_S = 10.0        # Locust's start before the prime's (the ceiling counts from the prime)
 
 
 def due(configs: list[dict]) -> bool:
@@ -310,7 +317,7 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
 
 def loaded_spec(cost_probe):
     """The cost probe's run once more, while a clone builds clients (under_load)."""
-    return replace(cost_probe, id=LOADED_PROBE_RUN, entry=LOADED_PROBE_RUN, load=LOADED_PLAN,
+    return replace(cost_probe, id=LOADED_PROBE_RUN, entry=LOADED_PROBE_RUN, load=LOADED_PLAN, cold=True,
                    label="client-build probe under load: /seg/5, no service wait, while clone-1 builds clients")
 
 
@@ -329,15 +336,20 @@ def under_load(stack, cost_probe, run_one, folder: Path, say) -> None:
     spec, backend = loaded_spec(cost_probe), cost_probe.backend
     calls: list[dict] = []
     out: dict = {"format": CALLS_FORMAT, "backend": backend, "threads": THREADS, "calls": calls,
-                 "warm_s": WARM_S, "on_s": ON_S, "off_s": OFF_S, "alternate_from": None}
+                 "warm_max_s": WARM_S, "on_s": ON_S, "off_s": OFF_S, "alternate_from": None}
     stop = threading.Event()
+
+    run_dir = root / spec.id
+
+    def primed() -> bool:
+        """The run's prime is over: released by the rule, or its ceiling (from Locust's start) passed."""
+        return (run_dir / PRIME_RELEASE).exists() or time.monotonic() - began > WARM_S + LOCUST_START_S
 
     def build() -> None:
         try:
             url, _, admin = _clone_url(stack)
-            began = time.monotonic()
             while not stop.is_set():
-                warm = time.monotonic() - began < WARM_S
+                warm = not primed()
                 if not warm and out["alternate_from"] is None:
                     out["alternate_from"] = time.time()
                 t0 = time.time()
@@ -348,8 +360,10 @@ def under_load(stack, cost_probe, run_one, folder: Path, say) -> None:
                     stop.wait(OFF_S)
         except (ProbeError, OSError, ValueError) as e:
             out["error"] = f"{type(e).__name__}: {e}"[:300]
-    say("  client-build probe under load: the cost probe's load again while clone-1 builds clients "
-        f"({LOADED_PLAN.seconds():.0f} s; after {WARM_S:.0f} s in turns of {ON_S} s with and {OFF_S} s without)")
+    say("  client-build probe under load: the cost probe's load again while clone-1 builds clients, until the "
+        f"stack is measurably warm (at most {WARM_S:.0f} s), then {ALTERNATE_STEPS} steps in turns of {ON_S} s with "
+        f"and {OFF_S} s without")
+    began = time.monotonic()
     worker = threading.Thread(target=build, name="build-probe-under-load", daemon=True)
     worker.start()
     try:
@@ -358,6 +372,16 @@ def under_load(stack, cost_probe, run_one, folder: Path, say) -> None:
         stop.set()
         worker.join(max(CALL_S, ON_S) + 35)
         (root / spec.id).mkdir(parents=True, exist_ok=True)
+        out["warm"] = _warm_verdict(run_dir)
         (root / spec.id / PROBE_CALLS).write_text(json.dumps(out, indent=1), encoding="utf-8")
     if out.get("error"):
         say(f"  client-build probe under load: {out['error']}"[:200])
+
+
+def _warm_verdict(run_dir: Path) -> dict | None:
+    """The run's prime by the rule, as its run.json notes say it (verdict, seconds, why)."""
+    try:
+        warm = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["notes"].get("warm") or {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {k: warm.get(k) for k in ("verdict", "seconds", "why")}

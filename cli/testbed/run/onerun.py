@@ -70,8 +70,9 @@ class RunDriver:
             say(f"  {error}")
             return
         reached = set(threaddumps.tiers_reached(spec.path, spec.backend))
-        # cold JVMs: restarted, added, or never loaded yet (the first run; /seg/5 after /seg/1..4)
-        primed = bool(actions) or not reached <= self.warm
+        # cold JVMs: restarted, added, switched, or never loaded yet (the first run; /seg/5 after
+        # /seg/1..4), or a run that changes what they run (RunSpec.cold: a clone building clients)
+        primed = bool(actions) or not reached <= self.warm or spec.cold
         self.warm = (set() if actions else self.warm) | reached
         replicas = self.stack.status()["replicas"]
         notes = meta["notes"]

@@ -49,11 +49,10 @@ from urllib.parse import urlsplit
 
 from analysis.load import locust_csv
 from testbed import tiers
-from testbed.experiment.plan import LoadPlan
+from testbed.experiment.plan import PRIME_RELEASE, LoadPlan  # noqa: F401  (the release file, named there)
 from testbed.haproxy.config import DOCKER_TIER_PORT
 
 FILE = "warm.csv"
-PRIME_RELEASE = "prime.release"  # created once the stack is measurably warm: the shape's prime ends
 HEADER = ("timestamp,elapsed_s,windows,last_window_rps,drift,kendall_p,last_window_cpu_ms,cpu_drift,"
           "jit_share_max,full_gc,steady\n")
 CPU = "cpu.csv"
