@@ -17,8 +17,12 @@ Method (also printed in the report):
   standard deviation). It states the step's own noise, not drift between steps or runs.
   ended_by: how an adaptive step ended (ci: its interval was narrow enough; max: the longest
   step length), from the load shape's step log.
-- p50/p95/p99: the last row of the window, i.e. Locust's current ~10 s sliding window; with a
-  window shorter than 10 s they include warm-up traffic (note short_window).
+- latency: exact, from every successful response of the window (latency.hlog, HdrHistogram's
+  interval log: analysis/load/latency.py): p50/p90/p95/p99/p99.9, min, max, mean, each percentile
+  with its 95 % interval (latency_source "hdr"). A run without that log (written before it
+  existed) keeps Locust's: the last row of the window, i.e. Locust's current ~10 s sliding
+  window, rounded to two significant digits above 100 ms; with a window shorter than 10 s they
+  include warm-up traffic (note short_window; latency_source "locust").
 - CPU: mean of each process's samples with measure_from <= timestamp <= end; a tier's value is
   the sum over its replicas of those means; host is the machine total; a cluster node's value
   (cpu.csv tier "node") is its own mean, kept apart from the tiers; each locust process
@@ -57,6 +61,7 @@ class StepSample:
     p50_ms: float | None = None
     p95_ms: float | None = None
     p99_ms: float | None = None
+    latency: dict | None = None           # exact (analysis/load/latency.py summary); None: Locust's only
     cpu: dict[str, float] = field(default_factory=dict)              # tier -> % of one core
     cpu_max_replica: dict[str, float] = field(default_factory=dict)  # tier -> busiest replica
     replicas: dict[str, int] = field(default_factory=dict)           # tier -> processes sampled
@@ -220,8 +225,9 @@ def warm_step(steps: list[StepSample]) -> list[StepSample]:
 
 
 def of_run(run, settings: Settings) -> list[StepSample]:
-    """compute() of a loaded run (analysis.load.folder.Run: its meta, history and CPU samples)."""
-    return compute(run.meta, run.history, run.cpu, settings)
+    """compute() of a loaded run (analysis.load.folder.Run: its meta, history, CPU samples and
+    latency intervals)."""
+    return compute(run.meta, run.history, run.cpu, settings, getattr(run, "latency", None))
 
 
 def run_steps(result) -> dict:
@@ -232,8 +238,9 @@ def run_steps(result) -> dict:
 
 
 def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cpumod.Sample],
-            settings: Settings) -> list[StepSample]:
-    """Per-step samples of one run from its run.json dict, history rows and CPU samples.
+            settings: Settings, latency: list | None = None) -> list[StepSample]:
+    """Per-step samples of one run from its run.json dict, history rows and CPU samples, and
+    its latency intervals where it has them (analysis/load/latency.py).
 
     Usable live: steps without an end yet are measured up to the last history row and flagged
     incomplete."""
@@ -258,8 +265,19 @@ def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cp
         if why:  # keep the "no end" reason over a history-gap one
             s.flags[INCOMPLETE] = why
         _cpu_sample(s, cpu_samples, float(start), end, settings)
+        if latency:
+            _exact_latency(s, latency, float(start), end)
         out.append(s)
     return out
+
+
+def _exact_latency(s: StepSample, intervals: list, start: float, end: float) -> None:
+    from analysis.load import latency as lat        # hdrh only here (the Testbed tab builds steps too)
+    s.latency = lat.of_window(intervals, start, end)
+    if s.latency is None:
+        return
+    s.p50_ms, s.p95_ms, s.p99_ms = s.latency["p50_ms"], s.latency["p95_ms"], s.latency["p99_ms"]
+    s.flags.pop(SHORT_WINDOW, None)                 # every response of the window, not Locust's 10 s
 
 
 STEPS_CSV_COLUMNS = (
@@ -268,7 +286,7 @@ STEPS_CSV_COLUMNS = (
     "p99_ms", *(f"cpu_{t}" for t in cpumod.TIERS if t != cpumod.HOST),
     *(f"cpu_{t}_max_replica" for t in cpumod.TIERS if t != cpumod.HOST),
     "cpu_host", "loadgen_max_process", "excluded", "flags", "throughput_ci95", "ci_samples",
-    "ended_by",
+    "ended_by", "latency_source", "latency_count", "p90_ms", "p99_9_ms", "max_ms",
 )
 
 
@@ -287,7 +305,11 @@ def csv_row(s: StepSample) -> dict[str, object]:
            "loadgen_max_process": max(s.loadgen.values()) if s.loadgen else None,
            "excluded": int(s.excluded),
            "flags": "; ".join(f"{k}: {v}" for k, v in s.flags.items()),
-           "throughput_ci95": s.throughput_ci95, "ci_samples": s.ci_samples, "ended_by": s.ended_by}
+           "throughput_ci95": s.throughput_ci95, "ci_samples": s.ci_samples, "ended_by": s.ended_by,
+           "latency_source": "hdr" if s.latency else "locust",
+           **({"latency_count": s.latency["count"], "p90_ms": s.latency["p90_ms"],
+               "p99_9_ms": s.latency["p99.9_ms"], "max_ms": s.latency["max_ms"]} if s.latency else
+              {"latency_count": None, "p90_ms": None, "p99_9_ms": None, "max_ms": None})}
     for t in cpumod.TIERS:
         if t != cpumod.HOST:
             row[f"cpu_{t}"] = s.cpu.get(t)

@@ -67,7 +67,15 @@ def _run_entry(run, run_steps, m: maxima.RunMaximum, h: bottleneck.Hint) -> dict
             "host_cpu_at_plateau": at.host_cpu if at else None,
             "requests_total": run.stats.get("requests"), "failures_total": run.stats.get("failures"),
             "top_failures": run.failures, "exceptions": run.exceptions,
-            "bottleneck": h.to_json(), "accounting": accounting(run)}
+            "bottleneck": h.to_json(), "accounting": accounting(run), "latency": latency(run_steps)}
+
+
+def latency(run_steps) -> dict:
+    """Each step's exact latencies (analysis/load/latency.py: every successful response), or
+    source "locust" when the run has none (a folder written before latency.hlog)."""
+    exact = [s for s in run_steps if s.latency]
+    return {"source": "hdr" if exact else "locust",
+            "steps": [{"step": s.index, "users": s.users, "valid": not s.excluded, **s.latency} for s in exact]}
 
 
 def accounting(run) -> dict | None:

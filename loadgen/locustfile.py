@@ -22,6 +22,8 @@ earlier names, still accepted on the command line):
     --backend                    command line only: must agree with the Seg5 class run
     --trace-sample               with tracing on: share of requests traced through every tier
                                  (loadgen/trace_context.py, docs/tracing.md)
+    --latency-log                command line only: every response time in an HdrHistogram interval
+                                 log (loadgen/latency_record.py, docs/latency.md)
 
 The web UI (`./testbed up`: --class-picker) lists the classes in this order with their
 descriptions and ticks only Seg5ViaClonesAxis, so START alone runs /seg/5 through the clone
@@ -62,6 +64,7 @@ import locust.runners
 import locust.stats
 from locust import FastHttpUser, events, task
 
+import latency_record     # --latency-log: every response time in HdrHistogram's interval log (docs/latency.md)
 import trace_context      # --trace-sample: W3C traceparent and Locust's client spans (docs/tracing.md)
 import ui_guard  # noqa: F401  (its init listener: what a post to the web UI may set, cross-origin posts refused)
 
@@ -280,6 +283,7 @@ def _options(parser):
                         help="the backend of the Seg5 class run (a check: the class decides; the runner "
                              "passes both)")
     trace_context.add_options(parser)
+    latency_record.add_options(parser)
 
 
 class PathUser(FastHttpUser):

@@ -70,13 +70,20 @@ def summarize(run_id: str, records: list[dict], history: History) -> list[dict]:
     return out
 
 
-def timeline(history: History) -> list[dict]:
-    """Per history row: seconds since the first row, throughput since the row before, p95."""
+def timeline(history: History, latency: list | None = None) -> list[dict]:
+    """Per history row: seconds since the first row, throughput since the row before, p95 — of the
+    responses since the row before where the run has its latency log (analysis/load/latency.py;
+    rows are written at the middle of a second: locustfile.py), else Locust's (its last ~10 s)."""
+    from analysis.load import latency as lat
     rows, out = history.rows, []
     for a, b in zip(rows, rows[1:]):
         dt = b.timestamp - a.timestamp
         if dt <= 0:
             continue
+        p95 = b.p95_ms
+        if latency:
+            exact = lat.of_window(latency, a.timestamp + 0.5, b.timestamp + 0.5)
+            p95 = exact["p95_ms"] if exact else None
         out.append({"t": b.timestamp - rows[0].timestamp, "throughput": max(0, b.total_requests - a.total_requests) / dt,
-                    "failures": max(0, b.total_failures - a.total_failures) / dt, "p95_ms": b.p95_ms})
+                    "failures": max(0, b.total_failures - a.total_failures) / dt, "p95_ms": p95})
     return out

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from analysis.load import cpu as cpumod
 from analysis.load import faults as faultmod
+from analysis.load import latency as latmod
 from analysis.load import locust_csv as lc
 from analysis.load.settings import Settings
 from analysis.load.steplog import STEP_LOG_FILE, from_step_log
@@ -42,6 +43,7 @@ class Run:
     threaddumps: dict[tuple[str, str], Path] = field(default_factory=dict)
     lost: list[str] = field(default_factory=list)
     faults: list[dict] = field(default_factory=list)   # faults.jsonl (analysis/load/faults.py)
+    latency: list | None = None                        # latency.hlog's intervals (analysis/load/latency.py)
 
     @property
     def label(self) -> str:
@@ -128,6 +130,10 @@ def load_run(run_dir: Path) -> Run:
             run.threaddumps[(m["tier"], m["replica"])] = p
     run.faults, cut = faultmod.read(run_dir)
     lost.extend(cut)
+    if (run_dir / latmod.LOG_FILE).is_file():
+        run.latency, bad = latmod.read(run_dir / latmod.LOG_FILE)
+        if bad:
+            lost.append(f"{latmod.LOG_FILE}: {len(bad)} unreadable line(s) dropped ({bad[0]})")
     first = (meta.get("steps") or [{}])[0].get("start")
     for name, when in ((meta.get("notes") or {}).get("locust_workers_lost") or {}).items():
         at = f" at +{when - first:.0f} s" if first else ""

@@ -9,6 +9,7 @@ save(fig, folder, name) writes name.png and name.svg.
 """
 from __future__ import annotations
 
+import math
 import textwrap
 from pathlib import Path
 
@@ -159,7 +160,7 @@ def timeline(points: list[dict], windows: list[tuple[float, float, str]], title:
     t = [p["t"] for p in points]
     ax1.plot(t, [p["throughput"] for p in points], "-", color="C0", label="requests/s")
     ax1.plot(t, [p["failures"] for p in points], "-", color="C3", label="failures/s")
-    ax2.plot(t, [p["p95_ms"] for p in points], "-", color="C1", label="p95 (ms)")
+    ax2.plot(t, [math.nan if p["p95_ms"] is None else p["p95_ms"] for p in points], "-", color="C1", label="p95 (ms)")
     for lo, hi, label in windows:
         for ax in (ax1, ax2):
             ax.axvspan(lo, hi, color="0.85", zorder=0)

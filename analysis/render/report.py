@@ -71,7 +71,7 @@ def figures(a: Analysis) -> dict[str, object]:
         windows = [(f["from_s"], f["to_s"], f"{f['action']} {f['target']}") for f in s.get("faults", [])
                    if f["run_id"] == run.id and f["from_s"] is not None]
         if windows:
-            figs[f"timeline-{run.id}"] = plots.timeline(faultmod.timeline(run.history), windows,
+            figs[f"timeline-{run.id}"] = plots.timeline(faultmod.timeline(run.history, run.latency), windows,
                                                         f"{run.id}: faults injected")
         rows = [{"users": x.users, "throughput": x.throughput, "excluded": x.excluded,
                  "cpu": x.cpu, "host_cpu": x.host_cpu} for x in a.steps[run.id]]

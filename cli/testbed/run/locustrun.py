@@ -14,9 +14,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis.load.latency import LOG_FILE as LATENCY_LOG
 from testbed import ROOT, procs
 from testbed.experiment.definition import RunSpec
-from testbed.run.record.warmth import PRIME_RELEASE
+from testbed.experiment.plan import PRIME_RELEASE
 from testbed.run.results import LOCUST_PREFIX, STEP_LOG
 
 HOLD_RELEASE = "hold.release"    # created by the runner when its thread dumps are done
@@ -42,6 +43,7 @@ def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, maste
             "--backend", spec.backend, "--op", spec.op, "--n", str(spec.n),
             "--think-time", _fmt(load.think_time), "--arrival-rate", _fmt(load.arrival_rate),
             "--max-outstanding", str(load.max_outstanding), "--trace-sample", _fmt(load.trace_sample),
+            "--latency-log", str(run_dir / LATENCY_LOG),
             "--exit-code-on-error", "0",
             "--stop-timeout", "5"]
     if primed and load.steady:      # the prime ends once the runner finds the stack warm

@@ -1,0 +1,140 @@
+"""Exact latencies: every request's response time in an HdrHistogram, written in HdrHistogram's own
+interval log format (docs/latency.md), so the analysis — and any tool that reads such logs
+(HistogramLogProcessor, HdrHistogram's plotter) — computes percentiles from every request instead
+of Locust's rounded ones (above 100 ms Locust keeps two significant digits).
+
+Options (command line only):
+    --latency-log PATH   the log: one line per worker report (every 0.5 s, locustfile.py's clock),
+                         each the histogram of the responses that worker counted since its last one;
+                         off when empty (the default)
+    --latency-raw PATH   for checks only: also every response as a line "epoch_s,latency_us" in
+                         PATH.<pid>, one file per process that runs users
+
+Each process that runs users records its successful requests (failures and requests dropped at
+the open loop's limit are counted by Locust, not timed here) in microseconds, from 1 µs to one
+hour at 3 significant digits. A worker sends its histogram with each report to
+the master (Locust's report_to_master / worker_report events, compressed as the log holds it) and
+starts a new one; the master appends each as an interval line — the worker's last report, sent
+after its users stopped (locustfile.py), included. Without workers (one process), the process
+writes its own intervals on the same clock. Lines carry absolute epoch times ("#[BaseTime: 0.000"):
+the intervals of several workers overlap, and the sum of the lines in a time span is every
+response in it. The format, its writer and reader: analysis/load/latency.py.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+import gevent
+import locust.runners
+from locust import events
+
+from analysis.load.latency import LOWEST_US, LogWriter, new_histogram   # the log format's one home
+
+KEY = "testbed_latency"            # in a worker's report: {"start", "end", "max_us", "hdr"}
+FLUSH_S = 0.5                      # one process without workers: its own interval
+
+
+def add_options(parser) -> None:
+    parser.add_argument("--latency-log", dest="latency_log", default="", include_in_web_ui=False,
+                        help="write every response time to this HdrHistogram interval log (exact percentiles)")
+    parser.add_argument("--latency-raw", dest="latency_raw", default="", include_in_web_ui=False,
+                        help="checks only: every response time also as text in PATH.<pid>")
+
+
+class Recorder:
+    """One process's responses since its last interval."""
+
+    def __init__(self, raw_path: str = ""):
+        self.hist, self.since = new_histogram(), time.time()
+        self.raw = open(f"{raw_path}.{os.getpid()}", "w", encoding="ascii") if raw_path else None
+        self.out_of_range = 0
+
+    def record(self, response_time_ms: float) -> None:
+        us = max(LOWEST_US, int(round(response_time_ms * 1000.0)))
+        if not self.hist.record_value(us):
+            self.out_of_range += 1
+        if self.raw is not None:
+            self.raw.write(f"{time.time():.6f},{us}\n")
+
+    def take(self) -> tuple[float, float, int, str] | None:
+        """(start, end, max µs, the compressed histogram) of the interval that ends now; None if empty."""
+        now, hist = time.time(), self.hist
+        start, self.since = self.since, now
+        if hist.get_total_count() == 0:
+            return None
+        self.hist = new_histogram()
+        return start, now, hist.get_max_value(), hist.encode().decode("ascii")
+
+    def close(self) -> None:
+        if self.raw is not None and not self.raw.closed:
+            self.raw.close()
+
+
+def wanted(options) -> bool:
+    return bool(getattr(options, "latency_log", "") or getattr(options, "latency_raw", ""))
+
+
+@events.init.add_listener
+def _record(environment, **_kwargs):
+    runner = environment.runner
+    master = isinstance(runner, locust.runners.MasterRunner)
+    worker = isinstance(runner, locust.runners.WorkerRunner)
+    log_path = getattr(environment.parsed_options, "latency_log", "")
+    writer = LogWriter(log_path) if log_path and not worker else None
+    made: list[Recorder] = []
+
+    def recorder() -> Recorder | None:
+        # a worker learns the master's options with its first spawn message, after init: decided then
+        if not made and wanted(environment.parsed_options):
+            made.append(Recorder(getattr(environment.parsed_options, "latency_raw", "")))
+        return made[0] if made else None
+
+    if not master:
+        @environment.events.request.add_listener
+        def _timed(response_time, exception=None, **_kw):
+            if exception is None and (r := made[0] if made else recorder()) is not None:
+                r.record(response_time)
+
+    if worker:
+        @environment.events.report_to_master.add_listener
+        def _send(client_id, data, **_kw):
+            taken = made[0].take() if made else None
+            if taken is not None:
+                data[KEY] = {"start": taken[0], "end": taken[1], "max_us": taken[2], "hdr": taken[3]}
+
+    if master and writer is not None:
+        @environment.events.worker_report.add_listener
+        def _write(client_id, data, **_kw):
+            part = data.get(KEY)
+            if part:
+                try:
+                    writer.interval(float(part["start"]), float(part["end"]), int(part["max_us"]), str(part["hdr"]))
+                except (KeyError, TypeError, ValueError, OSError) as e:
+                    logging.warning(f"loadgen: a latency interval from {client_id} not written: {e}")
+
+    if not master and not worker and writer is not None:
+        def _flush() -> None:
+            taken = made[0].take() if made else None
+            if taken is not None:
+                writer.interval(*taken)
+
+        def _loop() -> None:
+            while True:
+                gevent.sleep(FLUSH_S)
+                _flush()
+        gevent.spawn(_loop)
+
+        @environment.events.quit.add_listener
+        def _last(**_kw):
+            _flush()
+
+    @environment.events.quit.add_listener
+    def _close(**_kw):
+        for r in made:
+            if r.out_of_range:
+                logging.warning(f"loadgen: {r.out_of_range} response time(s) beyond one hour not recorded")
+            r.close()
+        if writer is not None:
+            writer.close()
