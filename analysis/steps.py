@@ -19,7 +19,9 @@ Method (also printed in the report):
   step length), from the load shape's step log.
 - latency: exact, from every successful response of the window (latency.hlog, HdrHistogram's
   interval log: analysis/load/latency.py): p50/p90/p95/p99/p99.9, min, max, mean, each percentile
-  with its 95 % interval (latency_source "hdr"). A run without that log (written before it
+  with its 95 % interval (latency_source "hdr"); in the open loop also from each request's
+  intended start (intended_*: a stall's wait counted, as wrk2 times it), the sends' lag behind the
+  schedule (lag_p99_ms) and the requests dropped at the outstanding limit. A run without that log (written before it
   existed) keeps Locust's: the last row of the window, i.e. Locust's current ~10 s sliding
   window, rounded to two significant digits above 100 ms; with a window shorter than 10 s they
   include warm-up traffic (note short_window; latency_source "locust").
@@ -287,7 +289,14 @@ STEPS_CSV_COLUMNS = (
     *(f"cpu_{t}_max_replica" for t in cpumod.TIERS if t != cpumod.HOST),
     "cpu_host", "loadgen_max_process", "excluded", "flags", "throughput_ci95", "ci_samples",
     "ended_by", "latency_source", "latency_count", "p90_ms", "p99_9_ms", "max_ms",
+    "intended_p99_ms", "intended_max_ms", "lag_p99_ms", "dropped",
 )
+
+
+def _open_loop_columns(latency: dict | None) -> dict:
+    intended, lag = (latency or {}).get("intended") or {}, (latency or {}).get("lag") or {}
+    return {"intended_p99_ms": intended.get("p99_ms"), "intended_max_ms": intended.get("max_ms"),
+            "lag_p99_ms": lag.get("p99_ms"), "dropped": (latency or {}).get("dropped")}
 
 
 def csv_row(s: StepSample) -> dict[str, object]:
@@ -309,7 +318,8 @@ def csv_row(s: StepSample) -> dict[str, object]:
            "latency_source": "hdr" if s.latency else "locust",
            **({"latency_count": s.latency["count"], "p90_ms": s.latency["p90_ms"],
                "p99_9_ms": s.latency["p99.9_ms"], "max_ms": s.latency["max_ms"]} if s.latency else
-              {"latency_count": None, "p90_ms": None, "p99_9_ms": None, "max_ms": None})}
+              {"latency_count": None, "p90_ms": None, "p99_9_ms": None, "max_ms": None}),
+           **_open_loop_columns(s.latency)}
     for t in cpumod.TIERS:
         if t != cpumod.HOST:
             row[f"cpu_{t}"] = s.cpu.get(t)

@@ -8,11 +8,13 @@ Options (command line only):
                          each the histogram of the responses that worker counted since its last one;
                          off when empty (the default)
     --latency-raw PATH   for checks only: also every response as a line "epoch_s,latency_us" in
-                         PATH.<pid>, one file per process that runs users
+                         PATH.<pid>, one file per process that runs users (the open loop adds
+                         ",from_schedule_us")
 
-Each process that runs users records its successful requests (failures and requests dropped at
-the open loop's limit are counted by Locust, not timed here) in microseconds, from 1 µs to one
-hour at 3 significant digits. A worker sends its histogram with each report to
+Each process that runs users records its successful requests (failures are counted by Locust,
+not timed here) in microseconds — in the open loop also from each request's intended start, its
+lag, and the requests dropped at the outstanding limit (Recorder: the log's tags) — from 1 µs to one
+hour at 3 significant digits. A worker sends its histograms with each report to
 the master (Locust's report_to_master / worker_report events, compressed as the log holds it) and
 starts a new one; the master appends each as an interval line — the worker's last report, sent
 after its users stopped (locustfile.py), included. Without workers (one process), the process
@@ -27,12 +29,13 @@ import os
 import time
 
 import gevent
+import gevent.local
 import locust.runners
 from locust import events
 
 from analysis.load.latency import LOWEST_US, LogWriter, new_histogram   # the log format's one home
 
-KEY = "testbed_latency"            # in a worker's report: {"start", "end", "max_us", "hdr"}
+KEY = "testbed_latency"            # in a worker's report: {"start", "end", "parts": [[tag, max_us, hdr]]}
 FLUSH_S = 0.5                      # one process without workers: its own interval
 
 
@@ -43,29 +46,57 @@ def add_options(parser) -> None:
                         help="checks only: every response time also as text in PATH.<pid>")
 
 
+INTENDED, LAG, DROPPED = "intended", "lag", "dropped"    # the log's tags (below)
+_schedule = gevent.local.local()   # an open-loop request's greenlet: how late it started (scheduled())
+
+
+def scheduled(lag_s: float) -> None:
+    """Called by the open loop (locustfile.py) in a request's own greenlet before it sends: it was due
+    lag_s seconds ago. Its response time is then also recorded from that intended start."""
+    _schedule.lag = lag_s
+
+
 class Recorder:
-    """One process's responses since its last interval."""
+    """One process's responses since its last interval: per tag, a histogram in microseconds —
+    "" the response time as Locust measured it (from the send); for the open loop also INTENDED
+    (from the request's place in the schedule, as wrk2 times it: a stall delays the sends behind
+    it, and their wait counts), LAG (how late each send was) and DROPPED (one per request dropped
+    at the outstanding limit, its value its lag)."""
 
     def __init__(self, raw_path: str = ""):
-        self.hist, self.since = new_histogram(), time.time()
+        self.hists: dict[str, object] = {}
+        self.since = time.time()
         self.raw = open(f"{raw_path}.{os.getpid()}", "w", encoding="ascii") if raw_path else None
         self.out_of_range = 0
 
+    def _add(self, tag: str, us: int) -> None:
+        h = self.hists.get(tag)
+        if h is None:
+            h = self.hists[tag] = new_histogram()
+        if not h.record_value(us):
+            self.out_of_range += 1
+
     def record(self, response_time_ms: float) -> None:
         us = max(LOWEST_US, int(round(response_time_ms * 1000.0)))
-        if not self.hist.record_value(us):
-            self.out_of_range += 1
+        self._add("", us)
+        lag = getattr(_schedule, "lag", None)
+        if lag is not None:
+            lag_us = int(round(lag * 1e6))
+            self._add(INTENDED, us + lag_us)
+            self._add(LAG, max(LOWEST_US, lag_us))
         if self.raw is not None:
-            self.raw.write(f"{time.time():.6f},{us}\n")
+            self.raw.write(f"{time.time():.6f},{us}" + (f",{us + int(round(lag * 1e6))}" if lag is not None else "") + "\n")
 
-    def take(self) -> tuple[float, float, int, str] | None:
-        """(start, end, max µs, the compressed histogram) of the interval that ends now; None if empty."""
-        now, hist = time.time(), self.hist
-        start, self.since = self.since, now
-        if hist.get_total_count() == 0:
-            return None
-        self.hist = new_histogram()
-        return start, now, hist.get_max_value(), hist.encode().decode("ascii")
+    def dropped(self, lag_s: float) -> None:
+        self._add(DROPPED, max(LOWEST_US, int(round(lag_s * 1e6))))
+
+    def take(self) -> tuple[float, float, list[tuple[str, int, str]]]:
+        """(start, end, [(tag, max µs, the compressed histogram)]) of the interval that ends now;
+        the list is empty when nothing was recorded."""
+        now, hists = time.time(), self.hists
+        start, self.since, self.hists = self.since, now, {}
+        return start, now, [(tag, h.get_max_value(), h.encode().decode("ascii")) for tag, h in hists.items()
+                            if h.get_total_count()]
 
     def close(self) -> None:
         if self.raw is not None and not self.raw.closed:
@@ -93,16 +124,26 @@ def _record(environment, **_kwargs):
 
     if not master:
         @environment.events.request.add_listener
-        def _timed(response_time, exception=None, **_kw):
-            if exception is None and (r := made[0] if made else recorder()) is not None:
+        def _timed(response_time, exception=None, context=None, **_kw):
+            r = made[0] if made else recorder()
+            if r is None:
+                return
+            if exception is None:
                 r.record(response_time)
+            elif context and DROPPED in context:
+                r.dropped(context[DROPPED])
 
     if worker:
         @environment.events.report_to_master.add_listener
         def _send(client_id, data, **_kw):
-            taken = made[0].take() if made else None
-            if taken is not None:
-                data[KEY] = {"start": taken[0], "end": taken[1], "max_us": taken[2], "hdr": taken[3]}
+            if made:
+                start, end, parts = made[0].take()
+                if parts:
+                    data[KEY] = {"start": start, "end": end, "parts": parts}
+
+    def write(start: float, end: float, parts) -> None:
+        for tag, max_us, encoded in parts:
+            writer.interval(float(start), float(end), int(max_us), str(encoded), str(tag))
 
     if master and writer is not None:
         @environment.events.worker_report.add_listener
@@ -110,15 +151,14 @@ def _record(environment, **_kwargs):
             part = data.get(KEY)
             if part:
                 try:
-                    writer.interval(float(part["start"]), float(part["end"]), int(part["max_us"]), str(part["hdr"]))
+                    write(part["start"], part["end"], part["parts"])
                 except (KeyError, TypeError, ValueError, OSError) as e:
                     logging.warning(f"loadgen: a latency interval from {client_id} not written: {e}")
 
     if not master and not worker and writer is not None:
         def _flush() -> None:
-            taken = made[0].take() if made else None
-            if taken is not None:
-                writer.interval(*taken)
+            if made:
+                write(*made[0].take())
 
         def _loop() -> None:
             while True:

@@ -314,18 +314,27 @@ class PathUser(FastHttpUser):
         self._open_loop(rate)
 
     def _open_loop(self, rate: float) -> None:
+        """Requests on a fixed clock: each is due at its place in the schedule, whether or not the
+        earlier ones returned; its latency is also recorded from then (latency_record.scheduled:
+        a stall's wait counts, as wrk2 times it), and one dropped at the outstanding limit is counted
+        with its lag."""
         pool = gevent.pool.Pool(max(1, self.environment.parsed_options.open_loop_max_outstanding))
         interval, due = 1.0 / rate, time.monotonic()
         _, name = self.target()
         while True:
             if pool.full():
                 self.environment.events.request.fire(
-                    request_type="GET", name=name, response_time=0, response_length=0, context={},
+                    request_type="GET", name=name, response_time=0, response_length=0,
+                    context={latency_record.DROPPED: max(0.0, time.monotonic() - due)},
                     exception=RuntimeError("dropped: --open-loop-max-outstanding requests already in flight"))
             else:
-                pool.spawn(self.request)
+                pool.spawn(self._scheduled, due)
             due += interval
             gevent.sleep(max(0.0, due - time.monotonic()))
+
+    def _scheduled(self, due: float) -> None:
+        latency_record.scheduled(max(0.0, time.monotonic() - due))
+        self.request()
 
 
 class Seg1StaticPage(PathUser):

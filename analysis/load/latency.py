@@ -27,7 +27,8 @@ MAX_RATIO = 1000.0                 # the log's Interval_Max column in millisecon
 PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
 Z95 = 1.959964
 MIN_TAIL = 5.0                     # n·q·(1−q) at least this for an interval
-LINE = re.compile(r"^(?:Tag=[^,]*,)?([\d.]+),([\d.]+),([\d.]+),(\S+)$")
+LINE = re.compile(r"^(?:Tag=([^,]*),)?([\d.]+),([\d.]+),([\d.]+),(\S+)$")
+INTENDED, LAG, DROPPED = "intended", "lag", "dropped"     # the open loop's tags (loadgen/latency_record.py)
 
 
 def _hdr():
@@ -54,8 +55,9 @@ class LogWriter:
         self.fh.flush()
         self.lines = 0
 
-    def interval(self, start: float, end: float, max_us: int, encoded: str) -> None:
-        self.fh.write(f"{start:.3f},{max(end - start, 0.0):.3f},{max_us / MAX_RATIO:.3f},{encoded}\n")
+    def interval(self, start: float, end: float, max_us: int, encoded: str, tag: str = "") -> None:
+        prefix = f"Tag={tag}," if tag else ""
+        self.fh.write(f"{prefix}{start:.3f},{max(end - start, 0.0):.3f},{max_us / MAX_RATIO:.3f},{encoded}\n")
         self.fh.flush()
         self.lines += 1
 
@@ -69,6 +71,7 @@ class Interval:
     start: float
     end: float
     encoded: str
+    tag: str = ""        # "": response times from the send; INTENDED, LAG, DROPPED: the open loop's
 
     @property
     def middle(self) -> float:
@@ -89,20 +92,20 @@ def read(path: Path) -> tuple[list[Interval], list[str]]:
                 bad.append(f"line {n}: not an interval")
                 continue
             try:
-                _hdr().decode(m.group(4))             # a histogram cut short (the file cut) is left out
+                _hdr().decode(m.group(5))             # a histogram cut short (the file cut) is left out
             except Exception:                         # hdrh raises its own and zlib's errors
                 bad.append(f"line {n}: its histogram does not decode")
                 continue
-            start, length = float(m.group(1)), float(m.group(2))
-            intervals.append(Interval(start, start + length, m.group(4)))
+            start, length = float(m.group(2)), float(m.group(3))
+            intervals.append(Interval(start, start + length, m.group(5), m.group(1) or ""))
     return intervals, bad
 
 
-def merged(intervals: list[Interval], t0: float | None = None, t1: float | None = None):
-    """The sum of the intervals whose middle lies in [t0, t1] (None: open), as one HdrHistogram."""
+def merged(intervals: list[Interval], t0: float | None = None, t1: float | None = None, tag: str = ""):
+    """The sum of the intervals of `tag` whose middle lies in [t0, t1] (None: open), as one HdrHistogram."""
     hist = None
     for iv in intervals:
-        if (t0 is not None and iv.middle < t0) or (t1 is not None and iv.middle > t1):
+        if iv.tag != tag or (t0 is not None and iv.middle < t0) or (t1 is not None and iv.middle > t1):
             continue
         one = _hdr().decode(iv.encoded)
         if hist is None:
@@ -148,4 +151,14 @@ def name(q: float) -> str:
 
 
 def of_window(intervals: list[Interval], t0: float | None, t1: float | None) -> dict | None:
-    return summary(merged(intervals, t0, t1))
+    """summary() of the responses in [t0, t1]; with an open loop also "intended" (the same from each
+    request's intended start: what a user waits when the schedule does not wait for the stack),
+    "lag" (how late the sends were) and "dropped" (requests dropped at the outstanding limit)."""
+    out = summary(merged(intervals, t0, t1))
+    if out is None or not any(iv.tag for iv in intervals):
+        return out
+    out["intended"] = summary(merged(intervals, t0, t1, INTENDED))
+    out["lag"] = summary(merged(intervals, t0, t1, LAG))
+    dropped = merged(intervals, t0, t1, DROPPED)
+    out["dropped"] = dropped.get_total_count() if dropped is not None else 0
+    return out

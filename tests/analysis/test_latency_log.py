@@ -10,13 +10,13 @@ from analysis.load.settings import Settings
 
 
 def write_log(path, parts):
-    """parts: (start, end, values in µs) each, as a worker's reports would be written."""
+    """parts: (start, end, values in µs[, tag]) each, as a worker's reports would be written."""
     w = LogWriter(str(path))
-    for start, end, values in parts:
+    for start, end, values, *tag in parts:
         h = new_histogram()
         for v in values:
             h.record_value(v)
-        w.interval(start, end, h.get_max_value(), h.encode().decode("ascii"))
+        w.interval(start, end, h.get_max_value(), h.encode().decode("ascii"), *tag)
     w.close()
 
 
@@ -35,6 +35,21 @@ def test_intervals_add_up_by_their_middle_and_percentiles_carry_their_interval(t
     assert s["ci95"]["p99.9"] is None                      # 1000 · 0.999 · 0.001 < 5: too far out
     assert latency.of_window(intervals, None, None)["max_ms"] == pytest.approx(5000.0, rel=1e-3)   # its bucket
     assert latency.of_window(intervals, 2000.0, 2001.0) is None
+
+
+def test_an_open_loops_tags_give_the_latency_from_the_schedule_its_lag_and_the_dropped(tmp_path):
+    log = tmp_path / latency.LOG_FILE
+    write_log(log, [(1000.0, 1000.5, [2000] * 10), (1000.0, 1000.5, [2000] * 9 + [900_000], latency.INTENDED),
+                    (1000.0, 1000.5, [1] * 9 + [898_000], latency.LAG), (1000.0, 1000.5, [5, 5, 5], latency.DROPPED)])
+    assert "Tag=intended,1000.000,0.500," in log.read_text()
+    intervals, bad = latency.read(log)
+    assert not bad and [iv.tag for iv in intervals] == ["", "intended", "lag", "dropped"]
+    s = latency.of_window(intervals, None, None)
+    assert s["count"] == 10 and s["max_ms"] == pytest.approx(2.0, rel=1e-3)        # as sent: no stall seen
+    assert s["intended"]["max_ms"] == pytest.approx(900.0, rel=1e-3)              # from the schedule: it was
+    assert s["lag"]["max_ms"] == pytest.approx(898.0, rel=1e-3) and s["dropped"] == 3
+    write_log(tmp_path / "closed.hlog", [(1000.0, 1000.5, [2000])])           # a closed loop's log
+    assert "intended" not in latency.of_window(latency.read(tmp_path / "closed.hlog")[0], None, None)
 
 
 def test_a_cut_line_is_noted_and_the_rest_read(tmp_path):

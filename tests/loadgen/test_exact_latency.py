@@ -51,17 +51,18 @@ def raw_at(values: list[int], q: float) -> int:
     return sorted(values)[max(int(q * len(values) / 100 + 0.5), 1) - 1]
 
 
-@pytest.mark.parametrize("workers", [0, 1])
-def test_every_percentile_of_the_log_is_the_raw_one_within_the_histograms_precision(workers, tmp_path):
+def run_locust(tmp_path, workers: int, extra: list[str] = (), users: int = 8) -> dict:
+    """A 4 s headless run against VariedServer with the latency log and the raw log; Locust's
+    Aggregated totals."""
     server = VariedServer()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = procs.free_port()
     common = [sys.executable, "-m", "locust", "-f", LOCUSTFILES]
     master = subprocess.Popen(
         common + ["--headless", "-H", f"http://127.0.0.1:{server.server_address[1]}",
-                  "--csv", str(tmp_path / "locust"), "--only-summary", "--stop-timeout", "5",
-                  "--step-users", "8", "--step-seconds", "4", "--warmup-seconds", "0",
-                  "--latency-log", str(tmp_path / latency.LOG_FILE), "--latency-raw", str(tmp_path / "raw")]
+                  "--csv", str(tmp_path / "locust"), "--only-summary", "--stop-timeout", "5", "--exit-code-on-error", "0",
+                  "--step-users", str(users), "--step-seconds", "4", "--warmup-seconds", "0",
+                  "--latency-log", str(tmp_path / latency.LOG_FILE), "--latency-raw", str(tmp_path / "raw"), *extra]
         + (["--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port),
             "--expect-workers", "1", "--expect-workers-max-wait", "60"] if workers else []) + ["Seg1StaticPage"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "master.log", "w"))
@@ -77,14 +78,24 @@ def test_every_percentile_of_the_log_is_the_raw_one_within_the_histograms_precis
             if p.poll() is None:
                 p.kill()
         server.shutdown()
-    raw = [int(line.split(",")[1]) for f in sorted(tmp_path.glob("raw.*")) for line in f.read_text().splitlines()]
+    with open(tmp_path / "locust_stats.csv") as f:
+        return next(r for r in csv.DictReader(f) if r["Name"] == "Aggregated")
+
+
+def raw_lines(tmp_path) -> list[list[int]]:
+    return [[int(x) for x in line.split(",")[1:]] for f in sorted(tmp_path.glob("raw.*")) for line in f.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_every_percentile_of_the_log_is_the_raw_one_within_the_histograms_precision(workers, tmp_path):
+    total = run_locust(tmp_path, workers)
+    raw = [r[0] for r in raw_lines(tmp_path)]
     text = (tmp_path / latency.LOG_FILE).read_text()
     assert text.startswith("#[Histogram log format version 1.2]") and "#[BaseTime: 0.000" in text
     intervals, bad = latency.read(tmp_path / latency.LOG_FILE)
     assert not bad and len(intervals) >= 4                  # one every 0.5 s or so
     hist = latency.merged(intervals)
-    with open(tmp_path / "locust_stats.csv") as f:
-        total = next(r for r in csv.DictReader(f) if r["Name"] == "Aggregated")
+    assert not any(iv.tag for iv in intervals)              # a closed loop: no schedule to time from
     ok = int(total["Request Count"]) - int(total["Failure Count"])
     # every successful response is in the log, once: the worker's last report included
     assert hist.get_total_count() == len(raw) == ok > 100
@@ -97,3 +108,22 @@ def test_every_percentile_of_the_log_is_the_raw_one_within_the_histograms_precis
     assert s["count"] == len(raw) and math.isclose(s["p50_ms"], hist.get_value_at_percentile(50) / 1000)
     lo, hi = s["ci95"]["p90"]
     assert lo <= s["p90_ms"] <= hi
+
+
+def test_the_open_loop_times_each_request_from_its_place_in_the_schedule_and_counts_the_dropped(tmp_path):
+    """2 users at 40/s each, at most 2 requests in flight each: the one answer in ten that takes
+    100-300 ms fills a user's slots, and the requests due meanwhile are dropped."""
+    total = run_locust(tmp_path, 1, ["--open-loop-rate", "40", "--open-loop-max-outstanding", "2"], users=2)
+    raw = raw_lines(tmp_path)
+    assert raw and all(len(r) == 2 and r[1] >= r[0] for r in raw)   # from the schedule: never less
+    intervals, bad = latency.read(tmp_path / latency.LOG_FILE)
+    assert not bad and {iv.tag for iv in intervals} == {"", latency.INTENDED, latency.LAG, latency.DROPPED}
+    s = latency.of_window(intervals, None, None)
+    assert s["count"] == s["intended"]["count"] == s["lag"]["count"] == len(raw)
+    for q in latency.PERCENTILES:
+        exact = raw_at([r[1] for r in raw], q)
+        logged = latency.merged(intervals, tag=latency.INTENDED).get_value_at_percentile(q)
+        assert abs(logged - exact) <= exact / 1000, (q, exact, logged)
+    # every dropped request is one of Locust's failures, and nothing else failed
+    assert s["dropped"] == int(total["Failure Count"]) > 0
+    assert s["count"] == int(total["Request Count"]) - int(total["Failure Count"])
