@@ -171,3 +171,34 @@ def test_settings_that_are_not_numbers_name_the_problem(tmp_path, data):
     (folder / "experiment.json").write_text(json.dumps(exp))
     with pytest.raises(NotAResultFolder, match="settings"):
         load(folder)
+
+
+def test_exact_latencies_replace_locusts_and_an_open_loop_shows_its_schedule(tmp_path, data):
+    from analysis.load.latency import INTENDED, LAG, LOG_FILE, LogWriter, new_histogram
+    folder = tmp_path / "copy"
+    shutil.copytree(data / "real-sample", folder)
+    report.regenerate(folder)                         # no latency.hlog: Locust's figures, said so
+    assert "this folder has no latency.hlog" in (folder / "report.html").read_text()
+    closed = json.loads((folder / "summary.json").read_text())
+    assert all(r["latency"]["source"] == "locust" for r in closed["runs"])
+    run_dir = next((folder / "runs").iterdir())
+    steps = json.loads((run_dir / "run.json").read_text())["steps"]
+    w = LogWriter(run_dir / LOG_FILE)
+    for st in steps:                                  # 0.5 s intervals through each step's window
+        t = st["measure_from"]
+        while t + 0.5 <= st["end"]:
+            for tag, value in (("", 4000), (INTENDED, 9000), (LAG, 5000)):
+                h = new_histogram()
+                h.record_value(value, 10)
+                w.interval(t, t + 0.5, value, h.encode().decode("ascii"), tag)
+            t += 0.5
+    w.close()
+    report.regenerate(folder)
+    s = json.loads((folder / "summary.json").read_text())
+    html = (folder / "report.html").read_text()
+    assert "p99 from the schedule ms" in html and "coordinated omission" in html
+    lat = next(r["latency"] for r in s["runs"] if r["id"] == run_dir.name)
+    assert lat["source"] == "hdr" and lat["steps"][0]["p99_ms"] == pytest.approx(4.0, rel=1e-3)
+    assert lat["steps"][0]["intended"]["p99_ms"] == pytest.approx(9.0, rel=1e-3) and lat["steps"][0]["dropped"] == 0
+    rows = [r for r in csv.DictReader(open(folder / "steps.csv")) if r["run_id"] == run_dir.name]
+    assert {r["latency_source"] for r in rows} == {"hdr"} and float(rows[0]["intended_p99_ms"]) == pytest.approx(9.0, rel=1e-3)
