@@ -72,6 +72,7 @@ TIERS: dict[str, Tier] = {
                   native=str(GSOAP_SERVER), start_timeout=20.0),
 }
 MAX_REPLICAS = 16
+MAX_POOL_SIZE = 1024      # CLIENT_POOL_SIZE: the clone's own range (client-clones CloneConfig, /lifecycle)
 START_ORDER = ("axis", "gsoap", "clone", "front")   # callees before callers
 
 

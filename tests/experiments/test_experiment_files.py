@@ -125,6 +125,7 @@ def test_run_tiers_are_merged_over_the_default_tiers():
     (MINIMAL + "[load]\nstep_seconds = 5\nwarmup_seconds = 5\n", "warmup_seconds"),
     (MINIMAL + '[[runs]]\nid = "a"\npath = 2\n', "a"),
     (MINIMAL + '[quick]\nruns = ["zz"]\n', "zz"),
+    (MINIMAL.replace("path = 1", 'path = 5\nclient_mode = "pool"\npool_size = 2000'), r"pool_size must be a whole number 1\.\.1024"),
 ])
 def test_a_mistake_in_an_experiment_file_is_an_error_naming_it(text, named):
     with pytest.raises(DefinitionError, match=named):
@@ -142,3 +143,12 @@ def test_a_knob_set_by_some_runs_only_must_have_a_default():
 def test_an_unknown_experiment_name_lists_the_known_ones():
     with pytest.raises(DefinitionError, match="segments"):
         definition.find("segmnts")
+
+
+def test_up_refuses_a_pool_the_clone_cannot_have_before_starting_anything(capsys):
+    import argparse
+    from testbed.stacks import verbs
+    parser = argparse.ArgumentParser()
+    verbs.add_up_arguments(parser)
+    assert verbs.up(parser.parse_args(["--pool-size", "2000"])) == 2
+    assert "--pool-size 2000: clients per clone must be 1..1024" in capsys.readouterr().err

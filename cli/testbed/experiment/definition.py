@@ -39,8 +39,8 @@ from testbed import ROOT
 from testbed.faults import spec as faults
 from testbed.swarm import placement
 from testbed.experiment.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
-from testbed.experiment.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_REPLICAS,  # noqa: F401
-                                 TIER_NAMES, demands_text)
+from testbed.experiment.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_POOL_SIZE,  # noqa: F401
+                                 MAX_REPLICAS, TIER_NAMES, demands_text)
 from testbed.experiment.runkeys import demands as _demands
 from testbed.experiment.runkeys import knobs as _knobs
 from testbed.experiment.runkeys import tiers as _tiers
@@ -350,7 +350,7 @@ def _expand(kind: str, defaults: dict, entry: dict, base_load: dict, quick: dict
     client_mode = _choice(merged.get("client_mode", "singleton"), "client_mode", where, CLIENT_MODES)
     pool_size = merged.get("pool_size")
     if pool_size is not None:
-        pool_size = whole(pool_size, "pool_size", where, 1, 10_000)
+        pool_size = whole(pool_size, "pool_size", where, 1, MAX_POOL_SIZE)
     if client_mode == "pool" and pool_size is None:
         pool_size = int(KNOB_DEFAULTS["CLIENT_POOL_SIZE"])
     regime = merged.get("regime")

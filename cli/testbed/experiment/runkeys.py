@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from testbed.swarm import placement
+from testbed.tiers import MAX_POOL_SIZE  # noqa: F401  (the clone's range, for the definitions)
 from testbed.experiment.plan import DefinitionError, unknown, whole
 from testbed.experiment.scale import AUTO, SCALED_POINT
 

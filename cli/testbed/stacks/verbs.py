@@ -75,6 +75,10 @@ def up(args) -> int:
     if args.client_mode:
         overrides["CLIENT_MODE"] = args.client_mode
     if args.pool_size is not None:
+        if not 1 <= args.pool_size <= tiers.MAX_POOL_SIZE:
+            print(f"testbed: up: --pool-size {args.pool_size}: clients per clone must be 1..{tiers.MAX_POOL_SIZE}",
+                  file=sys.stderr)
+            return 2
         overrides["CLIENT_POOL_SIZE"] = str(args.pool_size)
     try:
         overrides.update(_cpus_option(args.cpus))
