@@ -28,8 +28,11 @@ Method (also printed in the report):
 - CPU: mean of each process's samples with measure_from <= timestamp <= end; a tier's value is
   the sum over its replicas of those means; host is the machine total; a cluster node's value
   (cpu.csv tier "node") is its own mean, kept apart from the tiers; each locust process
-  (tier loadgen) is checked against loadgen_cpu_saturation_pct of one core.
-Flags that exclude a step from maxima: incomplete, high_errors, loadgen_saturated.
+  (tier loadgen) is checked against loadgen_cpu_saturation_pct of one core (of its CPU quota,
+  CPUS_LOCUST, where it ran with one: run.json notes.locust_quota).
+- the load generator's verdict (analysis/generator.py): its event loop's lag, the open loop's
+  schedule, its CPU — whether Locust, not the stack, was the step's limit.
+Flags that exclude a step from maxima: incomplete, high_errors, loadgen_saturated, loadgen_behind.
 """
 from __future__ import annotations
 
@@ -40,9 +43,12 @@ from analysis.load.folder import part_settings
 from analysis.load.locust_csv import History, HistoryRow
 from analysis.load.settings import HISTORY_GAP_S, LOCUST_PERCENTILE_WINDOW_S, Settings
 
-INCOMPLETE, HIGH_ERRORS, LOADGEN_SATURATED = "incomplete", "high_errors", "loadgen_saturated"
+from analysis import generator
+from analysis.generator import LOADGEN_BEHIND, LOADGEN_SATURATED
+
+INCOMPLETE, HIGH_ERRORS = "incomplete", "high_errors"
 SHORT_WINDOW, COUNTER_RESET = "short_window", "counter_reset"
-EXCLUDING_FLAGS = (INCOMPLETE, HIGH_ERRORS, LOADGEN_SATURATED)
+EXCLUDING_FLAGS = (INCOMPLETE, HIGH_ERRORS, LOADGEN_SATURATED, LOADGEN_BEHIND)
 
 
 @dataclass
@@ -76,6 +82,7 @@ class StepSample:
     ci_samples: int = 0                   # per-second samples it rests on
     ended_by: str | None = None           # adaptive steps: "ci" | "max" (the shape's step log)
     ramp_stopped: str | None = None       # the shape stopped the ramp after this step: why
+    generator: dict | None = None         # did the load generator keep up (analysis/generator.py)
 
     @property
     def interval(self) -> tuple[float, float] | None:
@@ -193,7 +200,7 @@ def _history_sample(s: StepSample, rows: list[HistoryRow], start: float, end: fl
 
 
 def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: float,
-                settings: Settings) -> None:
+                settings: Settings, quota: float | None = None) -> None:
     w = cpumod.window(samples, start, end)
     for tier in {t for t, _ in w.replicas}:
         if tier == cpumod.HOST:
@@ -207,11 +214,14 @@ def _cpu_sample(s: StepSample, samples: list[cpumod.Sample], start: float, end: 
             s.cpu_max_replica[tier] = w.tier_max_replica(tier)
             s.replicas[tier] = len(w.tier_replicas(tier))
     s.loadgen = w.tier_replicas(cpumod.LOADGEN)
-    hot = {p: v for p, v in s.loadgen.items() if v >= settings.loadgen_cpu_saturation_pct}
+    limit = settings.loadgen_cpu_saturation_pct * min(1.0, quota or 1.0)     # of its quota, where it has one
+    hot = {p: v for p, v in s.loadgen.items() if v >= limit}
     if hot:
         worst = max(hot, key=hot.get)
         s.flags[LOADGEN_SATURATED] = (f"locust process {worst} at {hot[worst]:.0f}% >= "
-                                      f"{settings.loadgen_cpu_saturation_pct:.0f}% of one core")
+                                      + (f"{settings.loadgen_cpu_saturation_pct:.0f}% of its CPU quota ({quota:g} core)"
+                                         if quota and quota < 1 else
+                                         f"{settings.loadgen_cpu_saturation_pct:.0f}% of one core"))
 
 
 def first_step(steps: list[StepSample]) -> list[StepSample]:
@@ -248,6 +258,9 @@ def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cp
     incomplete."""
     rows = sorted(history.rows if isinstance(history, History) else history, key=lambda r: r.timestamp)
     steps = sorted(run.get("steps") or [], key=lambda st: st.get("index", 0))
+    notes = run.get("notes") or {}
+    rate = float((notes.get("load") or {}).get("arrival_rate") or 0.0)
+    quota = notes.get("locust_quota")         # CPUS_LOCUST: each Locust process's cores, where it had a quota
     out = []
     for i, step in enumerate(steps):
         nxt = steps[i + 1] if i + 1 < len(steps) else None
@@ -266,9 +279,10 @@ def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cp
         _history_sample(s, rows, float(start), end, settings)
         if why:  # keep the "no end" reason over a history-gap one
             s.flags[INCOMPLETE] = why
-        _cpu_sample(s, cpu_samples, float(start), end, settings)
+        _cpu_sample(s, cpu_samples, float(start), end, settings, quota)
         if latency:
             _exact_latency(s, latency, float(start), end)
+        s.generator = generator.verdict(s, settings, rate)
         out.append(s)
     return out
 
@@ -289,7 +303,7 @@ STEPS_CSV_COLUMNS = (
     *(f"cpu_{t}_max_replica" for t in cpumod.TIERS if t != cpumod.HOST),
     "cpu_host", "loadgen_max_process", "excluded", "flags", "throughput_ci95", "ci_samples",
     "ended_by", "latency_source", "latency_count", "p90_ms", "p99_9_ms", "max_ms",
-    "intended_p99_ms", "intended_max_ms", "lag_p99_ms", "dropped",
+    "intended_p99_ms", "intended_max_ms", "lag_p99_ms", "dropped", "generator", "loop_p50_ms", "loop_p99_ms",
 )
 
 
@@ -319,7 +333,9 @@ def csv_row(s: StepSample) -> dict[str, object]:
            **({"latency_count": s.latency["count"], "p90_ms": s.latency["p90_ms"],
                "p99_9_ms": s.latency["p99.9_ms"], "max_ms": s.latency["max_ms"]} if s.latency else
               {"latency_count": None, "p90_ms": None, "p99_9_ms": None, "max_ms": None}),
-           **_open_loop_columns(s.latency)}
+           **_open_loop_columns(s.latency),
+           "generator": None if s.generator is None else ("kept up" if s.generator["kept_up"] else "behind"),
+           "loop_p50_ms": (s.generator or {}).get("loop_p50_ms"), "loop_p99_ms": (s.generator or {}).get("loop_p99_ms")}
     for t in cpumod.TIERS:
         if t != cpumod.HOST:
             row[f"cpu_{t}"] = s.cpu.get(t)

@@ -14,7 +14,11 @@ Options (command line only):
 Each process that runs users records its successful requests (failures are counted by Locust,
 not timed here) in microseconds — in the open loop also from each request's intended start, its
 lag, and the requests dropped at the outstanding limit (Recorder: the log's tags) — from 1 µs to one
-hour at 3 significant digits. A worker sends its histograms with each report to
+hour at 3 significant digits. While users run, each such process also times its own event loop
+(tag "loop"): every LOOP_PERIOD_S a greenlet asks to sleep that long and records how much later it
+woke — the time a response that had arrived waited before its user's greenlet could run. A generator
+short of CPU (a busy core, a CPU quota) shows there first; its percentiles are the step's verdict
+on the load generator (analysis/generator.py). A worker sends its histograms with each report to
 the master (Locust's report_to_master / worker_report events, compressed as the log holds it) and
 starts a new one; the master appends each as an interval line — the worker's last report, sent
 after its users stopped (locustfile.py), included. Without workers (one process), the process
@@ -24,8 +28,10 @@ response in it. The format, its writer and reader: analysis/load/latency.py.
 """
 from __future__ import annotations
 
+import collections
 import logging
 import os
+import statistics
 import time
 
 import gevent
@@ -46,7 +52,10 @@ def add_options(parser) -> None:
                         help="checks only: every response time also as text in PATH.<pid>")
 
 
-INTENDED, LAG, DROPPED = "intended", "lag", "dropped"    # the log's tags (below)
+INTENDED, LAG, DROPPED, LOOP = "intended", "lag", "dropped", "loop"    # the log's tags (below)
+LOOP_PERIOD_S = 0.05               # the event loop timed this often (20 samples a second a process)
+LOOP_KEY = "testbed_loop"          # in a worker's report: its loop's lateness (ms) since the last one
+LOOP_KEPT = 100                    # the live figure: each process's last 100 samples (5 s)
 _schedule = gevent.local.local()   # an open-loop request's greenlet: how late it started (scheduled())
 
 
@@ -90,6 +99,10 @@ class Recorder:
     def dropped(self, lag_s: float) -> None:
         self._add(DROPPED, max(LOWEST_US, int(round(lag_s * 1e6))))
 
+    def loop_lag(self, late_s: float) -> None:
+        """The event loop woke a sleeping greenlet late_s later than asked (LOOP)."""
+        self._add(LOOP, max(LOWEST_US, int(round(late_s * 1e6))))
+
     def take(self) -> tuple[float, float, list[tuple[str, int, str]]]:
         """(start, end, [(tag, max µs, the compressed histogram)]) of the interval that ends now;
         the list is empty when nothing was recorded."""
@@ -101,6 +114,24 @@ class Recorder:
     def close(self) -> None:
         if self.raw is not None and not self.raw.closed:
             self.raw.close()
+
+
+def loop_now(environment) -> dict | None:
+    """The live figure of the load generator's event loop: {"p50_ms", "max_ms", "process"} of the
+    process whose median lateness over its last LOOP_KEPT samples is the worst (a master: its
+    workers'; one process: its own), or None before users ran."""
+    per = dict(getattr(environment, "testbed_loop_workers", None) or {})
+    own = getattr(environment, "testbed_loop_recent", None)
+    if own:
+        per["local"] = own
+    worst = None
+    for name, samples in per.items():
+        values = list(samples)
+        if values:
+            med = statistics.median(values)
+            if worst is None or med > worst["p50_ms"]:
+                worst = {"p50_ms": round(med, 3), "max_ms": round(max(values), 3), "process": str(name)}
+    return worst
 
 
 def wanted(options) -> bool:
@@ -133,6 +164,21 @@ def _record(environment, **_kwargs):
             elif context and DROPPED in context:
                 r.dropped(context[DROPPED])
 
+        recent = environment.testbed_loop_recent = collections.deque(maxlen=LOOP_KEPT)   # ms, this process
+
+        def _time_the_loop() -> None:
+            """LOOP: how late this process's event loop wakes a greenlet, while its users run."""
+            while True:
+                asked = time.perf_counter()
+                gevent.sleep(LOOP_PERIOD_S)
+                late = max(time.perf_counter() - asked - LOOP_PERIOD_S, 0.0)
+                if runner.user_count > 0:
+                    recent.append(late * 1e3)
+                    r = made[0] if made else None
+                    if r is not None:
+                        r.loop_lag(late)
+        gevent.spawn(_time_the_loop)
+
     if worker:
         @environment.events.report_to_master.add_listener
         def _send(client_id, data, **_kw):
@@ -140,6 +186,23 @@ def _record(environment, **_kwargs):
                 start, end, parts = made[0].take()
                 if parts:
                     data[KEY] = {"start": start, "end": end, "parts": parts}
+            if recent:                     # the live figure (the Testbed tab): the samples since the last report
+                data[LOOP_KEY] = [round(x, 3) for x in recent]
+                recent.clear()
+
+    if master:
+        seen = environment.testbed_loop_workers = {}       # worker id -> deque of its last samples (ms)
+
+        @environment.events.worker_report.add_listener
+        def _loop_of(client_id, data, **_kw):
+            got = data.get(LOOP_KEY)
+            if isinstance(got, list):
+                seen.setdefault(client_id, collections.deque(maxlen=LOOP_KEPT)).extend(
+                    float(x) for x in got if isinstance(x, (int, float)))
+
+        @environment.events.test_start.add_listener
+        def _new_test(**_kw):
+            seen.clear()                   # a new test: the last one's figures are not its own
 
     def write(start: float, end: float, parts) -> None:
         for tag, max_us, encoded in parts:

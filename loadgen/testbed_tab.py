@@ -1,7 +1,7 @@
 """The "Testbed" tab of the Locust web UI: every replica of every tier while the load runs --
 its state in HAProxy, CPU (of a core, of its quota), requests/s and response time as HAProxy
 sees them, sessions, queue, the client lock's waiters -- the host's and the load generator's
-CPU, and the bottleneck hint (cli/testbed/live/view.py gathers them; analysis/measure/bottleneck.py judges).
+CPU, whether the load generator keeps up (its event loop's lateness: analysis/generator.py), and the bottleneck hint (cli/testbed/live/view.py gathers them; analysis/measure/bottleneck.py judges).
 
 Built on Locust's own extension points for its web UI (no fork of the UI): the tab and its
 table are `extended_tabs` / `extended_tables` of the page's template arguments, and its rows
@@ -22,6 +22,10 @@ import logging
 import os
 
 from locust import events
+
+from analysis import generator
+from analysis.load.settings import Settings
+import latency_record     # the locustfile's own module (Locust puts loadgen/ on the path)
 
 TAB = "testbed"
 # not "name": Locust's table sorts its rows by a "name" field; without one they keep this order
@@ -78,8 +82,10 @@ def table_rows(view: dict) -> list[dict]:
     rows.append({"replica": "host", "cpu": _pct(host["cpu"]),
                  "quota": "" if host["cpu"] is None else f"{host['cpu'] / host['cores']:.0f} % of {host['cores']} cores",
                  "note": "the whole machine: 100 % = one core"})
+    kept = generator.live(lg.get("loop"), lg.get("p50_ms"), Settings())
     rows.append({"replica": "loadgen", "cpu": _pct(lg["cpu"]), "rate": "" if lg["rps"] is None else f"{lg['rps']:.1f}",
-                 "note": f"Locust, master + workers: {lg['users']} users"})
+                 "state": "" if not kept else kept.split(":")[0],
+                 "note": f"Locust, master + workers: {lg['users']} users" + (f"; {kept}" if kept else "")})
     return rows
 
 
@@ -101,7 +107,11 @@ def _testbed_tab(environment, web_ui=None, **_kwargs):
 
     def current() -> dict:
         try:
-            return {k: v for k, v in view.sample().items() if not k.startswith("_")}
+            out = {k: v for k, v in view.sample().items() if not k.startswith("_")}
+            out["loadgen"]["loop"] = latency_record.loop_now(environment)      # did Locust keep up
+            total = environment.runner.stats.total if environment.runner else None
+            out["loadgen"]["p50_ms"] = total.get_current_response_time_percentile(0.5) if total else None
+            return out
         except Exception as e:               # a reading that failed shows as such, never a 500
             logging.exception("loadgen: Testbed tab")
             return {"rows": [], "host": {"cpu": None, "cores": 1}, "loadgen": {"cpu": None, "users": 0, "rps": None},

@@ -5,8 +5,9 @@ plateau's steps the one with the least host CPU, so a plateau that held while ot
 load paused is not the host's), the host's CPU — or, with the stack pinned apart from the load
 generator, the stack's CPUs — was at or above the utilisation threshold
 (settings.utilisation_threshold, 80 %), or a
-Locust process was at or above loadgen_cpu_saturation_pct of a core there or at a later step
-(the load generator, not the system, then stopped the ramp). Such a run shows what this
+step there or later had the load generator as its limit (analysis/generator.py: a Locust process at
+loadgen_cpu_saturation_pct of a core, its event loop late, or the open loop's sends behind their
+schedule — the load generator, not the system, then stopped the ramp), or every step was. Such a run shows what this
 machine can carry, not the mechanism a classic finding is about: a finding that depends on it
 reads "not testable on this host" with the cause and the fix, never "does not hold".
 
@@ -26,7 +27,7 @@ segment finding resting on a shared path is not testable either.
 """
 from __future__ import annotations
 
-from analysis.steps import LOADGEN_SATURATED
+from analysis.steps import LOADGEN_BEHIND, LOADGEN_SATURATED
 
 OTHERS_MAX = 0.15
 SHARED_FIX = ("run on a quieter machine, or pin the stack and the load generator to CPUs of their own "
@@ -34,7 +35,8 @@ SHARED_FIX = ("run on a quieter machine, or pin the stack and the load generator
 FIX = ("let the runner scale the service wait to this host (demands.SERVICE wait_us = \"auto\", without "
        "--no-scale), give the tiers CPU quotas (tiers_cpus), use fewer users, or run on a quieter or "
        "larger machine")
-LOADGEN_FIX = "give Locust more workers or its own CPUs (LOADGEN_CPUS), or use fewer users"
+LOADGEN_FIX = ("give Locust more workers or CPUs of its own (LOADGEN_CPUS; a larger CPUS_LOCUST where it has a "
+               "quota), or use fewer users or a lower rate")
 WARM_FIX = ("raise the run's warm_max_seconds (docs/experiments.md, \"Warm by measurement\"), give the stack "
             "CPUs of its own (STACK_CPUS, LOADGEN_CPUS), or run on a quieter machine")
 
@@ -74,9 +76,9 @@ def shared(entry: dict) -> str | None:
 def host_bound(steps, hint, threshold: float, host_cores: float, pinned: bool = False) -> dict | None:
     """{cause, fix, host, own, others, step} when the run was host-bound (see the module rule),
     else None. steps: the run's analysis.steps.StepSample list; hint: its bottleneck.Hint."""
-    out = shares(steps, hint, host_cores)
-    if out is None:
-        return None
+    out = shares(steps, hint, host_cores) if hint is not None else None
+    if out is None:          # no step to read the plateau at: every one excluded — by the generator?
+        return generator_limited(steps)
     top = next(s for s in steps if s.index == hint.step)
     host, own, others = out["host"], out["own"], out["others"]
     stack = hint.utilisation.get("stack") if pinned else None
@@ -88,11 +90,20 @@ def host_bound(steps, hint, threshold: float, host_cores: float, pinned: bool = 
                  if others is not None and others >= 0.05 else "")
         return {**out, "fix": FIX,
                 "cause": f"host CPU {host:.0%} of {host_cores:g} cores at the plateau ({top.users} users){share}"}
-    later = [s for s in steps if s.index >= top.index and LOADGEN_SATURATED in s.flags]
-    if later:
-        s = later[0]
-        return {**out, "fix": LOADGEN_FIX,
-                "cause": f"the load generator saturated at {s.users} users ({s.flags[LOADGEN_SATURATED]})"}
+    limited = generator_limited(steps, top.index)
+    return {**out, **limited} if limited else None
+
+
+def generator_limited(steps, from_index: int = 0) -> dict | None:
+    """{cause, fix, step, users} when a step from from_index on had the load generator, not the stack,
+    as its limit (analysis/generator.py: its CPU, its event loop, the open loop's schedule), else None."""
+    for s in steps:
+        if s.index < from_index:
+            continue
+        why = s.flags.get(LOADGEN_BEHIND) or s.flags.get(LOADGEN_SATURATED)
+        if why:
+            return {"fix": LOADGEN_FIX, "step": s.index, "users": s.users,
+                    "cause": f"the load generator was the limit at {s.users} users ({why})"}
     return None
 
 

@@ -29,6 +29,7 @@ Z95 = 1.959964
 MIN_TAIL = 5.0                     # n·q·(1−q) at least this for an interval
 LINE = re.compile(r"^(?:Tag=([^,]*),)?([\d.]+),([\d.]+),([\d.]+),(\S+)$")
 INTENDED, LAG, DROPPED = "intended", "lag", "dropped"     # the open loop's tags (loadgen/latency_record.py)
+LOOP = "loop"                      # how late the generator's event loop woke a greenlet (its own timer)
 
 
 def _hdr():
@@ -153,9 +154,15 @@ def name(q: float) -> str:
 def of_window(intervals: list[Interval], t0: float | None, t1: float | None) -> dict | None:
     """summary() of the responses in [t0, t1]; with an open loop also "intended" (the same from each
     request's intended start: what a user waits when the schedule does not wait for the stack),
-    "lag" (how late the sends were) and "dropped" (requests dropped at the outstanding limit)."""
+    "lag" (how late the sends were) and "dropped" (requests dropped at the outstanding limit); where
+    the generator timed its event loop, "loop" (how late it woke a greenlet: analysis/generator.py)."""
     out = summary(merged(intervals, t0, t1))
-    if out is None or not any(iv.tag for iv in intervals):
+    if out is None:
+        return out
+    tags = {iv.tag for iv in intervals}
+    if LOOP in tags:
+        out["loop"] = summary(merged(intervals, t0, t1, LOOP))
+    if not tags & {INTENDED, LAG, DROPPED}:
         return out
     out["intended"] = summary(merged(intervals, t0, t1, INTENDED))
     out["lag"] = summary(merged(intervals, t0, t1, LAG))

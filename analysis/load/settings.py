@@ -16,6 +16,8 @@ HISTORY_GAP_S = 3.0                # a step whose history ends > this before its
 class Settings:
     """max_error_rate -- a step with failures/requests above this is flagged high_errors
     loadgen_cpu_saturation_pct -- a locust process at or above this % of one core is saturated
+    loadgen_loop_lag_ms -- Locust's event loop late by this much (median), or its open loop's sends, is behind
+    loadgen_loop_share -- ... when the loop's median is also at least this share of the step's median latency
     think_time_s -- think time Z used by the load (0 for the segment method)
     tolerance -- relative noise band for "not measurable" and for plateau detection
     utilisation_threshold -- fraction of a capacity counted as saturated (bottleneck hints)
@@ -25,6 +27,8 @@ class Settings:
 
     max_error_rate: float = 0.01
     loadgen_cpu_saturation_pct: float = 90.0
+    loadgen_loop_lag_ms: float = 10.0
+    loadgen_loop_share: float = 0.1
     think_time_s: float = 0.0
     tolerance: float = 0.03
     utilisation_threshold: float = 0.8

@@ -138,6 +138,20 @@ class Stack(ABC):
     def restart(self, tier: str, overrides: dict[str, str]) -> None:
         """Give a tier new knobs (kept for later scaling) and restart its replicas with them."""
 
+    # ------------------------------------------------------------------ the load generator's CPU
+    def load_quota(self, name: str) -> list[str]:
+        """The cgroup.procs files an experiment's Locust process `name` (e.g. locust-worker-1) enters:
+        CPUS_LOCUST as its CPU quota, the way compose gives Locust's containers theirs; [] where it
+        has none (the default, and every stack but the local one: there Locust runs beside it)."""
+        return []
+
+    def load_quota_cores(self) -> float | None:
+        """CPUS_LOCUST as load_quota gives it to each Locust process (cores), None without one."""
+        return None
+
+    def load_quota_done(self, names: list[str]) -> None:
+        """The Locust processes `names` have ended: their groups (load_quota) go."""
+
     # ------------------------------------------------------------------ the client lifecycle, live
     switches_lifecycle = False       # whether switch_lifecycle() works here (keep_knobs implemented)
 

@@ -81,7 +81,7 @@ def test_under_load_rows_show_rate_cpu_and_the_hint_judges_them(load):
         # Locust's current rate stays 0 until its workers' first reports are in)
         return view if (clone.get("req_s") or 0) > 0 and clone.get("cpu") is not None and clone.get("waits") \
             and view["loadgen"]["users"] == USERS and (view["loadgen"].get("rps") or 0) > 0 \
-            and view["hint"]["kind"] in ("software", "cpu") else None
+            and view["loadgen"].get("loop") and view["hint"]["kind"] in ("software", "cpu") else None
     view = until("clone-1 serving, with CPU, its lock, all users, Locust's rate and a verdict", busy,
                  timeout=90, interval=1.0)
     clone = next(r for r in view["rows"] if r["tier"] == "clone")
@@ -91,6 +91,10 @@ def test_under_load_rows_show_rate_cpu_and_the_hint_judges_them(load):
     stats = get_json(load.ui + "stats/requests")
     table = {r["replica"]: r for r in next(e["data"] for e in stats["extended_stats"] if e["key"] == "testbed")}
     assert table["bottleneck"]["note"] and {"clone-1", "front-1", "axis-1", "host", "loadgen"} <= set(table)
+    # whether Locust keeps up: its workers' event loop, as the analysis judges a step (analysis/generator.py)
+    loop = view["loadgen"]["loop"]
+    assert loop["p50_ms"] >= 0 and loop["max_ms"] >= loop["p50_ms"] and loop["process"]
+    assert table["loadgen"]["state"] in ("kept up", "BEHIND") and "event loop" in table["loadgen"]["note"]
 
 
 def test_a_scaled_replica_appears_in_the_tab_and_in_prometheus(load):

@@ -91,8 +91,10 @@ class LocustRun:
 
     def __init__(self, spec: RunSpec, run_dir: Path, host_url: str, workers: int,
                  cpus: set[int] | None, primed: bool, locustfiles: str = LOCUSTFILES,
-                 user_class: str | None = None, remote: "RemoteWorkers | None" = None, zipkin_url: str = ""):
-        """zipkin_url: tracing on (docs/tracing.md): Locust's processes send their spans there."""
+                 user_class: str | None = None, remote: "RemoteWorkers | None" = None, zipkin_url: str = "",
+                 groups=None):
+        """zipkin_url: tracing on (docs/tracing.md): Locust's processes send their spans there;
+        groups(name): the cgroup.procs files process `name` enters (its CPU quota: Stack.load_quota)."""
         self.spec, self.dir, self.host_url, self.workers = spec, run_dir, host_url, workers
         self.remote = remote
         self.cpus, self.primed = cpus, primed
@@ -102,6 +104,7 @@ class LocustRun:
         self.master_port: int | None = None
         self.started_at: float | None = None
         self.zipkin_url = zipkin_url
+        self.groups = groups or (lambda name: [])
 
     def start(self) -> None:
         expected = self.workers + (self.remote.count if self.remote else 0)
@@ -114,17 +117,24 @@ class LocustRun:
             for i in range(1, self.workers + 1):
                 self.worker_procs.append(procs.start(
                     f"locust-worker-{i}", worker_argv(self.master_port, self.locustfiles),
-                    self.dir / f"locust-worker-{i}.log", env=env, cwd=ROOT, cpus=self.cpus))
+                    self.dir / f"locust-worker-{i}.log", env=env, cwd=ROOT, cpus=self.cpus,
+                    cgroups=self.groups(f"locust-worker-{i}")))
+            name = "locust-master" if expected else "locust-local"
             self.master = procs.start(
-                "locust-master" if expected else "locust-local",
+                name,
                 master_argv(self.spec, self.dir, self.host_url, expected, self.master_port, self.primed,
                             self.locustfiles, self.user_class,
                             self.remote.bind_host if self.remote else "127.0.0.1"),
                 self.dir / ("locust-master.log" if expected else "locust-local.log"),
-                env=env, cwd=ROOT, cpus=self.cpus)
+                env=env, cwd=ROOT, cpus=self.cpus, cgroups=self.groups(name))
         except BaseException:
             self.kill()
             raise
+
+    def names(self) -> list[str]:
+        """The process names groups() is asked for."""
+        return ["locust-master" if self.master_port else "locust-local"] + [
+            f"locust-worker-{i}" for i in range(1, self.workers + 1)]
 
     def processes(self) -> list[tuple[str, procs.Proc]]:
         """(replica name in cpu.csv, process)"""

@@ -94,7 +94,8 @@ class RunDriver:
         zipkin = self.stack.tracing_url() or ""
         notes["tracing"] = {"zipkin": zipkin, "trace_sample": spec.load.trace_sample} if zipkin else None
         loc = LocustRun(spec, run_dir, notes["host_url"], workers, self.stack.cfg.loadgen_cpus, primed,
-                        remote=remote, zipkin_url=zipkin)
+                        remote=remote, zipkin_url=zipkin, groups=self.stack.load_quota)
+        notes["locust_quota"] = self.stack.load_quota_cores()    # CPUS_LOCUST: each process's cores
         if remote:
             notes["remote_workers"] = {"count": remote.count, "sampled": remote_made, "why": (
                 "a Swarm service on the cluster's load-generator node; cpu.csv: loadgen remote-N" if remote_made
@@ -168,6 +169,8 @@ class RunDriver:
         except Exception as e:
             loc.kill()
             status, error = "failed", f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        finally:
+            self.stack.load_quota_done(loc.names())
         self.progress.done()
         run.refresh_steps()
         if status == "complete" and not meta["steps"]:

@@ -367,6 +367,16 @@ class LocalStack(Stack):
             self.cfg.knobs.update(overrides)
             self.save(state)
 
+    def load_quota(self, name: str) -> list[str]:
+        return self.quotas.place(f"run-{name}", "locust")      # beside the UI's Locust groups, never one of them
+
+    def load_quota_cores(self) -> float | None:
+        return quotas.cores(self.cfg.knobs, "locust")
+
+    def load_quota_done(self, names: list[str]) -> None:
+        for name in names:
+            self.quotas.remove(f"run-{name}")
+
     def _wait_drained(self, name: str, gone: list[dict], timeout: float) -> None:
         names = {f"{name}{r['index']}" for r in gone}
 
