@@ -5,7 +5,8 @@ diagnosis report, read from analysis/judge/published.toml (PUB; PUBLISHED is the
 every verdict comes from this run's numbers by the rule stated in its `why`, and every finding
 names the section of docs/method.md it rests on.
 
-Rules (a finding whose runs are missing is "not measured"):
+Rules (a finding whose runs are missing is "not measured"; one whose run has no maximum because the
+load generator was the limit of every step is "not testable", with that cause):
 - segment ⑤ dominates: T(1..5) <= T(1..4)/2, i.e. the SOAP call takes at least half of the
   whole path's demand (the published T(1..4) → T(1..5)).
 - the JSP (②) costs next to nothing: read by the front's demand where the run sampled the front's,
@@ -96,6 +97,25 @@ def _unshared(f: Finding, summary: dict, series: str, ks: tuple[int, ...]) -> Fi
     return f
 
 
+def _unmeasured(claim: str, published_text: str, why: str, key: str, runs: list, *, method: str) -> Finding:
+    """missing(...), or "not testable" where a run the finding needed has no maximum because none of
+    its steps measured the stack: the load generator was their limit (analysis/generator.py)."""
+    for r in runs:
+        b = (r or {}).get("host_bound")
+        if b and r.get("max_throughput") is None:
+            return Finding(claim, "—", published_text, NOT_TESTABLE,
+                           f"{r['id']}: {b['cause']}: no step of it measured the stack ({why}); fix: {b['fix']}",
+                           key, method=SCALING)
+    return missing(claim, published_text, why, key, method=method)
+
+
+def _path_runs(summary: dict, series: str, ks: tuple[int, ...]) -> list[dict]:
+    """The summary's run entries of paths ks of a series."""
+    entries = {r["id"]: r for r in summary.get("runs", [])}
+    return [entries[rid] for p in summary.get("paths", []) if p["series"] == series and p["path"] in ks
+            for rid in p.get("run_ids") or [] if rid in entries]
+
+
 def segment_findings(summary: dict) -> list[Finding]:
     return [f for name in {g["series"]: 0 for g in summary.get("segments", [])}
             for f in _segment_findings(summary, name)]
@@ -123,8 +143,9 @@ def _segment_findings(summary: dict, only: str) -> list[Finding]:
                 PUB.segment5_text(), _verdict(t[5] <= t[4] / 2),
                 "holds when T(1..5) ≤ T(1..4)/2", "segment5_dominates", method=SEGMENT_LAW), summary, name, (4, 5)))
         else:
-            out.append(missing(f"segment ⑤ dominates{label}", f"{published.num(pub[4])} → {published.num(pub[5])} tps",
-                               "paths 4 and 5 both need a maximum", "segment5_dominates", method=SEGMENT_LAW))
+            out.append(_unmeasured(f"segment ⑤ dominates{label}", f"{published.num(pub[4])} → {published.num(pub[5])} tps",
+                                   "paths 4 and 5 both need a maximum", "segment5_dominates",
+                                   _path_runs(summary, name, (4, 5)), method=SEGMENT_LAW))
         intervals = {p["path"]: p.get("interval") for p in summary.get("paths", []) if p["series"] == name}
         s2 = segs.get(2)
         if s2 and s2.get("path_throughput") and s2.get("previous_path_throughput"):
@@ -135,9 +156,9 @@ def _segment_findings(summary: dict, only: str) -> list[Finding]:
         for k, what in ((3, "the access bean (③)"), (4, "the EJB-like session bean (④)")):
             g = segs.get(k)
             if not g or g.get("path_throughput") is None or g.get("previous_path_throughput") is None:
-                out.append(missing(f"{what} costs measurably{label}", PUB.segment_text(k),
-                                   f"paths {k - 1} and {k} both need a maximum", f"segment{k}_measurable",
-                                   method=SEGMENT_LAW))
+                out.append(_unmeasured(f"{what} costs measurably{label}", PUB.segment_text(k),
+                                       f"paths {k - 1} and {k} both need a maximum", f"segment{k}_measurable",
+                                       _path_runs(summary, name, (k - 1, k)), method=SEGMENT_LAW))
                 continue
             claim = f"{what} costs measurably{label}"
             f = _by_demand(_segment_demand(k, claim, g) if g.get("front_demand") else None,
@@ -341,8 +362,9 @@ def clone_findings(summary: dict) -> list[Finding]:
                            "holds when every service-tier speed-up is below 1.25", "service_tier_flat",
                            svc, base, "the singleton's lock", bound_decides=True))
     else:
-        out.append(missing("cloning the SOAP service tier gives nothing", PUB.service_tier,
-                           "no run scaled the service tier alone", "service_tier_flat", method=CLONES))
+        out.append(_unmeasured("cloning the SOAP service tier gives nothing", PUB.service_tier,
+                               "no run scaled the service tier alone", "service_tier_flat",
+                               [base] + [r for r in runs if r.get("scaling") == "service tier"], method=CLONES))
     if cli:
         short = [r for r in cli if r["speedup"] < 0.75 * r["replicas"]]
         out.append(_judged("cloning the client tier gives near-linear gains", speedups(cli),
@@ -350,12 +372,13 @@ def clone_findings(summary: dict) -> list[Finding]:
                            "holds when every speed-up is ≥ 0.75 × the replicas", "client_tier_linear",
                            short, base, "the singleton clones' locks"))
     else:
-        out.append(missing("cloning the client tier gives near-linear gains", PUB.client_tier_text(ratios=False),
-                           "no run scaled the client tier alone", "client_tier_linear", method=CLONES))
+        out.append(_unmeasured("cloning the client tier gives near-linear gains", PUB.client_tier_text(ratios=False),
+                               "no run scaled the client tier alone", "client_tier_linear",
+                               [base] + [r for r in runs if r.get("scaling") == "client tier"], method=CLONES))
     claim = "the singleton client caps throughput while CPU stays far from 100 % (threads BLOCKED on it)"
     if base is None or base.get("max_throughput") is None:
-        out.append(missing(claim, PUB.singleton_text(), "no singleton baseline run",
-                           "singleton_software_bottleneck", method=CLONES))
+        out.append(_unmeasured(claim, PUB.singleton_text(), "no singleton baseline run",
+                               "singleton_software_bottleneck", [base], method=CLONES))
     else:
         b = base["bottleneck"]
         blocked = sum(n for d in b.get("threaddumps", []) if d["tier"] == "clone"
@@ -381,7 +404,8 @@ def clone_findings(summary: dict) -> list[Finding]:
         claim = ("a client per request gives a multiple of the singleton's throughput on one clone" if mode == "request"
                  else "pre-built clients (a pool, the eventual fix) give several times the singleton's throughput")
         if r is None:
-            out.append(missing(claim, pub, f"no {mode} run beside a singleton one", key, method=CLONES))
+            out.append(_unmeasured(claim, pub, f"no {mode} run beside a singleton one", key,
+                                   [base] + [x for x in runs if x.get("client_mode") == mode], method=CLONES))
         else:
             out.append(_judged(claim, f"{_n(r['max_throughput'])}/s, {r['vs_singleton']:.2f}× the singleton",
                                pub, r["vs_singleton"] >= ratio, f"holds when {mode} / singleton ≥ {ratio}",

@@ -132,3 +132,24 @@ def test_a_run_whose_prime_reached_its_ceiling_reads_not_testable_never_does_not
     assert f"singleton-c4-a1-r0: {why}: its steps measured JVMs still warming" in linear.why
     assert "warm_max_seconds" in linear.why
     assert f["request_multiple"].verdict == DOES_NOT_HOLD      # its own run was warm: judged as before
+
+
+def test_a_run_whose_every_step_the_load_generator_limited_reads_not_testable_with_the_cause(tmp_path):
+    """The pool's Locust ran in a CPU quota of 0.1 core (CPUS_LOCUST: run.json notes.locust_quota)
+    and used all of it at every step: no step measured the stack, the run has no maximum, and the
+    finding that needs it is not testable with that cause and the fix — not "not measured"."""
+    import json
+    folder = _folder(tmp_path / "starved", busy_host=45.0)
+    meta_file = folder / "runs" / "pool-c1-a1-r0" / "run.json"
+    meta = json.loads(meta_file.read_text())
+    meta.setdefault("notes", {})["locust_quota"] = 0.1
+    meta_file.write_text(json.dumps(meta))
+    s = build(folder)
+    runs = {r["id"]: r for r in s["runs"]}
+    assert runs["pool-c1-a1-r0"]["max_throughput"] is None
+    assert "the load generator was the limit" in runs["pool-c1-a1-r0"]["host_bound"]["cause"]
+    assert "of its CPU quota (0.1 core)" in runs["pool-c1-a1-r0"]["host_bound"]["cause"]
+    assert runs["singleton-c2-a1-r0"]["host_bound"] is None     # 20 % of a core without a quota: kept up
+    pool = _findings(s)["pool_fix"]
+    assert pool.verdict == NOT_TESTABLE and pool.why.startswith("pool-c1-a1-r0: the load generator was the limit")
+    assert "LOADGEN_CPUS" in pool.why
