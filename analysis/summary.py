@@ -11,6 +11,7 @@ from pathlib import Path
 
 from analysis import FORMAT_VERSION, steps
 from analysis.judge import calibration, classic, regime, sidebyside
+from analysis.judge.method import LATENCY
 from analysis.load import faults as faultmod
 from analysis.load.folder import PARTS, ResultFolder, load, part_settings, planned_load, saturating
 from analysis.load.settings import Settings
@@ -255,13 +256,16 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
     if result.kind in ("clones", "classic"):
         from analysis.predict import section as prediction
         summary["prediction"] = prediction.build(result, all_steps, simulate=simulate)
-    summary["faults"] = [f for run in result.runs for f in faultmod.summarize(run.id, run.faults, run.history)]
+    summary["faults"] = [f for run in result.runs
+                         for f in faultmod.summarize(run.id, run.faults, run.history, all_steps.get(run.id))]
     traced = traces.summarize(result, all_steps, summary)       # runs with spans (docs/tracing.md)
     if traced:
         summary["traces"] = traced
         summary["method"]["traces"] = traces.__doc__.split("Method (also printed in the report):")[1].strip()
     summary["nodes"] = nodemod.rows(result.runs, all_steps, run_max, e)
     summary["findings"] = [f.to_json() for f in classic.findings(summary)]
+    summary["findings_title"] = ("checked on this run" if summary["findings"] and all(
+        f["method"] == LATENCY for f in summary["findings"]) else "the classic results, checked on this run")
     return Analysis(result, all_steps, run_max, hints, summary)
 
 

@@ -56,6 +56,7 @@ import math
 from dataclasses import replace
 
 from analysis.judge import published, regime
+from analysis.judge.stall import findings as stall_findings
 from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
 from analysis.judge.method import CLONES, SCALING, SEGMENT_LAW
 from analysis.measure import clones
@@ -447,7 +448,8 @@ def findings(summary: dict) -> list[Finding]:
     if kind == "segments":
         return segment_findings(summary)
     if kind == "clones":
-        return clone_findings(summary)
+        stall = stall_findings(summary)       # an experiment that pauses a replica in an open and a closed loop
+        return stall or clone_findings(summary)
     if kind == "calibration":
         return calibration_findings(summary)
     if kind == "classic":

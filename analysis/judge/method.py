@@ -36,11 +36,12 @@ SEGMENT_LAW = "the-segment-law"
 SCALING = "scaling-an-experiment-to-the-host"
 CLONES = "clone-scaling-and-the-client-lifecycles"
 CLASSIC_FIGURES = "the-classic-figures"
+LATENCY = "latency-under-a-stall"
 SERIALIZATION = "serialization-cost"
 RPC = "rpc-latency-by-transport"
 IPC = "ipc-throughput"
 SERVERS = "socket-server-models"
-SECTIONS = (REQUEST_PATH, SEGMENT_LAW, SCALING, CLONES, CLASSIC_FIGURES, SERIALIZATION, RPC, IPC, SERVERS)
+SECTIONS = (REQUEST_PATH, SEGMENT_LAW, SCALING, CLONES, CLASSIC_FIGURES, LATENCY, SERIALIZATION, RPC, IPC, SERVERS)
 
 
 @functools.cache

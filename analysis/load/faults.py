@@ -50,7 +50,18 @@ def window_counts(history: History, start: float, end: float) -> tuple[int | Non
             last.total_failures - (base.total_failures if base else 0))
 
 
-def summarize(run_id: str, records: list[dict], history: History) -> list[dict]:
+def in_step(steps, t: float | None) -> int | None:
+    """The index of the step whose measurement window [measure_from, end] holds time t, or None."""
+    for s in steps or ():
+        lo = s.measure_from if s.measure_from is not None else s.start
+        if t is not None and lo is not None and s.end is not None and lo <= t <= s.end:
+            return s.index
+    return None
+
+
+def summarize(run_id: str, records: list[dict], history: History, steps=None) -> list[dict]:
+    """Each fault of a run as the report shows it; "step": the step whose measurement window it began
+    in (steps: the run's analysis.steps.StepSample list), None when it began outside every one."""
     out = []
     t0 = history.rows[0].timestamp if history.rows else None
     for f in records:
@@ -66,7 +77,7 @@ def summarize(run_id: str, records: list[dict], history: History) -> list[dict]:
                     "in_flight": f.get("in_flight"), "ejected_after_s": f.get("ejected_after_s"),
                     "back_after_s": f.get("back_after_s"), "rescheduled_after_s": f.get("rescheduled_after_s"),
                     "replicas": f.get("replicas"), "requests_in_window": req,
-                    "failures_in_window": fail, "error": f.get("error")})
+                    "failures_in_window": fail, "error": f.get("error"), "step": in_step(steps, start)})
     return out
 
 

@@ -12,7 +12,8 @@ def lines(summary: dict) -> list[str]:
     kind = summary["experiment"]["kind"]
     found = [Finding.from_json(f) for f in summary.get("findings", [])]
     out = scaling_lines(summary)
-    out += (["findings (the classic results, checked on this run):", *text_lines(found), "details:"]
+    title = summary.get("findings_title") or "the classic results, checked on this run"
+    out += ([f"findings ({title}):", *text_lines(found), "details:"]
             if found else [])
     for r in summary["runs"]:
         cpu = ", ".join(f"{t} {v:.0f}%" for t, v in sorted((r.get("cpu_at_plateau") or {}).items()))
