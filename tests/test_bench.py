@@ -116,3 +116,22 @@ def test_wrk_output_gives_its_figures_and_a_scripts_latency_lines_where_it_print
     assert scripted == {**plain, "p50_ms": 11.873, "p95_ms": 20.411}
     with pytest.raises(RuntimeError, match="no Requests/sec"):
         wrk.parse_wrk("unable to connect to 127.0.0.1:8080 Connection refused\n")
+
+
+def test_loadgen_efficiency_tables_every_user_and_the_latency_logs_cost_from_any_subset(tmp_path):
+    """`./testbed run loadgen-efficiency` writes its table after every run: with only some users
+    measured yet, then with all three, the latency log's cost as 1 - recorded / unrecorded."""
+    from testbed.bench import efficiency
+    from testbed.experiment.plan import LoadPlan
+
+    def row(user, rps, cpu):
+        return {"user": user, "target": "bound", "round": 0, "throughput": rps, "loadgen_cpu_pct": cpu,
+                "requests_per_cpu_second": rps / (cpu / 100), "p50_ms": 1.0}
+    rows = [row("Seg1StaticPage", 4900.0, 100.0), row(efficiency.UNRECORDED, 5000.0, 100.0)]
+    plan = LoadPlan(users=(16,), step_seconds=20, warmup_seconds=5)
+    table = efficiency._write(tmp_path, rows, 16, plan, 1, 0.0)           # no bare run yet
+    assert "the latency log's cost | | +2.0%" in table and "/ bare" not in table
+    table = efficiency._write(tmp_path, rows + [row("BareSeg1User", 7000.0, 100.0)], 16, plan, 1, 0.0)
+    assert "Seg1StaticPage / bare | | | | 0.700" in table
+    cost = json.loads((tmp_path / "efficiency.json").read_text())["summary"][1]["recording_cost"]
+    assert cost["throughput"] == pytest.approx(0.02)

@@ -1,16 +1,20 @@
 """Loadgen efficiency benchmark (`./testbed run loadgen-efficiency`): how much the testbed's
-own Locust user costs compared with the plainest FastHttpUser on the same path.
+own Locust user costs compared with the plainest FastHttpUser on the same path, and what its
+exact latency log costs (docs/latency.md).
 
-Seg1StaticPage (loadgen/locustfile.py: options, think time, open-loop switch) and BareSeg1User
-(loadgen/bare.py: one task, nothing else) each run as one local Locust process with the same
-users for one step, against
+Seg1StaticPage (loadgen/locustfile.py: options, think time, open-loop switch, every response
+recorded in latency.hlog), the same without the log (Seg1StaticPage-unrecorded: --latency-log
+off) and BareSeg1User (loadgen/bare.py: one task, nothing else) each run as one local Locust
+process with the same users for one step, against
   web    /seg/1 through HAProxy and the front (the real path: the stack may be the limit), and
   bound  HAProxy's "bound" entry, which answers by itself (the load generator is the limit).
 The first run of each target is primed (5 s of load before its step: the JIT of a fresh
 stack). Per run: throughput over the step's measurement window, the Locust process's mean CPU there,
-and requests per CPU-second of that process (the efficiency). The four runs of a round are
-interleaved (ABBA order alternating per round) so drift hits both users alike; the figures are
-medians over rounds. Results: results/loadgen-efficiency-<time>/efficiency.{json,md}, plus
+and requests per CPU-second of that process (the efficiency). The runs of a round are
+interleaved (the users' order reversed every other round and target) so drift hits them alike;
+the figures are medians over rounds. The recording's cost: 1 − the recorded user's throughput and
+efficiency over the unrecorded one's, per target (at "bound" the generator is the limit, so its
+throughput is the generator's). Results: results/loadgen-efficiency-<time>/efficiency.{json,md}, plus
 each run's raw files under runs/.
 """
 from __future__ import annotations
@@ -24,10 +28,12 @@ from testbed import ROOT, procs
 from testbed.stack import Stack
 from testbed.run import results
 from testbed.experiment.definition import LoadPlan, RunSpec
-from testbed.run.locustrun import LocustRun
+from testbed.run.locustrun import LocustRun, master_argv
 from testbed.run.record.sampler import CpuSampler, Target
 
-USERS = {"Seg1StaticPage": f"{ROOT / 'loadgen' / 'locustfile.py'},{ROOT / 'loadgen' / 'shapes.py'}",
+TESTBED = f"{ROOT / 'loadgen' / 'locustfile.py'},{ROOT / 'loadgen' / 'shapes.py'}"
+UNRECORDED = "Seg1StaticPage-unrecorded"
+USERS = {"Seg1StaticPage": TESTBED, UNRECORDED: TESTBED,
          "BareSeg1User": f"{ROOT / 'loadgen' / 'bare.py'},{ROOT / 'loadgen' / 'shapes.py'}"}
 
 
@@ -35,6 +41,14 @@ class _BareRun(LocustRun):
     """bare.py defines none of the testbed's options: pass only the shape's."""
 
     def start(self) -> None:
+        if self.user_class == UNRECORDED:          # the testbed's user with its latency log off
+            argv = master_argv(self.spec, self.dir, self.host_url, 0, None, self.primed, self.locustfiles,
+                               "Seg1StaticPage")
+            at = argv.index("--latency-log")
+            del argv[at:at + 2]
+            self.started_at = time.time()
+            self.master = procs.start("locust-local", argv, self.dir / "locust-local.log", cwd=ROOT, cpus=self.cpus)
+            return
         if self.user_class != "BareSeg1User":
             return super().start()
         load = self.spec.load
@@ -105,7 +119,7 @@ def main(stack: Stack, results_dir: Path, quick: bool = False, rounds: int = 3, 
     rows: list[dict] = []
     try:
         for rnd in range(rounds):
-            order = ["Seg1StaticPage", "BareSeg1User"] if rnd % 2 == 0 else ["BareSeg1User", "Seg1StaticPage"]
+            order = list(USERS) if rnd % 2 == 0 else list(USERS)[::-1]
             for target, url in hosts.items():
                 for k, user in enumerate(order if target == "web" else order[::-1]):
                     rid = f"{target}-{user}-r{rnd}"
@@ -113,7 +127,7 @@ def main(stack: Stack, results_dir: Path, quick: bool = False, rounds: int = 3, 
                                  primed=rnd == 0 and k == 0)
                     m.update(target=target, round=rnd)
                     rows.append(m)
-                    print(f"loadgen-efficiency: round {rnd + 1}/{rounds} {target:5s} {user:13s} "
+                    print(f"loadgen-efficiency: round {rnd + 1}/{rounds} {target:5s} {user:25s} "
                           f"{m['throughput'] or 0:8.0f} req/s  Locust CPU {m['loadgen_cpu_pct'] or 0:5.0f}%  "
                           f"{m['requests_per_cpu_second'] or 0:8.0f} req per CPU-s", flush=True)
                     _write(folder, rows, users, plan, rounds, started)
@@ -145,9 +159,14 @@ def _write(folder: Path, rows: list[dict], users: int, plan: LoadPlan, rounds: i
                                  "requests_per_cpu_second": _med(r["requests_per_cpu_second"] for r in rs),
                                  "p50_ms": _med(r["p50_ms"] for r in rs)}
         ratio = None
-        if len(by_user) == 2 and by_user["Seg1StaticPage"]["requests_per_cpu_second"] and by_user["BareSeg1User"]["requests_per_cpu_second"]:
-            ratio = by_user["Seg1StaticPage"]["requests_per_cpu_second"] / by_user["BareSeg1User"]["requests_per_cpu_second"]
-        summary.append({"target": target, "users": by_user, "seg1_vs_bare_efficiency": ratio})
+        seg1, bare = (by_user.get(u, {}).get("requests_per_cpu_second") for u in ("Seg1StaticPage", "BareSeg1User"))
+        if seg1 and bare:
+            ratio = seg1 / bare
+        rec, unrec = by_user.get("Seg1StaticPage") or {}, by_user.get(UNRECORDED) or {}
+        cost = {k: 1 - rec[k] / unrec[k] if rec.get(k) and unrec.get(k) else None
+                for k in ("throughput", "requests_per_cpu_second")}
+        summary.append({"target": target, "users": by_user, "seg1_vs_bare_efficiency": ratio,
+                        "recording_cost": cost})
     results.write_json(folder / "efficiency.json", {
         "started": started, "users": users, "step_seconds": plan.step_seconds,
         "warmup_seconds": plan.warmup_seconds, "rounds": rounds, "locust_processes": "one local process",
@@ -161,9 +180,14 @@ def _write(folder: Path, rows: list[dict], users: int, plan: LoadPlan, rounds: i
                          f"{u['p50_ms'] if u['p50_ms'] is not None else '-'} |")
         if s["seg1_vs_bare_efficiency"] is not None:
             lines.append(f"| {s['target']} | Seg1StaticPage / bare | | | | {s['seg1_vs_bare_efficiency']:.3f} | |")
+        cost = s["recording_cost"]
+        if cost["throughput"] is not None:
+            eff = "" if cost["requests_per_cpu_second"] is None else f"{cost['requests_per_cpu_second']:+.1%}"
+            lines.append(f"| {s['target']} | the latency log's cost | | {cost['throughput']:+.1%} | | {eff} | |")
     table = "\n".join(lines)
     (folder / "efficiency.md").write_text(
-        f"# Loadgen efficiency: Seg1User vs a bare FastHttpUser on /seg/1\n\n{users} users, one local "
+        f"# Loadgen efficiency: Seg1User (with and without its latency log) vs a bare FastHttpUser on /seg/1\n\n"
+        f"{users} users, one local "
         f"Locust process, {plan.step_seconds:g} s per run ({plan.warmup_seconds:g} s warm-up left out), "
         f"medians of {rounds} interleaved round(s).\n\n{table}\n")
     return table
