@@ -15,7 +15,9 @@ spans), to POST /api/v2/spans; at most QUEUE_MAX spans and QUEUE_MAX_BYTES wait 
 dropped and counted: a slow Zipkin never slows the load), and a failed post drops its batch with
 one log line. Each span is bounded in bytes as the tiers' are (the name NAME_MAX, a tag value
 VALUE_MAX, with a marker where clipped): a user's URL can be as long as the server accepts.
-Locust reads no incoming context: it only starts traces.
+Locust reads no incoming context: it only starts traces. Each client span carries Locust's own
+response time of its request (tag locust.response_ms): the latency the statistics count, beside
+the span's duration, so the traces' parts can be set against it (docs/tracing.md, "The anatomy").
 """
 from __future__ import annotations
 
@@ -36,7 +38,9 @@ from testbed.observe.tracing import (NAME_MAX, VALUE_MAX, clip, json_bytes,   # 
 BATCH, QUEUE_MAX, FLUSH_S = 200, 10_000, 1.0
 SERVICE = "locust"
 QUEUE_MAX_BYTES = 8 << 20
-FIXED = 320          # a span's JSON besides its name and tag values (ids, times, keys), at most
+FIXED = 360          # a span's JSON besides its name and tag values (ids, times, keys), at most
+RESPONSE_TAG = "locust.response_ms"   # the client span's tag: Locust's response time of the request (ms)
+TIMED = "testbed_traced"              # a traced request's context key (_timed)
 
 
 def share(text: str) -> float:
@@ -89,10 +93,12 @@ class Tracer:
         return f"{random.getrandbits(128) or 1:032x}", f"{random.getrandbits(64) or 1:016x}"
 
     def record(self, trace_id: str, span_id: str, name: str, url: str, start: float, seconds: float,
-               status: int, error: str | None) -> None:
+               status: int, error: str | None, response_ms: float | None = None) -> None:
         self.counts["traced"] += 1
         name = clip(name, NAME_MAX)
         tags = {"http.method": "GET", "http.url": clip(url, VALUE_MAX), "http.status_code": str(status)}
+        if response_ms is not None:     # Locust's own response time of this request (its statistics, latency.hlog)
+            tags[RESPONSE_TAG] = f"{response_ms:.3f}"
         if error:
             tags["error"] = clip(error, VALUE_MAX)
         size = FIXED + sum(json_bytes(v) for v in (name, *tags.values()))
@@ -190,10 +196,20 @@ def get(user, url: str, name: str):
     if not sampled(user.environment):
         return user.client.get(url, name=name)
     trace_id, span_id = Tracer.ids()
+    timed: dict = {}                     # _timed puts Locust's response time of the request here
     start, t0 = time.time(), time.perf_counter()
-    resp = user.client.get(url, name=name, headers={"traceparent": f"00-{trace_id}-{span_id}-01"})
+    resp = user.client.get(url, name=name, headers={"traceparent": f"00-{trace_id}-{span_id}-01"},
+                           context={TIMED: timed})
     seconds = time.perf_counter() - t0
     error = getattr(resp, "error", None)
     _tracer.record(trace_id, span_id, f"GET {name}", url, start, seconds, getattr(resp, "status_code", 0) or 0,
-                   str(error) if error else None)
+                   str(error) if error else None, timed.get("ms"))
     return resp
+
+
+@events.request.add_listener
+def _timed(response_time=None, context=None, **_kwargs):
+    """A traced request's response time as Locust counts it (the client's latency: what its
+    statistics and latency.hlog hold), for its client span's RESPONSE_TAG."""
+    if context and TIMED in context and response_time is not None:
+        context[TIMED]["ms"] = float(response_time)

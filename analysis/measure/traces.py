@@ -29,6 +29,19 @@ Method (also printed in the report):
                        /seg/5, one user with think time, traced at 50 %); else the path-k run's
                        step with the fewest users, flagged "not low load" (with think time 0, one
                        user keeps a request in flight all the time: no low load on this host).
+  parts                the disjoint parts of one request in its order — each hop, each tier's own
+                       time, the clone's split into "waiting for a client" (its own timer: the
+                       singleton's lock, a pooled client; span tag testbed.client_wait_us) and
+                       "working" — add up to Locust's span exactly; per step each part's p50, p99 and
+                       max over the step's traces;
+  unaccounted          Locust's own response time of the request (the latency its statistics and
+                       latency.hlog count; span tag locust.response_ms) less the sum of the parts:
+                       reported, never spread over the parts (Locust's span also holds its own work
+                       around the request, so it is usually a small negative);
+  slow requests        the anatomy: the step's traced requests at or above its p99 from every
+                       request (latency.hlog; without it the traced ones' p99), each part's mean and
+                       share of their latency, beside the same for the requests between the 40th
+                       and 60th percentile of the traced ones — where the slow ones' extra time went;
   Agreement rule: they agree when |span − 1/T(k)| ≤ AGREE × 1/T(k). They measure different
   things: 1/T(k) is the time segment k holds the bottleneck per request at saturation; a span
   is a latency at low load. A CPU-bound segment spreads over the cores at saturation
@@ -51,6 +64,8 @@ HOPS = ("locust→front", "front→clone", "clone→service")
 SEGMENT_SPANS = {"3": ("accessbean.", "segmentservicebean."), "4": ("segmentservicebean.", "invoker.invoke"),
                  "5": ("invoker.invoke", None)}           # keys as in summary.json (text)
 SEGMENT_NAMES = {"3": "③", "4": "④", "5": "⑤"}
+RESPONSE_TAG = "locust.response_ms"      # Locust's span: its response time of the request (loadgen/trace_context.py)
+WAIT_TAG = "testbed.client_wait_us"      # the clone's SERVER span: the call's wait for a SOAP client (ClientTime)
 
 
 def load(run_dir: Path) -> dict | None:
@@ -102,7 +117,7 @@ def decompose(spans: list[dict]) -> dict | None:
         return hp, server
 
     out = {"total": _ms(root), "tiers": {}, "hops": {}, "haproxy": {}, "segments": {}, "service": None,
-           "front": None, "spans": len(spans)}
+           "front": None, "spans": len(spans), "waits": {}, "client": _tag_ms(root, RESPONSE_TAG, 1.0)}
     client, hop_names = root, iter(HOPS)
     while client is not None:
         hop = next(hop_names, None)
@@ -115,6 +130,9 @@ def decompose(spans: list[dict]) -> dict | None:
             out["haproxy"][hop] = _ms(hp) - _ms(server)
         nxt = below(server, tier, "CLIENT")
         out["tiers"][tier] = _ms(server) - (_ms(nxt) or 0.0)
+        wait = _tag_ms(server, WAIT_TAG, 1e-3)
+        if wait is not None:                 # the clone's own time: waiting for its client, then working
+            out["waits"][tier] = min(wait, out["tiers"][tier])
         if tier in ("axis", "gsoap"):
             out["service"] = tier
         if tier == "front":
@@ -122,6 +140,93 @@ def decompose(spans: list[dict]) -> dict | None:
             out["front"] = _ms(server)
         client = nxt
     return out
+
+
+def _tag_ms(span: dict, key: str, to_ms: float) -> float | None:
+    """A span's numeric tag in ms (to_ms: its unit in ms), None when absent or not a number."""
+    try:
+        return float((span.get("tags") or {})[key]) * to_ms
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def parts(d: dict) -> dict[str, float]:
+    """One decomposed trace as its disjoint parts, in the request's order; they add up to Locust's
+    span (d["total"]) exactly. The clone's own time is split where it reported its wait for a
+    client (WAIT_TAG): "clone: waiting for a client" (the singleton's lock, a pooled client) and
+    "clone: working"."""
+    out: dict[str, float] = {}
+    for hop, tier in zip(HOPS, ("front", "clone", None)):
+        if hop in d["hops"]:
+            out[f"hop {hop}"] = d["hops"][hop]
+        if tier is None:
+            if d.get("service") and d["service"] in d["tiers"]:
+                out[d["service"]] = d["tiers"][d["service"]]
+        elif tier in d["tiers"]:
+            wait = d["waits"].get(tier)
+            if wait is None:
+                out[tier] = d["tiers"][tier]
+            else:
+                out[f"{tier}: waiting for a client"] = wait
+                out[f"{tier}: working"] = d["tiers"][tier] - wait
+    return out
+
+
+def remainder(d: dict) -> float | None:
+    """The client's measured latency (Locust's response time, RESPONSE_TAG) less the sum of the
+    parts (Locust's span): what the spans do not account for; None without that tag."""
+    return None if d.get("client") is None or d.get("total") is None else d["client"] - d["total"]
+
+
+def _rank(values: list[float], q: float) -> float | None:
+    """The nearest-rank q-quantile (0..1) of values, None when empty."""
+    if not values:
+        return None
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(q * len(v) + 0.5) - 1))]
+
+
+def distribution(ds: list[dict]) -> dict[str, dict]:
+    """Each part's p50, p99 and max over a step's decomposed traces (ms), and the remainder's."""
+    out: dict[str, dict] = {}
+    names = list(dict.fromkeys(k for d in ds for k in parts(d)))
+    series = {k: [parts(d)[k] for d in ds if k in parts(d)] for k in names}
+    series["remainder"] = [r for r in (remainder(d) for d in ds) if r is not None]
+    for k, v in series.items():
+        if v:
+            out[k] = {"p50": _rank(v, 0.5), "p99": _rank(v, 0.99), "max": max(v)}
+    return out
+
+
+def anatomy(ds: list[dict], threshold_ms: float | None, source: str) -> dict | None:
+    """Where the time of the slow requests went, beside the median ones: of a step's decomposed
+    traces, those whose client latency (Locust's response time; its span where untagged) is at or
+    above threshold_ms (the step's p99), and those between the 40th and 60th percentile of the
+    traced latencies; per group the mean latency, each part's mean and share of it, and the
+    remainder. None without a trace at or above the threshold."""
+    def latency(d):
+        return d["client"] if d.get("client") is not None else d["total"]
+    ranked = sorted((d for d in ds if latency(d) is not None), key=latency)
+    if not ranked:
+        return None
+    if threshold_ms is None:
+        threshold_ms, source = _rank([latency(d) for d in ranked], 0.99), "the traced requests' p99"
+    slow = [d for d in ranked if latency(d) >= threshold_ms]
+    if not slow:
+        return None
+    lo, hi = int(0.4 * len(ranked)), max(int(0.4 * len(ranked)) + 1, int(0.6 * len(ranked)))
+    middle = ranked[lo:hi]
+
+    def group(g: list[dict]) -> dict:
+        mean = statistics.fmean(latency(d) for d in g)
+        names = list(dict.fromkeys(k for d in g for k in parts(d)))
+        each = {k: statistics.fmean(parts(d).get(k, 0.0) for d in g) for k in names}
+        rest = [r for r in (remainder(d) for d in g) if r is not None]
+        return {"traces": len(g), "latency_ms": mean, "parts": each,
+                "shares": {k: v / mean if mean else None for k, v in each.items()},
+                "remainder_ms": statistics.fmean(rest) if rest else None,
+                "largest": max(each, key=each.get) if each else None}
+    return {"threshold_ms": threshold_ms, "threshold": source, "slow": group(slow), "median": group(middle)}
 
 
 def _walk(children: dict[str, list[dict]], span: dict):
@@ -152,28 +257,34 @@ def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def step_rows(run_id: str, data: dict, step_cpu: dict[int, float | None]) -> list[dict]:
-    """Per step of one run: how many traces, and the mean of each part over them (ms).
-    step_cpu: step index -> the stack's CPU as a share of the host's cores, for the low-load test."""
+def step_rows(run_id: str, data: dict, step_cpu: dict[int, float | None],
+              step_p99: dict[int, float | None] | None = None) -> list[dict]:
+    """Per step of one run: how many traces, the mean of each part over them (ms), each part's
+    distribution and the anatomy of its slow requests. step_cpu: step index -> the stack's CPU as a
+    share of the host's cores, for the low-load test; step_p99: step index -> the step's p99 from
+    every request (latency.hlog), the anatomy's threshold."""
     rows = []
     for st in data.get("steps", []):
-        parts = [d for d in (decompose(t) for t in st.get("traces", [])) if d]
-        if not parts:
+        ds = [d for d in (decompose(t) for t in st.get("traces", [])) if d]
+        if not ds:
             rows.append({"run_id": run_id, "step": st.get("index"), "users": st.get("users"), "traces": 0,
                          "stack_share": step_cpu.get(st.get("index"))})
             continue
-        keys = lambda field: sorted({k for p in parts for k in p[field]}, key=str)  # noqa: E731
+        keys = lambda field: sorted({k for p in ds for k in p[field]}, key=str)  # noqa: E731
         rows.append({
-            "run_id": run_id, "step": st.get("index"), "users": st.get("users"), "traces": len(parts),
+            "run_id": run_id, "step": st.get("index"), "users": st.get("users"), "traces": len(ds),
             "stack_share": step_cpu.get(st.get("index")),
-            "service": next((p["service"] for p in parts if p["service"]), None),
-            "total": _mean([p["total"] for p in parts]),
-            "front": _mean([p["front"] for p in parts if p["front"] is not None]),
-            "tiers": {k: _mean([p["tiers"][k] for p in parts if k in p["tiers"]]) for k in keys("tiers")},
-            "hops": {k: _mean([p["hops"][k] for p in parts if k in p["hops"]]) for k in keys("hops")},
-            "haproxy": {k: _mean([p["haproxy"][k] for p in parts if k in p["haproxy"]]) for k in keys("haproxy")},
-            "segments": {k: _mean([p["segments"][k] for p in parts if k in p["segments"]])
-                         for k in keys("segments")}})
+            "service": next((p["service"] for p in ds if p["service"]), None),
+            "total": _mean([p["total"] for p in ds]),
+            "front": _mean([p["front"] for p in ds if p["front"] is not None]),
+            "tiers": {k: _mean([p["tiers"][k] for p in ds if k in p["tiers"]]) for k in keys("tiers")},
+            "hops": {k: _mean([p["hops"][k] for p in ds if k in p["hops"]]) for k in keys("hops")},
+            "haproxy": {k: _mean([p["haproxy"][k] for p in ds if k in p["haproxy"]]) for k in keys("haproxy")},
+            "segments": {k: _mean([p["segments"][k] for p in ds if k in p["segments"]])
+                         for k in keys("segments")},
+            "distribution": distribution(ds),
+            "anatomy": anatomy(ds, (step_p99 or {}).get(st.get("index")),
+                               "the step's p99 of every request (latency.hlog)")})
     return rows
 
 
@@ -263,15 +374,30 @@ def summarize(result, all_steps: dict, summary: dict) -> dict | None:
             continue
         share = {s.index: (sum(s.cpu.values()) / (100.0 * cores) if s.cpu and cores else None)
                  for s in all_steps.get(run.id, [])}
+        p99 = {s.index: (s.latency or {}).get("p99_ms") for s in all_steps.get(run.id, [])}
         series = " ".join(f"{'n=' if k == 'n' else ''}{run.meta[k]}" for k in ("backend", "op", "n")
                           if run.meta.get(k) not in (None, ""))
         runs.append({"run_id": run.id, "path": run.meta.get("path"), "series": series or "all",
                      "trace_sample": data.get("trace_sample"), "error": data.get("error"),
-                     "steps": step_rows(run.id, data, share)})
+                     "steps": step_rows(run.id, data, share, p99)})
     if not runs:
         return None
     return {"runs": runs, "agreement": agreement(summary.get("segments") or [], runs, cores),
             "rule": {"low_load": LOW_LOAD, "agree": AGREE}}
+
+
+def anatomy_lines(a: dict | None) -> list[str]:
+    """The anatomy of a step's slow requests beside its median ones, as indented text lines."""
+    if not a:
+        return []
+    out = []
+    for name, label in (("slow", f"slow (≥ {a['threshold_ms']:.1f} ms, {a['threshold']})"), ("median", "median")):
+        g = a[name]
+        top = sorted(g["parts"].items(), key=lambda kv: -kv[1])
+        shown = ", ".join(f"{k} {v:.2f} ms ({g['shares'][k]:.0%})" for k, v in top if g["shares"].get(k) is not None)
+        rest = "" if g["remainder_ms"] is None else f"; unaccounted {g['remainder_ms']:+.3f} ms"
+        out.append(f"    {label}: {g['traces']} trace(s), {g['latency_ms']:.2f} ms: {shown}{rest}")
+    return out
 
 
 def text(t: dict) -> str:
@@ -292,6 +418,7 @@ def text(t: dict) -> str:
             host = f", stack CPU {r['stack_share']:.0%} of the host" if r.get("stack_share") is not None else ""
             lines.append(f"  step {r['step']} ({r['users']} users{host}): {r['traces']} traces, whole "
                          f"{r['total']:.2f} ms; own: {tiers}; hops: {hops}" + (f"; segments: {segs}" if segs else ""))
+            lines += anatomy_lines(r.get("anatomy"))
     if t.get("agreement"):
         lines.append(f"beside the segment law (agree: within ±{t['rule']['agree']:.0%} of 1/T(k); "
                      f"low load: the stack's CPU ≤ {t['rule']['low_load']:.0%} of the host):")

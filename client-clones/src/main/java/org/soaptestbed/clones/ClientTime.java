@@ -2,6 +2,8 @@ package org.soaptestbed.clones;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import org.soaptestbed.common.trace.Span;
+import org.soaptestbed.common.trace.Tracer;
 
 /**
  * How long one /invoke waited for a SOAP client and how long it held it: the lock holding
@@ -19,6 +21,8 @@ final class ClientTime {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final boolean CPU = THREADS.isCurrentThreadCpuTimeSupported();
     private static final ThreadLocal<Call> CALL = ThreadLocal.withInitial(Call::new);
+    /** The tag of the clone's SERVER span that holds the call's wait for its client, in µs. */
+    static final String WAIT_TAG = "testbed.client_wait_us";
 
     /** This thread's call: asked at, obtained at (0: not yet), thread CPU when obtained, and
      *  whose waiting gauge it is counted in (null: none, or no longer). */
@@ -69,6 +73,7 @@ final class ClientTime {
     static void done(Stats stats, Backend backend) {
         Call c = CALL.get();
         stopWaiting(c);
+        waited(c.obtained == 0 ? System.nanoTime() - c.asked : c.obtained - c.asked);
         if (c.obtained == 0) {
             stats.notObtained(backend);
             return;
@@ -86,6 +91,16 @@ final class ClientTime {
         stats.clientTime(backend, c.obtained - c.asked, end - c.obtained, cpu);
         c.obtained = 0;
         c.released = 0;
+    }
+
+    /** The request's trace, where it is traced: how long it waited for its client (the singleton's
+     *  monitor, a pooled client), as the tag {@value #WAIT_TAG} of the clone's SERVER span — the
+     *  clone's own time split into waiting and working (docs/tracing.md, "The anatomy of slow requests"). */
+    private static void waited(long nanos) {
+        Span span = Tracer.current();
+        if (span != null) {
+            span.tag(WAIT_TAG, Math.max(0L, nanos / 1000L));
+        }
     }
 
     private static void stopWaiting(Call c) {
