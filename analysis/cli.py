@@ -10,6 +10,10 @@
   traces FOLDER [--json]             where the time goes, from a traced run's spans: each tier's
                                      own time and each hop per step, segments ③ ④ ⑤ beside the
                                      segment law (docs/tracing.md)
+  compare A B [C ...] [-o OUTDIR] [--json] [--threshold 0.05] [--latency-threshold 0.10]
+                                     each folder against A, run by run and step by step: what changed,
+                                     whether it is significant, where; exit 1 on a regression, 2 on bad
+                                     input (docs/compare.md)
   predict FOLDER [--clones C] [--axis A] [--client-mode M] [--pool P] [--users 4,16,64]
           [--target 100/s] [--json]  the queueing model fitted to FOLDER's baseline
                                      (analysis/predict, docs/predict.md)
@@ -82,6 +86,15 @@ def parser(prog: str = "analysis") -> argparse.ArgumentParser:
     t = sub.add_parser("traces", help="each tier's own time and each hop, from a traced result folder")
     t.add_argument("folder", help="a result folder of a run with tracing on (runs/*/spans.json.gz)")
     t.add_argument("--json", action="store_true", help="summary.json's \"traces\" instead of text")
+    c = sub.add_parser("compare", help="result folders of one experiment, each against the first")
+    c.add_argument("folders", nargs="+", metavar="FOLDER", help="A (the baseline), then B, C ...")
+    c.add_argument("-o", "--output", help="write compare.json and compare.html here (default: "
+                                          "results/compare-<time>/)")
+    c.add_argument("--json", action="store_true", help="print compare.json instead of the table")
+    c.add_argument("--threshold", type=_number(0, "--threshold", strict=True), default=0.05,
+                   help="a throughput fall beyond this share is a regression (default 0.05)")
+    c.add_argument("--latency-threshold", type=_number(0, "--latency-threshold", strict=True), default=0.10,
+                   help="a p99 rise beyond this share is a regression (default 0.10)")
     a = sub.add_parser("analyze", help="apply the laws to numbers you give")
     asub = a.add_subparsers(dest="what", required=True, parser_class=_Parser)
     s = asub.add_parser("segments", help="decompose path maxima into per-segment throughputs")
@@ -140,6 +153,8 @@ def main(argv: list[str] | None = None, prog: str = "analysis") -> int:
         return 0
     if args.command == "traces":
         return _traces(p, args.folder, args.json)
+    if args.command == "compare":
+        return _compare(args)
     if args.what == "segments":
         if (args.think_time is None) != (args.critical_users is None):
             p.error("--think-time and --critical-users go together (capacity needs both N* and Z)")
@@ -165,6 +180,33 @@ def _traces(p, folder: str, as_json: bool) -> int:
                 "e.g. ./testbed run segments --tracing")
     print(json.dumps(t, indent=1, default=str) if as_json else traces.text(t))
     return 0
+
+
+def _compare(args) -> int:
+    """./testbed compare: 0 no significant regression, 1 a regression, 2 bad input (one line)."""
+    import json
+    import time
+    from pathlib import Path
+
+    from analysis import compare
+    from analysis.render.pages import render
+    try:
+        result = compare.compare(compare.load(args.folders), args.folders, args.threshold, args.latency_threshold)
+    except compare.CompareError as e:
+        sys.stderr.write(f"compare: {e}\n")
+        return 2
+    out = Path(args.output) if args.output else (
+        Path(args.folders[0]).resolve().parent / f"compare-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "compare.json").write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
+        (out / "compare.html").write_text(render("compare.html.j2", c=result), encoding="utf-8")
+    except OSError as e:
+        sys.stderr.write(f"compare: cannot write {out}: {e}\n")
+        return 2
+    print(json.dumps(result, indent=1, default=str) if args.json else
+          compare.text(result) + f"\ncompare: {out / 'compare.html'}")
+    return compare.exit_status(result)
 
 
 if __name__ == "__main__":

@@ -83,6 +83,7 @@ class StepSample:
     ended_by: str | None = None           # adaptive steps: "ci" | "max" (the shape's step log)
     ramp_stopped: str | None = None       # the shape stopped the ramp after this step: why
     generator: dict | None = None         # did the load generator keep up (analysis/generator.py)
+    samples: list[float] = field(default_factory=list)   # the per-second throughputs the interval rests on
 
     @property
     def interval(self) -> tuple[float, float] | None:
@@ -108,6 +109,7 @@ class StepSample:
 
     def to_json(self) -> dict:
         out = asdict(self)
+        out.pop("samples")                # the interval and its sample count stand for them
         out["excluded"] = self.excluded
         return out
 
@@ -181,6 +183,7 @@ def _history_sample(s: StepSample, rows: list[HistoryRow], start: float, end: fl
             rates.append((grew if grew >= 0 else b.total_requests) / (b.timestamp - a.timestamp))
     from analysis.stats import mean_ci   # numpy and scipy only here: the Locust image's Testbed tab
     ci = mean_ci(rates)                  # builds StepSamples (live.py) and has neither
+    s.samples = rates
     if ci is not None:
         s.throughput_ci95, s.ci_samples = ci[1], len(rates)
     fit = _slope([r.timestamp for r in inside], _monotone([r.total_requests for r in inside]))

@@ -16,7 +16,7 @@ from testbed.stacks import verbs as stack_verbs
 
 VERB_GROUPS = (                       # `./testbed --help` lists the verbs by what they do
     ("the stack", ("up", "status", "scale", "logs", "fault", "down", "cluster")),
-    ("experiments and their results", ("run", "report", "predict", "traces", "analyze")),
+    ("experiments and their results", ("run", "report", "compare", "predict", "traces", "analyze")),
     ("build, test, measure", ("setup", "build", "test", "bench")),
 )
 
@@ -183,6 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     for verb, text in (("report", "regenerate steps.csv, summary.json, plots and report.html of a result folder"),
                        ("analyze", "apply the segment or capacity laws to numbers you give"),
                        ("traces", "where the time goes, from a traced run's spans (docs/tracing.md)"),
+                       ("compare", "result folders of one experiment against the first: what changed, where; "
+                                   "exit 1 on a regression (docs/compare.md)"),
                        ("predict", "predict another configuration from a result folder's baseline (docs/predict.md)")):
         s = add_verb(verb, help=text, add_help=False, prefix_chars="\0",
                            description=f"./testbed {verb} --help for the options (the analysis package's CLI)")

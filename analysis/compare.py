@@ -1,0 +1,246 @@
+"""Compare result folders of one experiment: did B change against A, where, and is it a regression?
+(`./testbed compare A B [C ...]`, docs/compare.md). Each later folder is compared with the first.
+
+Matching: runs by their id without the repeat (`singleton-c1-a1-r0` and `-r1` are one run; the
+first repeat of each is used), valid steps by their users (the first step at 4 users with the first,
+the second with the second). A run or step in one folder only is listed as
+such. Runs whose configuration differs (tiers, lifecycle, demands) are compared and say so.
+
+Per matched step (both valid):
+  throughput   B/A of the step's throughput; its 95 % interval from the two steps' intervals
+               ([B_lo/A_hi, B_hi/A_lo]); Mann–Whitney's two-sided test (scipy) over the two steps'
+               per-second throughputs — the samples the steps' own intervals rest on;
+  latency      p50 and p99 of every request (latency.hlog) with their distribution-free 95 %
+               intervals: a change is significant when the two intervals do not overlap;
+  where        each tier's CPU per request (ms, cpu.csv over the step) B − A; the tier whose CPU a
+               request grew most is where the change is, when the change is significant.
+A step is a **regression** when its throughput fell by more than the threshold (default 5 %) with the
+test's p below ALPHA and the ratio's whole interval below 1, or its p99 rose by more than the
+latency threshold (default 10 %) with the two p99 intervals apart. An **improvement** is the mirror.
+A run regressed when one of its matched steps did; with segments (paths /seg/1 .. /seg/5), each
+segment's throughput T(k) by the segment law is set side by side, and the segment that lost most
+is named.
+
+Bad input (exit 2, CompareError): fewer than two folders, a folder without experiment.json or runs,
+a folder whose experiment did not complete (interrupted, failed, still running), folders of different
+experiments (name or kind), no run in common.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+ALPHA = 0.05
+THRESHOLD = 0.05          # throughput: a fall beyond 5 % ...
+LATENCY_THRESHOLD = 0.10  # ... or a p99 rise beyond 10 %
+REPEAT = re.compile(r"-r\d+$")
+
+
+class CompareError(ValueError):
+    """The folders cannot be compared; the text says why in one line."""
+
+
+def _experiment(folder: Path) -> dict:
+    path = Path(folder) / "experiment.json"
+    if not Path(folder).is_dir():
+        raise CompareError(f"{folder}: no such folder")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CompareError(f"{folder}: not a result folder (no experiment.json)") from None
+    except ValueError as e:
+        raise CompareError(f"{folder}: experiment.json is not readable JSON ({e})") from None
+    status = meta.get("status")
+    if status != "complete":
+        raise CompareError(f"{folder}: its experiment did not complete (status {status!r}): compare complete "
+                           "folders, or run it again")
+    return meta
+
+
+def load(folders: list[str | Path]) -> list:
+    """The analyses of the folders (analysis.summary.Analysis), checked to be comparable."""
+    from analysis.load.folder import load as load_folder
+    from analysis.summary import analyse
+    if len(folders) < 2:
+        raise CompareError("compare needs two result folders or more: A (the baseline) and B ...")
+    metas = [_experiment(Path(f)) for f in folders]
+    first = metas[0]
+    for f, m in zip(folders[1:], metas[1:]):
+        if (m.get("name"), m.get("kind")) != (first.get("name"), first.get("kind")):
+            raise CompareError(f"{f}: a different experiment ({m.get('name')}, {m.get('kind')}) from "
+                               f"{folders[0]} ({first.get('name')}, {first.get('kind')}): compare folders of one experiment")
+    out = []
+    for f in folders:
+        try:
+            result = load_folder(f)
+        except (OSError, ValueError, KeyError) as e:
+            raise CompareError(f"{f}: cannot be read ({type(e).__name__}: {e})") from None
+        if not result.runs:
+            raise CompareError(f"{f}: no run in it")
+        out.append(analyse(result, simulate=False))
+    return out
+
+
+def _key(run_id: str) -> str:
+    return REPEAT.sub("", run_id)
+
+
+def _runs(an) -> dict[str, object]:
+    """run key -> the run's first repeat (its Run), of one analysis."""
+    out: dict[str, object] = {}
+    for run in sorted(an.result.runs, key=lambda r: r.id):
+        out.setdefault(_key(run.id), run)
+    return out
+
+
+def _config(run) -> dict:
+    return {k: run.meta.get(k) for k in ("path", "backend", "op", "n", "tiers", "client_mode", "pool_size", "demands")}
+
+
+def _ratio_interval(a, b) -> list[float] | None:
+    ia, ib = a.interval, b.interval
+    if not ia or not ib or ia[0] <= 0 or ia[1] <= 0:
+        return None
+    return [ib[0] / ia[1], ib[1] / ia[0]]
+
+
+def _latency(s, key: str) -> tuple[float | None, list | None]:
+    lat = s.latency or {}
+    return lat.get(f"{key}_ms"), (lat.get("ci95") or {}).get(key)
+
+
+def _cpu_per_request(s) -> dict[str, float]:
+    from analysis.load import cpu as cpumod
+    if not s.throughput:
+        return {}
+    return {t: v / 100.0 / s.throughput * 1000.0 for t, v in s.cpu.items() if t in cpumod.STACK_TIERS}
+
+
+def step_change(a, b, threshold: float = THRESHOLD, latency_threshold: float = LATENCY_THRESHOLD) -> dict:
+    """One matched step A → B (analysis.steps.StepSample each): the figures and the verdict."""
+    from scipy.stats import mannwhitneyu
+    out: dict = {"users": a.users, "a": a.throughput, "b": b.throughput, "ratio": None, "interval": None,
+                 "p": None, "latency": {}, "cpu_ms": {}, "verdict": "no significant change", "why": []}
+    if a.throughput and b.throughput:
+        out["ratio"] = b.throughput / a.throughput
+        out["interval"] = _ratio_interval(a, b)
+        if len(a.samples) >= 2 and len(b.samples) >= 2:
+            out["p"] = float(mannwhitneyu(a.samples, b.samples, alternative="two-sided").pvalue)
+    ca, cb = _cpu_per_request(a), _cpu_per_request(b)
+    out["cpu_ms"] = {t: {"a": ca.get(t), "b": cb.get(t), "change": cb[t] - ca[t] if t in ca and t in cb else None}
+                     for t in sorted(set(ca) | set(cb))}
+    for key in ("p50", "p99"):
+        va, ia = _latency(a, key)
+        vb, ib = _latency(b, key)
+        apart = bool(ia and ib) and (ib[0] > ia[1] or ib[1] < ia[0])
+        out["latency"][key] = {"a": va, "b": vb, "ratio": vb / va if va and vb else None, "apart": apart}
+    r, iv, p = out["ratio"], out["interval"], out["p"]
+    significant = p is not None and p < ALPHA and iv is not None
+    if significant and r < 1 - threshold and iv[1] < 1:
+        out["verdict"] = "regression"
+        out["why"].append(f"throughput {r - 1:+.1%} (95 % interval {iv[0] - 1:+.1%} … {iv[1] - 1:+.1%}, Mann–Whitney p {p:.2g})")
+    elif significant and r > 1 + threshold and iv[0] > 1:
+        out["verdict"] = "improvement"
+        out["why"].append(f"throughput {r - 1:+.1%} (95 % interval {iv[0] - 1:+.1%} … {iv[1] - 1:+.1%}, Mann–Whitney p {p:.2g})")
+    p99 = out["latency"]["p99"]
+    if p99["ratio"] is not None and p99["apart"]:
+        if p99["ratio"] > 1 + latency_threshold:
+            out["verdict"] = "regression"
+            out["why"].append(f"p99 {p99['a']:.2f} → {p99['b']:.2f} ms ({p99['ratio'] - 1:+.0%}, the 95 % intervals apart)")
+        elif p99["ratio"] < 1 - latency_threshold and out["verdict"] != "regression":
+            out["verdict"] = "improvement"
+            out["why"].append(f"p99 {p99['a']:.2f} → {p99['b']:.2f} ms ({p99['ratio'] - 1:+.0%}, the 95 % intervals apart)")
+    grew = {t: c["change"] for t, c in out["cpu_ms"].items() if c["change"] is not None}
+    if out["verdict"] != "no significant change" and grew:
+        t = max(grew, key=lambda k: abs(grew[k]))
+        out["where"] = {"tier": t, "cpu_ms_change": grew[t]}
+    return out
+
+
+def _by_users(steps) -> dict[tuple[int, int], object]:
+    """(users, the how-manieth step at that many users) -> the step, of a run's valid steps: a run
+    may hold one user count for several steps (a pause in the second)."""
+    out, seen = {}, {}
+    for s in sorted(steps, key=lambda s: s.index):
+        if s.valid:
+            n = seen[s.users] = seen.get(s.users, 0) + 1
+            out[(s.users, n)] = s
+    return out
+
+
+def _segments(an) -> dict[str, float]:
+    """segment k -> its throughput T(k) by the segment law, of an analysis with paths."""
+    return {f"{g.get('series', '')}|{g['segment']}": g.get("throughput")
+            for g in an.summary.get("segments") or [] if g.get("throughput")}
+
+
+def compare(analyses: list, folders: list, threshold: float = THRESHOLD,
+            latency_threshold: float = LATENCY_THRESHOLD) -> dict:
+    """Every later folder against the first: {"baseline", "experiment", "comparisons": [...]}."""
+    base = analyses[0]
+    out = {"format": 1, "baseline": str(folders[0]), "experiment": base.result.experiment.get("name"),
+           "threshold": threshold, "latency_threshold": latency_threshold, "alpha": ALPHA, "comparisons": []}
+    ra = _runs(base)
+    for f, an in zip(folders[1:], analyses[1:]):
+        rb = _runs(an)
+        common = [k for k in ra if k in rb]
+        if not common:
+            raise CompareError(f"{f}: no run in common with {folders[0]} (theirs: {', '.join(rb)}; the baseline's: "
+                               f"{', '.join(ra)})")
+        runs = []
+        for k in common:
+            a, b = ra[k], rb[k]
+            sa, sb = _by_users(base.steps[a.id]), _by_users(an.steps[b.id])
+            steps = [step_change(sa[u], sb[u], threshold, latency_threshold) for u in sorted(set(sa) & set(sb))]
+            verdict = ("regression" if any(s["verdict"] == "regression" for s in steps) else
+                       "improvement" if any(s["verdict"] == "improvement" for s in steps) else "no significant change")
+            worst = min((s for s in steps if s["verdict"] == verdict and verdict != "no significant change"),
+                        key=lambda s: s["ratio"] or 1.0, default=None)
+            runs.append({"run": k, "a": a.id, "b": b.id, "config_differs": _config(a) != _config(b),
+                         "steps": steps, "verdict": verdict, "where": (worst or {}).get("where"),
+                         "only_in_a": [u for u, _ in sorted(set(sa) - set(sb))],
+                         "only_in_b": [u for u, _ in sorted(set(sb) - set(sa))]})
+        ta, tb = _segments(base), _segments(an)
+        segs = [{"segment": k.split("|")[1], "series": k.split("|")[0], "a": ta[k], "b": tb[k], "ratio": tb[k] / ta[k]}
+                for k in ta if k in tb]
+        lost = min(segs, key=lambda g: g["ratio"], default=None)
+        regressed = any(r["verdict"] == "regression" for r in runs)
+        out["comparisons"].append({
+            "folder": str(f), "runs": runs, "segments": segs,
+            "segment": lost["segment"] if lost and regressed and lost["ratio"] < 1 - threshold else None,
+            "only_in_a": sorted(set(ra) - set(rb)), "only_in_b": sorted(set(rb) - set(ra)),
+            "verdict": "regression" if regressed else
+                       "improvement" if any(r["verdict"] == "improvement" for r in runs) else "no significant change"})
+    return out
+
+
+def exit_status(result: dict) -> int:
+    """0: no significant regression; 1: a regression beyond the thresholds."""
+    return 1 if any(c["verdict"] == "regression" for c in result["comparisons"]) else 0
+
+
+def text(result: dict) -> str:
+    """The one-screen terminal table."""
+    lines = [f"compare: {result['experiment']}, each folder against {result['baseline']} (regression: throughput "
+             f"-{result['threshold']:.0%} or p99 +{result['latency_threshold']:.0%}, significant at {result['alpha']:g})"]
+    for c in result["comparisons"]:
+        lines.append(f"{c['folder']}: {c['verdict'].upper()}")
+        for r in c["runs"]:
+            where = ""
+            if r["where"]:
+                where = f"; where: {r['where']['tier']} CPU {r['where']['cpu_ms_change']:+.3f} ms a request"
+            lines.append(f"  {r['run']:28s} {r['verdict']}{' (configuration differs)' if r['config_differs'] else ''}{where}")
+            for s in r["steps"]:
+                ratio = "—" if s["ratio"] is None else f"{s['ratio'] - 1:+.1%}"
+                p = "" if s["p"] is None else f" p {s['p']:.2g}"
+                p99 = s["latency"]["p99"]
+                lat = "" if p99["ratio"] is None else f", p99 {p99['a']:.1f} → {p99['b']:.1f} ms"
+                lines.append(f"    {s['users']:>4} users: {s['a'] or 0:,.1f} → {s['b'] or 0:,.1f}/s ({ratio}{p}){lat}"
+                             + (f"  {s['verdict']}" if s["verdict"] != "no significant change" else ""))
+        if c.get("segment"):
+            lines.append(f"  the segment law: segment {c['segment']} lost most")
+        for side, ids in (("only in the baseline", c["only_in_a"]), ("only in this folder", c["only_in_b"])):
+            if ids:
+                lines.append(f"  {side}: {', '.join(ids)}")
+    return "\n".join(lines)

@@ -1,0 +1,97 @@
+"""./testbed compare (analysis/compare.py): result folders of one experiment, each against the first,
+run by run and step by step — a throughput fall beyond the threshold, significant by Mann–Whitney
+over the steps' per-second throughputs, is a regression located at the tier whose CPU a request grew
+most (exit 1); the same figures with noise are no change (exit 0); bad input is one line and exit 2.
+Result folders made here with data/make_handmade."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import cli as analysis_cli
+from analysis import compare
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))
+from make_handmade import T0, experiment, plateau, run  # noqa: E402
+
+NOISE = (0.02, -0.01, 0.015, -0.02, 0.0, 0.01, -0.015)
+
+
+def _folder(path: Path, x: int = 300, axis_cpu: float = 30.0, name: str = "clones", interrupted: bool = False,
+            noise=NOISE) -> Path:
+    """A clones folder: one singleton run, 3 steps up to a plateau of x/s; axis at axis_cpu % a core."""
+    meta = {"kind": "clones", "path": 5, "backend": "axis", "op": "ping",
+            "tiers": {"front": 1, "clone": 1, "axis": 1, "gsoap": 0}, "client_mode": "singleton", "pool_size": None,
+            "demands": {"SERVICE": {"cpu_us": 0, "wait_us": 3000, "locked": False}}}
+    steps = [dict(s, cpu={"front/1": 40.0, "clone/1": 20.0, "axis/1": axis_cpu}, host=100.0, seconds=16, noise=noise)
+             for s in plateau(x, users=(4, 16, 32))]
+    run(path, "singleton-c1-a1-r0", T0, meta, steps, interrupted=interrupted)
+    experiment(path, name, "clones", ["singleton-c1-a1-r0"])
+    if interrupted:
+        m = json.loads((path / "experiment.json").read_text())
+        m["status"] = "interrupted"
+        (path / "experiment.json").write_text(json.dumps(m))
+    return path
+
+
+def _run(*folders, out: Path) -> tuple[int, str]:
+    import contextlib
+    import io
+    buf, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
+        code = analysis_cli.main(["compare", *map(str, folders), "-o", str(out)])
+    return code, buf.getvalue() + err.getvalue()
+
+
+def test_a_throughput_fall_is_a_regression_located_at_the_tier_whose_cpu_grew(tmp_path):
+    a = _folder(tmp_path / "a")
+    b = _folder(tmp_path / "b", x=255, axis_cpu=45.0)          # 15 % slower, axis dearer per request
+    code, out = _run(a, b, out=tmp_path / "cmp")
+    assert code == 1, out
+    result = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    r = result["comparisons"][0]["runs"][0]
+    assert result["comparisons"][0]["verdict"] == "regression" and r["verdict"] == "regression"
+    assert r["where"]["tier"] == "axis" and r["where"]["cpu_ms_change"] > 0
+    worst = min(r["steps"], key=lambda s: s["ratio"])
+    assert worst["ratio"] == pytest.approx(255 / 300, rel=0.03) and worst["p"] < compare.ALPHA
+    assert "REGRESSION" in out and "where: axis" in out
+    assert "regression" in (tmp_path / "cmp" / "compare.html").read_text()
+
+
+def test_the_same_figures_with_their_noise_are_no_change(tmp_path):
+    a = _folder(tmp_path / "a")
+    b = _folder(tmp_path / "b", noise=tuple(reversed(NOISE)))
+    code, out = _run(a, b, out=tmp_path / "cmp")
+    assert code == 0, out
+    assert "no significant change" in out and "REGRESSION" not in out
+
+
+def test_a_small_fall_within_the_threshold_is_no_regression(tmp_path):
+    a = _folder(tmp_path / "a")
+    b = _folder(tmp_path / "b", x=291)                          # -3 %: significant, but under 5 %
+    assert _run(a, b, out=tmp_path / "cmp")[0] == 0
+
+
+@pytest.mark.parametrize("case, says", [
+    ("other experiment", "a different experiment"),
+    ("interrupted", "did not complete"),
+    ("not a folder", "not a result folder"),
+    ("one folder", "two result folders or more"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, case, says):
+    a = _folder(tmp_path / "a")
+    b = {"other experiment": lambda: _folder(tmp_path / "b", name="classic"),
+         "interrupted": lambda: _folder(tmp_path / "b", interrupted=True),
+         "not a folder": lambda: (tmp_path / "b").mkdir() or tmp_path / "b",
+         "one folder": lambda: None}[case]()
+    code, out = _run(*([a] if b is None else [a, b]), out=tmp_path / "cmp")
+    assert code == 2 and says in out and len(out.strip().splitlines()) == 1, out
+
+
+def test_the_testbed_verb_is_the_same_command(tmp_path, capsys):
+    from testbed.cli import main as testbed_main
+    assert testbed_main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert "no such folder" in capsys.readouterr().err
