@@ -10,7 +10,7 @@
   traces FOLDER [--json]             where the time goes, from a traced run's spans: each tier's
                                      own time and each hop per step, segments ③ ④ ⑤ beside the
                                      segment law (docs/tracing.md)
-  compare A B [C ...] [-o OUTDIR] [--json] [--threshold 0.05] [--latency-threshold 0.10]
+  compare A B [C ...] [-o OUTDIR] [--json] [--threshold 0.05] [--latency-threshold 0.10] [--slo FILE]
                                      each folder against A, run by run and step by step: what changed,
                                      whether it is significant, where; exit 1 on a regression, 2 on bad
                                      input (docs/compare.md)
@@ -95,6 +95,8 @@ def parser(prog: str = "analysis") -> argparse.ArgumentParser:
                    help="a throughput fall beyond this share is a regression (default 0.05)")
     c.add_argument("--latency-threshold", type=_number(0, "--latency-threshold", strict=True), default=0.10,
                    help="a p99 rise beyond this share is a regression (default 0.10)")
+    c.add_argument("--slo", metavar="FILE", help="also judge every folder against these service levels "
+                                                 "(slo.toml: docs/compare.md); a miss exits 1")
     a = sub.add_parser("analyze", help="apply the laws to numbers you give")
     asub = a.add_subparsers(dest="what", required=True, parser_class=_Parser)
     s = asub.add_parser("segments", help="decompose path maxima into per-segment throughputs")
@@ -188,11 +190,13 @@ def _compare(args) -> int:
     import time
     from pathlib import Path
 
-    from analysis import compare
+    from analysis import compare, slo
     from analysis.render.pages import render
     try:
-        result = compare.compare(compare.load(args.folders), args.folders, args.threshold, args.latency_threshold)
-    except compare.CompareError as e:
+        levels = slo.load(args.slo) if args.slo else None
+        analyses = compare.load(args.folders)
+        result = compare.compare(analyses, args.folders, args.threshold, args.latency_threshold)
+    except (compare.CompareError, slo.SloError) as e:
         sys.stderr.write(f"compare: {e}\n")
         return 2
     out = Path(args.output) if args.output else (
@@ -204,9 +208,15 @@ def _compare(args) -> int:
     except OSError as e:
         sys.stderr.write(f"compare: cannot write {out}: {e}\n")
         return 2
+    suites = [(str(f), slo.judge(an, levels)) for f, an in zip(args.folders, analyses)] if levels else []
+    if suites:
+        result["slo"] = [{"folder": f, "levels": r} for f, r in suites]
+        (out / "compare.json").write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
+        slo.write(out, suites)
     print(json.dumps(result, indent=1, default=str) if args.json else
-          compare.text(result) + f"\ncompare: {out / 'compare.html'}")
-    return compare.exit_status(result)
+          compare.text(result) + "".join("\n" + slo.text(f, r) for f, r in suites)
+          + f"\ncompare: {out / 'compare.html'}" + (f" · {out / slo.FILE_JUNIT}" if suites else ""))
+    return max(compare.exit_status(result), 1 if any(slo.missed(r) for _, r in suites) else 0)
 
 
 if __name__ == "__main__":

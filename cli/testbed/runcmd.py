@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, choices=("stack", "classic-system"),
                    help="classic experiments: stack = the stack's own costs (default); classic-system = "
                         "emulated segment demands that give the classic system's shape (experimental: docs/experiments.md)")
+    p.add_argument("--slo", default=None, metavar="FILE",
+                   help="judge the result against these service levels (slo.toml, docs/compare.md): "
+                        "slo.json and slo-junit.xml in the folder; a missed level exits 1")
     p.add_argument("--no-restore", action="store_true",
                    help="if the stack was already up, leave it as the last run configured it "
                         "(default: put replica counts and knobs back)")
@@ -143,14 +146,32 @@ def main(args) -> int:
     if scale_from is not None and not (scale_from / "experiment.json").is_file():
         print(f"testbed: run: --scale-from {scale_from}: not a result folder (no experiment.json)", file=sys.stderr)
         return 2
+    levels = None
+    if args.slo:
+        from analysis import slo
+        try:
+            levels = slo.load(args.slo)              # a bad file stops nothing that has run
+        except slo.SloError as e:
+            print(f"testbed: run: --slo {e}", file=sys.stderr)
+            return 2
     runner = Runner(exp, stack, results_dir=results_dir, workers=args.workers,
                     keep_stack=args.keep_stack, restore=not args.no_restore, remote=remote,
                     scale_from=scale_from, tracing=args.tracing)
     try:
-        runner.run()
+        folder = runner.run()
     except KeyboardInterrupt:
         return 130
-    return 0 if runner.meta.get("status") == "complete" else 1
+    status = 0 if runner.meta.get("status") == "complete" else 1
+    if levels is not None and folder is not None:
+        from analysis import slo
+        try:
+            shown, miss = slo.check_folder(folder, levels)
+        except Exception as e:               # the folder stays; the levels can be judged again with compare
+            print(f"testbed: run: --slo: the levels could not be judged: {type(e).__name__}: {e}", file=sys.stderr)
+            return 1
+        print(shown)
+        status = max(status, 1 if miss else 0)
+    return status
 
 
 def _study(args) -> int | None:
