@@ -85,16 +85,21 @@ def timeline(history: History, latency: list | None = None) -> list[dict]:
     """Per history row: seconds since the first row, throughput since the row before, p95 — of the
     responses since the row before where the run has its latency log (analysis/load/latency.py;
     rows are written at the middle of a second: locustfile.py), else Locust's (its last ~10 s)."""
+    import bisect
+
     from analysis.load import latency as lat
     rows, out = history.rows, []
+    untagged = sorted((iv for iv in latency or [] if not iv.tag), key=lambda iv: iv.middle)
+    middles = [iv.middle for iv in untagged]
     for a, b in zip(rows, rows[1:]):
         dt = b.timestamp - a.timestamp
         if dt <= 0:
             continue
         p95 = b.p95_ms
-        if latency:
-            exact = lat.of_window(latency, a.timestamp + 0.5, b.timestamp + 0.5)
-            p95 = exact["p95_ms"] if exact else None
+        if latency:        # the intervals of this second only (bisect), and its p95 alone: no full summary
+            lo = bisect.bisect_left(middles, a.timestamp + 0.5)
+            hist = lat.merged(untagged[lo:bisect.bisect_right(middles, b.timestamp + 0.5)])
+            p95 = hist.get_value_at_percentile(95.0) / 1000.0 if hist is not None and hist.get_total_count() else None
         out.append({"t": b.timestamp - rows[0].timestamp, "throughput": max(0, b.total_requests - a.total_requests) / dt,
                     "failures": max(0, b.total_failures - a.total_failures) / dt, "p95_ms": p95})
     return out

@@ -116,6 +116,20 @@ def merged(intervals: list[Interval], t0: float | None = None, t1: float | None 
     return hist
 
 
+def mean_us(hist) -> float:
+    """The histogram's mean as HdrHistogram defines it (each count at the middle of its value's
+    equivalent range), read straight off its counts: the library's own get_mean_value walks a
+    Python iterator over every sub-bucket (most of a report's time, 98 s of 113 for one folder)."""
+    n = hist.get_total_count()
+    if not n:
+        return 0.0
+    total, median = 0, hist._hdr_median_equiv_value
+    for i, c in enumerate(hist.counts):
+        if c:
+            total += c * median(hist.get_value_from_index(i))
+    return total / n
+
+
 def value_at_rank(hist, rank: int) -> float:
     """The histogram's value (µs, the highest equivalent) of the rank-th response, 1-based."""
     n = hist.get_total_count()
@@ -129,7 +143,7 @@ def summary(hist) -> dict | None:
         return None
     n = hist.get_total_count()
     out: dict = {"count": n, "min_ms": hist.get_min_value() / 1000.0, "max_ms": hist.get_max_value() / 1000.0,
-                 "mean_ms": round(hist.get_mean_value() / 1000.0, 4)}
+                 "mean_ms": round(mean_us(hist) / 1000.0, 4)}
     ci: dict = {}
     for q in PERCENTILES:
         key = name(q)
