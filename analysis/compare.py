@@ -17,8 +17,11 @@ Per matched step (both valid):
 A step is a **regression** when its throughput fell by more than the threshold (default 5 %) with the
 test's p below ALPHA and the ratio's whole interval below 1, or its p99 rose by more than the
 latency threshold (default 10 %) with the two p99 intervals apart. An **improvement** is the mirror.
-A run regressed when one of its matched steps did; with segments (paths /seg/1 .. /seg/5), each
-segment's throughput T(k) by the segment law is set side by side, and the segment that lost most
+A run regressed when **every** one of its matched steps did: a change of the system shows at each
+of its load levels, while one step's change alone is what two runs of the same configuration showed
+here (10 pairs of `classic --quick`, docs/compare.md: a single step's p99 moved by up to 61 % between
+identical runs, never every step of a run the same way). With segments (paths /seg/1 .. /seg/5),
+each segment's throughput T(k) by the segment law is set side by side, and the segment that lost most
 is named.
 
 Bad input (exit 2, CompareError): fewer than two folders, a folder without experiment.json or runs,
@@ -193,8 +196,9 @@ def compare(analyses: list, folders: list, threshold: float = THRESHOLD,
             a, b = ra[k], rb[k]
             sa, sb = _by_users(base.steps[a.id]), _by_users(an.steps[b.id])
             steps = [step_change(sa[u], sb[u], threshold, latency_threshold) for u in sorted(set(sa) & set(sb))]
-            verdict = ("regression" if any(s["verdict"] == "regression" for s in steps) else
-                       "improvement" if any(s["verdict"] == "improvement" for s in steps) else "no significant change")
+            verdict = ("regression" if steps and all(s["verdict"] == "regression" for s in steps) else
+                       "improvement" if steps and all(s["verdict"] == "improvement" for s in steps) else
+                       "no significant change")
             worst = min((s for s in steps if s["verdict"] == verdict and verdict != "no significant change"),
                         key=lambda s: s["ratio"] or 1.0, default=None)
             runs.append({"run": k, "a": a.id, "b": b.id, "config_differs": _config(a) != _config(b),
