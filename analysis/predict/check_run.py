@@ -66,10 +66,7 @@ def experiment_toml(cfg: Config, answer: dict, baseline_meta: dict, folder: str)
     n_star = int(answer["critical_users"] or 4)
     users = sorted({max(1, n_star // 2), n_star, 2 * n_star, 4 * n_star})
     backend = str(baseline_meta.get("backend") or "axis")
-    demands = ""
-    for point, d in sorted((baseline_meta.get("demands") or {}).items()):
-        inner = ", ".join(f"{k} = {json.dumps(v)}" for k, v in sorted(d.items()))
-        demands += f"demands.{point} = {{ {inner} }}\n"
+    demands = demands_toml(baseline_meta)
     mode = cfg.client_mode
     return TEMPLATE.format(target=answer["target"], folder=folder, folder_json=json.dumps(str(folder)),
                            baseline_prime=BASELINE_PRIME_S, text=cfg.text(), x=answer["max_throughput"],
@@ -79,3 +76,12 @@ def experiment_toml(cfg: Config, answer: dict, baseline_meta: dict, folder: str)
                            service=cfg.service, mode=mode,
                            slug=f"{mode}{cfg.pool_size or ''}-c{cfg.clones}",
                            pool=f"pool_size = {cfg.pool_size}\n" if mode == "pool" else "")
+
+
+def demands_toml(meta: dict) -> str:
+    """A run's demands (run.json "demands") as [defaults] lines of an experiment file."""
+    out = ""
+    for point, d in sorted((meta.get("demands") or {}).items()):
+        inner = ", ".join(f"{k} = {json.dumps(v)}" for k, v in sorted(d.items()))
+        out += f"demands.{point} = {{ {inner} }}\n"
+    return out

@@ -100,19 +100,15 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     if args.experiment and not args.target:
         p.error("--experiment goes with --target (it measures the configuration the target names)")
     try:
-        result = load(args.folder)
-        steps = run_steps(result)
-        fit_runs = forecast.runs_named(result, fit_run_ids(args.fit_runs))
-        d = dmod.measure(result, steps, fit_runs=fit_runs)
+        result, steps, d, fitted = fitted_folder(args.folder, fit_run_ids(args.fit_runs))
     except (NotAResultFolder, dmod.NoBaseline) as e:
         p.error(str(e))
-    fitted = fit(d)
     mode = args.client_mode or ("pool" if args.pool else "singleton")
     cfg = Config(clones=args.clones, service=args.service, client_mode=mode,
                  pool_size=(args.pool or 8) if mode == "pool" else None, think_time=args.think_time, cores=args.cores)
     request = None
     if mode == "request" or args.target:
-        request = _request_fit(result, steps, d, fitted)
+        request = request_fit(result, steps, d, fitted)
         if mode == "request" and request is None:
             p.error("a client per request cannot be predicted from a singleton baseline (its per-call client build "
                     "never happens there): the folder needs the client-build probe (build_probe.json, which "
@@ -153,6 +149,15 @@ def main(argv: list[str] | None = None, prog: str = "testbed predict") -> int:
     return 0 if out.get("agree", True) else 1
 
 
+def fitted_folder(folder, fit_runs: tuple[str, ...] | None = None):
+    """(the loaded result, its steps, the baseline's demands, the model fitted to them);
+    NotAResultFolder or dmod.NoBaseline with the reason when the folder has no baseline."""
+    result = load(folder)
+    steps = run_steps(result)
+    d = dmod.measure(result, steps, fit_runs=forecast.runs_named(result, fit_runs))
+    return result, steps, d, fit(d)
+
+
 def fit_run_ids(text: str | None) -> tuple[str, ...] | None:
     """--fit-runs: None (not given) -> None, baseline_demands.measure's default; 'none' -> no run."""
     if text is None:
@@ -160,7 +165,7 @@ def fit_run_ids(text: str | None) -> tuple[str, ...] | None:
     return () if text.strip().lower() == "none" else tuple(r for r in text.split(",") if r.strip())
 
 
-def _request_fit(result, steps, d: dmod.Demands, fitted):
+def request_fit(result, steps, d: dmod.Demands, fitted):
     """A client per request's fit: the baseline plus the client-build probe, else the
     lowest step of a request run of the folder, else None."""
     from analysis.predict.forecast import _request_fit as rc, config_of

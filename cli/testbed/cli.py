@@ -16,7 +16,7 @@ from testbed.stacks import verbs as stack_verbs
 
 VERB_GROUPS = (                       # `./testbed --help` lists the verbs by what they do
     ("the stack", ("up", "status", "scale", "logs", "fault", "down", "cluster")),
-    ("experiments and their results", ("run", "report", "compare", "predict", "traces", "analyze")),
+    ("experiments and their results", ("run", "report", "compare", "capacity", "predict", "traces", "analyze")),
     ("build, test, measure", ("setup", "build", "test", "bench")),
 )
 
@@ -69,6 +69,18 @@ def cmd_run(args) -> int:
     from testbed import runcmd as command
     prereqs.ensure()
     return command.main(args)
+
+
+def cmd_capacity(args) -> int:
+    from testbed import prereqs
+    from testbed import capacity
+    prereqs.ensure()
+    return capacity.main(args)
+
+
+def capacity_doc() -> str:
+    from testbed import capacity
+    return capacity.__doc__.split("\n\n")[0]
 
 
 def cmd_analysis(args) -> int:
@@ -179,6 +191,13 @@ def build_parser() -> argparse.ArgumentParser:
     from testbed.runcmd import add_arguments
     add_arguments(s)
     s.set_defaults(func=cmd_run)
+
+    s = add_verb("capacity", help="the smallest configuration that meets service levels: chosen by the model, "
+                                  "measured (docs/compare.md)",
+                 description=capacity_doc())
+    from testbed.capacity import add_arguments as capacity_arguments
+    capacity_arguments(s)
+    s.set_defaults(func=cmd_capacity)
 
     for verb, text in (("report", "regenerate steps.csv, summary.json, plots and report.html of a result folder"),
                        ("analyze", "apply the segment or capacity laws to numbers you give"),

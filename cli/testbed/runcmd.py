@@ -57,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default: put replica counts and knobs back)")
 
 
-def _sigterm_as_ctrl_c() -> None:
+def sigterm_as_ctrl_c() -> None:
     """SIGTERM (a CI timeout, `kill`) ends a run like Ctrl-C: finished steps kept, report made.
     The handler raises KeyboardInterrupt itself: a run started in the background by a script
     inherits SIGINT ignored, and a SIGINT sent on to itself would then be lost, and the SIGTERM
@@ -85,7 +85,7 @@ def _benchmark(args, stack, results_dir) -> int:
 
 
 def main(args) -> int:
-    _sigterm_as_ctrl_c()
+    sigterm_as_ctrl_c()
     from testbed.config import ConfigError, StackConfig
     from testbed.faults.spec import FaultError
     from testbed.experiment import definition

@@ -205,8 +205,8 @@ def test_sigterm_ends_a_run_like_ctrl_c_even_when_sigint_is_ignored(tmp_path):
     # SIGTERM of `kill` or of a CI timeout must still end it as Ctrl-C does, with its cleanup
     code = ("import signal, sys, time\n"
             "sys.path.insert(0, sys.argv[1])\n"
-            "from testbed.runcmd import _sigterm_as_ctrl_c\n"
-            "_sigterm_as_ctrl_c()\n"
+            "from testbed.runcmd import sigterm_as_ctrl_c\n"
+            "sigterm_as_ctrl_c()\n"
             "try:\n"
             "    print('ready', flush=True)\n"
             "    time.sleep(30)\n"
