@@ -4,7 +4,9 @@
 Matching: runs by their id without the repeat (`singleton-c1-a1-r0` and `-r1` are one run; the
 first repeat of each is used), valid steps by their users (the first step at 4 users with the first,
 the second with the second). A run or step in one folder only is listed as
-such. Runs whose configuration differs (tiers, lifecycle, demands) are compared and say so.
+such. Runs whose configuration differs (tiers, lifecycle, demands) are compared and say so; where it
+differs in what the model places (replicas, lifecycle, pool size), the model fitted to A's baseline
+predicts B/A at each matched step, beside the measured B/A (it agrees within 10 points).
 
 Per matched step (both valid):
   throughput   B/A of the step's throughput; its 95 % interval from the two steps' intervals
@@ -178,6 +180,66 @@ def _segments(an) -> dict[str, float]:
             for g in an.summary.get("segments") or [] if g.get("throughput")}
 
 
+PLACED = ("tiers", "client_mode", "pool_size")       # what the model places; the rest it cannot
+MODEL_AGREES = 0.10       # the predicted change agrees when within 10 points of the measured one
+
+
+class _Model:
+    """The model fitted to the baseline folder's baseline, asked about a run whose configuration
+    differs in what the model places (replicas, lifecycle, pool size): at each matched step's users,
+    the predicted B/A beside the measured one. Fitted once, when first asked."""
+
+    def __init__(self, folder):
+        self.folder, self._fit, self.why = folder, None, None
+
+    def _fitted(self):
+        if self._fit is None and self.why is None:
+            from analysis.load.folder import NotAResultFolder
+            from analysis.predict import baseline_demands as dmod
+            from analysis.predict.command import fitted_folder, request_fit
+            try:
+                result, steps, d, fitted = fitted_folder(self.folder)
+                self._fit = (fitted, request_fit(result, steps, d, fitted), d.think_time_s)
+            except (NotAResultFolder, dmod.NoBaseline, ValueError) as e:
+                self.why = f"no model: {e}"
+        return self._fit
+
+    def word(self, a, b, steps: list[dict]) -> dict | None:
+        """None when the configurations are the same; else {"placed", "why" | "steps", "agrees", "text"}."""
+        out = self._word(a, b, steps)
+        if out is not None:
+            out["text"] = model_text(out)
+        return out
+
+    def _word(self, a, b, steps: list[dict]) -> dict | None:
+        from analysis.predict.fit import model
+        from analysis.predict.forecast import config_of
+        from analysis.predict.model import solve_model
+        ca, cb = _config(a), _config(b)
+        if ca == cb:
+            return None
+        unplaced = sorted(k for k in ca if k not in PLACED and ca[k] != cb[k])
+        if unplaced:
+            return {"placed": False, "why": f"the model does not place a change of {', '.join(unplaced)}"}
+        fit = self._fitted()
+        if fit is None:
+            return {"placed": False, "why": self.why}
+        fitted, request, z = fit
+        cfg_a, cfg_b = config_of(a.meta), config_of(b.meta)
+        if request is None and "request" in (cfg_a.client_mode, cfg_b.client_mode):
+            return {"placed": False, "why": "a client per request needs the baseline folder's client-build probe"}
+        ma, mb = (model(fitted, c, think_time=z, request=request) for c in (cfg_a, cfg_b))
+        rows = []
+        for st in steps:
+            if st["ratio"] is None:
+                continue
+            predicted = solve_model(mb, st["users"]).throughput / solve_model(ma, st["users"]).throughput
+            rows.append({"users": st["users"], "predicted": predicted, "measured": st["ratio"],
+                         "agrees": abs(predicted - st["ratio"]) <= MODEL_AGREES})
+        return {"placed": True, "from": f"{cfg_a.text()} → {cfg_b.text()}", "steps": rows,
+                "agrees": bool(rows) and all(r["agrees"] for r in rows)}
+
+
 def compare(analyses: list, folders: list, threshold: float = THRESHOLD,
             latency_threshold: float = LATENCY_THRESHOLD) -> dict:
     """Every later folder against the first: {"baseline", "experiment", "comparisons": [...]}."""
@@ -185,6 +247,7 @@ def compare(analyses: list, folders: list, threshold: float = THRESHOLD,
     out = {"format": 1, "baseline": str(folders[0]), "experiment": base.result.experiment.get("name"),
            "threshold": threshold, "latency_threshold": latency_threshold, "alpha": ALPHA, "comparisons": []}
     ra = _runs(base)
+    the_model = _Model(folders[0])
     for f, an in zip(folders[1:], analyses[1:]):
         rb = _runs(an)
         common = [k for k in ra if k in rb]
@@ -202,7 +265,7 @@ def compare(analyses: list, folders: list, threshold: float = THRESHOLD,
             worst = min((s for s in steps if s["verdict"] == verdict and verdict != "no significant change"),
                         key=lambda s: s["ratio"] or 1.0, default=None)
             runs.append({"run": k, "a": a.id, "b": b.id, "config_differs": _config(a) != _config(b),
-                         "steps": steps, "verdict": verdict, "where": (worst or {}).get("where"),
+                         "model": the_model.word(a, b, steps), "steps": steps, "verdict": verdict, "where": (worst or {}).get("where"),
                          "only_in_a": [u for u, _ in sorted(set(sa) - set(sb))],
                          "only_in_b": [u for u, _ in sorted(set(sb) - set(sa))]})
         ta, tb = _segments(base), _segments(an)
@@ -235,6 +298,8 @@ def text(result: dict) -> str:
             if r["where"]:
                 where = f"; where: {r['where']['tier']} CPU {r['where']['cpu_ms_change']:+.3f} ms a request"
             lines.append(f"  {r['run']:28s} {r['verdict']}{' (configuration differs)' if r['config_differs'] else ''}{where}")
+            if r.get("model"):
+                lines.append(f"    {r['model']['text']}")
             for s in r["steps"]:
                 ratio = "—" if s["ratio"] is None else f"{s['ratio'] - 1:+.1%}"
                 p = "" if s["p"] is None else f" p {s['p']:.2g}"
@@ -248,3 +313,13 @@ def text(result: dict) -> str:
             if ids:
                 lines.append(f"  {side}: {', '.join(ids)}")
     return "\n".join(lines)
+
+
+def model_text(m: dict) -> str:
+    """The model's word on a run whose configuration differs, in one line."""
+    if not m["placed"]:
+        return f"the model: {m['why']}"
+    shown = ", ".join(f"{r['users']} users {r['predicted'] - 1:+.0%} (measured {r['measured'] - 1:+.0%})"
+                      for r in m["steps"])
+    return (f"the model fitted to the baseline predicted {m['from']}: {shown}: "
+            + ("it predicted the change" if m["agrees"] else f"off by more than {MODEL_AGREES:.0%} at a step"))

@@ -32,10 +32,10 @@ LOADGEN_SATURATED = "loadgen_saturated"          # its CPU (analysis/steps.py se
 
 def verdict(s, settings, arrival_rate: float = 0.0) -> dict:
     """{"kept_up", "causes", "loop_p50_ms", "loop_p99_ms", "loop_max_ms", "cpu_max_pct",
-    "cpu_process", "lag_p99_ms", "intended_rate", "sent_rate"} for one step (analysis.steps.StepSample
-    with its latency and CPU already measured); flags the step LOADGEN_BEHIND when the loop or the
-    schedule says so. Figures the step has not (a run recorded before the loop was timed) are None
-    and judge nothing."""
+    "cpu_process", "lag_p99_ms", "intended_rate", "sent_rate", "behind"} for one step
+    (analysis.steps.StepSample with its latency and CPU already measured); "behind" the loop's or the
+    schedule's causes (None when neither says so). Figures the step has not (a run recorded before the loop was timed) are None
+    and judge nothing. Pure: judged() sets the step's flag."""
     lat = s.latency or {}
     loop, lag = lat.get("loop") or {}, lat.get("lag") or {}
     out: dict = {"kept_up": True, "causes": [],
@@ -61,12 +61,20 @@ def verdict(s, settings, arrival_rate: float = 0.0) -> dict:
             sent = (f"; {out['sent_rate']:.0f} of the intended {out['intended_rate']:.0f}/s sent"
                     if out["sent_rate"] is not None else "")
             out["causes"].append(f"the sends lagged their schedule by {behind:.1f} ms (median; ≥ {floor:g} ms){sent}")
-    if out["causes"]:
-        s.flags[LOADGEN_BEHIND] = "; ".join(out["causes"])
+    out["behind"] = "; ".join(out["causes"]) or None
     if LOADGEN_SATURATED in s.flags:
         out["causes"].append(s.flags[LOADGEN_SATURATED])
     out["kept_up"] = not out["causes"]
     return out
+
+
+def judged(s, settings, arrival_rate: float = 0.0) -> dict:
+    """The step's verdict kept in s.generator, and the step flagged LOADGEN_BEHIND when the loop
+    or the schedule says so (what the analysis does with every step)."""
+    s.generator = verdict(s, settings, arrival_rate)
+    if s.generator["behind"]:
+        s.flags[LOADGEN_BEHIND] = s.generator["behind"]
+    return s.generator
 
 
 def loop_behind(late_ms: float | None, latency_ms: float | None, settings) -> bool:

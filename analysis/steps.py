@@ -285,7 +285,7 @@ def compute(run: dict, history: History | list[HistoryRow], cpu_samples: list[cp
         _cpu_sample(s, cpu_samples, float(start), end, settings, quota)
         if latency:
             _exact_latency(s, latency, float(start), end)
-        s.generator = generator.verdict(s, settings, rate)
+        generator.judged(s, settings, rate)
         out.append(s)
     return out
 

@@ -5,7 +5,6 @@ at most 90 s and killed after."""
 from __future__ import annotations
 
 import csv
-import os
 import subprocess
 import sys
 import threading
@@ -52,17 +51,11 @@ def run_locust(tmp_path: Path, server: Server, workers: int, extra: list[str] = 
     logs = (["--latency-log", str(tmp_path / "latency.hlog"), "--latency-raw", str(tmp_path / "raw")]
             if latency_log else [])
 
-    def enter() -> None:                      # in the child, before exec: into the quota's groups
-        for f in cgroups:
-            fd = os.open(f, os.O_WRONLY)
-            try:
-                os.write(fd, str(os.getpid()).encode())
-            finally:
-                os.close(fd)
+    enter = procs.entering(cgroups)           # in the child, before exec: into the quota's groups
 
     def start(argv: list[str], log: str) -> subprocess.Popen:
         return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(tmp_path / log, "w"),
-                                preexec_fn=enter if cgroups else None)
+                                preexec_fn=enter)
     master = start(
         common + ["--headless", "-H", f"http://127.0.0.1:{server.server_address[1]}",
                   "--csv", str(tmp_path / "locust"), "--only-summary", "--stop-timeout", str(stop_timeout),

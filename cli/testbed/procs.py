@@ -159,6 +159,26 @@ def parse_cpus(text: str) -> set[int] | None:
     return cpus
 
 
+def entering(groups: list[str], cpus: set[int] | None = None):
+    """A preexec_fn that puts the child into the cgroups whose cgroup.procs files are given and
+    pins it to cpus, between fork and exec (only os calls: no locks in the child); None when
+    there is nothing to do."""
+    groups = list(groups)
+    if not groups and not cpus:
+        return None
+
+    def before_exec() -> None:
+        for f in groups:
+            fd = os.open(f, os.O_WRONLY)
+            try:
+                os.write(fd, str(os.getpid()).encode())
+            finally:
+                os.close(fd)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+    return before_exec
+
+
 def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = None,
           port: int | None = None, cwd: Path | None = None, cpus: set[int] | None = None,
           cgroups: list[str] | None = None) -> Proc:
@@ -172,22 +192,12 @@ def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = No
     full_env = dict(os.environ)
     full_env.update(env or {})
     groups = list(cgroups or [])
-
-    def before_exec() -> None:       # in the child: only os calls, no locks
-        for f in groups:
-            fd = os.open(f, os.O_WRONLY)
-            try:
-                os.write(fd, str(os.getpid()).encode())
-            finally:
-                os.close(fd)
-        if cpus:
-            os.sched_setaffinity(0, cpus)
-
+    before_exec = entering(groups, cpus)
     with open(log, "ab") as out:
         try:
             p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                  env=full_env, cwd=cwd, start_new_session=True,
-                                 preexec_fn=before_exec if cpus or groups else None)
+                                 preexec_fn=before_exec)
         except subprocess.SubprocessError as e:
             where = f"its CPU quota group ({', '.join(groups)})" if groups else f"CPUs {sorted(cpus or ())}"
             raise ProcError(f"{name}: could not be started in {where}: {e}") from None

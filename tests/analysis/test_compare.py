@@ -109,3 +109,50 @@ def test_the_testbed_verb_is_the_same_command(tmp_path, capsys):
     from testbed.cli import main as testbed_main
     assert testbed_main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def _handmade_with(tmp_path, name, **changes):
+    """A copy of the hand-made prediction folder (a baseline the model fits to), its second run's
+    configuration changed in run.json by `changes` (what B ran, with A's very figures)."""
+    import shutil
+    dest = tmp_path / name
+    shutil.copytree(Path(__file__).resolve().parent / "data" / "predict-handmade", dest)
+    meta_path = dest / "runs" / "singleton-c2-a1" / "run.json"
+    meta = json.loads(meta_path.read_text())
+    meta.update(changes)
+    meta_path.write_text(json.dumps(meta))
+    return dest
+
+
+def test_a_configuration_change_the_model_places_is_predicted_from_the_baseline(tmp_path):
+    from analysis.load.folder import load
+    from analysis.predict.command import fitted_folder
+    from analysis.predict.fit import Config, model
+    from analysis.predict.model import solve_model
+    a = _handmade_with(tmp_path, "a")
+    b = _handmade_with(tmp_path, "b", tiers={"front": 1, "clone": 4, "axis": 1, "gsoap": 0})
+    code, out = _run(a, b, out=tmp_path / "cmp")
+    runs = {r["run"]: r for r in json.loads((tmp_path / "cmp" / "compare.json").read_text())["comparisons"][0]["runs"]}
+    assert runs["singleton-c1-a1"]["model"] is None               # the same configuration: nothing to predict
+    word = runs["singleton-c2-a1"]["model"]
+    assert word["placed"] and word["from"] == "singleton · clone 2 · service 1 → singleton · clone 4 · service 1"
+    _, _, d, fitted = fitted_folder(a)
+    steps = [s for s in runs["singleton-c2-a1"]["steps"] if s["ratio"] is not None]
+    assert [r["users"] for r in word["steps"]] == [s["users"] for s in steps] and steps
+    for r in word["steps"]:
+        two, four = (solve_model(model(fitted, Config(clones=k), think_time=d.think_time_s), r["users"]).throughput
+                     for k in (2, 4))
+        assert r["predicted"] == pytest.approx(four / two) and r["measured"] == pytest.approx(1.0)
+    # B measured what A did (the same figures): wherever 4 clones were predicted faster, the model disagrees
+    assert word["agrees"] == all(abs(r["predicted"] - 1) <= compare.MODEL_AGREES for r in word["steps"])
+    assert "the model fitted to the baseline predicted singleton · clone 2" in out and load(b).runs
+
+
+def test_a_change_the_model_does_not_place_is_said_so(tmp_path):
+    a = _handmade_with(tmp_path, "a")
+    b = _handmade_with(tmp_path, "b", demands={"SERVICE": {"cpu_us": 2000, "wait_us": 5000, "locked": False}})
+    _run(a, b, out=tmp_path / "cmp")
+    runs = json.loads((tmp_path / "cmp" / "compare.json").read_text())["comparisons"][0]["runs"]
+    word = next(r for r in runs if r["run"] == "singleton-c2-a1")["model"]
+    assert word == {"placed": False, "why": "the model does not place a change of demands",
+                    "text": "the model: the model does not place a change of demands"}

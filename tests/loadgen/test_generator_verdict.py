@@ -33,7 +33,7 @@ def _step(tmp_path: Path) -> StepSample:
     assert not bad and intervals
     s = StepSample(run_id="generator", index=0, users=USERS, start=None, measure_from=None, end=None, window_s=None)
     s.latency = latency.of_window(intervals, None, None)
-    s.generator = generator.verdict(s, Settings())
+    generator.judged(s, Settings())
     return s
 
 
