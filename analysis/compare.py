@@ -15,7 +15,10 @@ Per matched step (both valid):
   latency      p50 and p99 of every request (latency.hlog) with their distribution-free 95 %
                intervals: a change is significant when the two intervals do not overlap;
   where        each tier's CPU per request (ms, cpu.csv over the step) B − A; the tier whose CPU a
-               request grew most is where the change is, when the change is significant.
+               request grew most is where the change is, when the change is significant; where
+               both steps were traced, also the tier whose own time (spans) grew most.
+Per matched run: the thread dumps at its plateau, A → B (the bottleneck's kind, each tier's threads
+BLOCKED on a monitor), when both runs had them.
 A step is a **regression** when its throughput fell by more than the threshold (default 5 %) with the
 test's p below ALPHA and the ratio's whole interval below 1, or its p99 rose by more than the
 latency threshold (default 10 %) with the two p99 intervals apart. An **improvement** is the mirror.
@@ -122,8 +125,10 @@ def _cpu_per_request(s) -> dict[str, float]:
     return {t: v / 100.0 / s.throughput * 1000.0 for t, v in s.cpu.items() if t in cpumod.STACK_TIERS}
 
 
-def step_change(a, b, threshold: float = THRESHOLD, latency_threshold: float = LATENCY_THRESHOLD) -> dict:
-    """One matched step A → B (analysis.steps.StepSample each): the figures and the verdict."""
+def step_change(a, b, threshold: float = THRESHOLD, latency_threshold: float = LATENCY_THRESHOLD,
+                traced: tuple[dict | None, dict | None] = (None, None)) -> dict:
+    """One matched step A → B (analysis.steps.StepSample each): the figures and the verdict;
+    traced: the two steps' rows of summary.json "traces" (each tier's own time), when both were."""
     from scipy.stats import mannwhitneyu
     out: dict = {"users": a.users, "a": a.throughput, "b": b.throughput, "ratio": None, "interval": None,
                  "p": None, "latency": {}, "cpu_ms": {}, "verdict": "no significant change", "why": []}
@@ -156,11 +161,46 @@ def step_change(a, b, threshold: float = THRESHOLD, latency_threshold: float = L
         elif p99["ratio"] < 1 - latency_threshold and out["verdict"] != "regression":
             out["verdict"] = "improvement"
             out["why"].append(f"p99 {p99['a']:.2f} → {p99['b']:.2f} ms ({p99['ratio'] - 1:+.0%}, the 95 % intervals apart)")
+    ta, tb = ((row or {}).get("tiers") or {} for row in traced)
+    if ta and tb:
+        out["traced_ms"] = {t: {"a": ta[t], "b": tb[t], "change": tb[t] - ta[t]} for t in sorted(set(ta) & set(tb))
+                            if ta[t] is not None and tb[t] is not None}
     grew = {t: c["change"] for t, c in out["cpu_ms"].items() if c["change"] is not None}
     if out["verdict"] != "no significant change" and grew:
         t = max(grew, key=lambda k: abs(grew[k]))
         out["where"] = {"tier": t, "cpu_ms_change": grew[t]}
+        own = {k: v["change"] for k, v in (out.get("traced_ms") or {}).items()}
+        if own:
+            k = max(own, key=lambda x: abs(own[x]))
+            out["where"].update(traced_tier=k, traced_ms_change=own[k])
     return out
+
+
+def _traced_rows(an) -> dict[tuple[str, int], dict]:
+    """(run id, step index) -> its row of summary.json "traces", of the runs that were traced."""
+    return {(r["run_id"], st.get("step")): st for r in (an.summary.get("traces") or {}).get("runs", [])
+            for st in r.get("steps", []) if st.get("traces")}
+
+
+def _threads(entry: dict) -> dict[str, dict]:
+    """tier -> {"blocked": threads BLOCKED on a monitor (its replicas together), "monitor": the hottest}
+    from a run's thread dumps at its plateau (summary.json's bottleneck)."""
+    out: dict[str, dict] = {}
+    for d in ((entry.get("bottleneck") or {}).get("threaddumps") or []):
+        t = out.setdefault(d.get("tier"), {"blocked": 0, "monitor": None})
+        t["blocked"] += int(d.get("blocked") or 0)
+        t["monitor"] = t["monitor"] or d.get("hottest_monitor")
+    return out
+
+
+def _thread_change(ea: dict, eb: dict) -> dict | None:
+    """The bottleneck's kind and each tier's BLOCKED threads, A → B, when both runs had thread dumps."""
+    ta, tb = _threads(ea), _threads(eb)
+    if not ta or not tb:
+        return None
+    return {"bottleneck": {"a": (ea.get("bottleneck") or {}).get("kind"), "b": (eb.get("bottleneck") or {}).get("kind")},
+            "blocked": {t: {"a": ta[t]["blocked"], "b": tb[t]["blocked"], "monitor": tb[t]["monitor"] or ta[t]["monitor"]}
+                        for t in sorted(set(ta) & set(tb))}}
 
 
 def _by_users(steps) -> dict[tuple[int, int], object]:
@@ -248,8 +288,12 @@ def compare(analyses: list, folders: list, threshold: float = THRESHOLD,
            "threshold": threshold, "latency_threshold": latency_threshold, "alpha": ALPHA, "comparisons": []}
     ra = _runs(base)
     the_model = _Model(folders[0])
+    traced_a = _traced_rows(base)
+    entries_a = {e["id"]: e for e in base.summary.get("runs", [])}
     for f, an in zip(folders[1:], analyses[1:]):
         rb = _runs(an)
+        traced_b = _traced_rows(an)
+        entries_b = {e["id"]: e for e in an.summary.get("runs", [])}
         common = [k for k in ra if k in rb]
         if not common:
             raise CompareError(f"{f}: no run in common with {folders[0]} (theirs: {', '.join(rb)}; the baseline's: "
@@ -258,14 +302,18 @@ def compare(analyses: list, folders: list, threshold: float = THRESHOLD,
         for k in common:
             a, b = ra[k], rb[k]
             sa, sb = _by_users(base.steps[a.id]), _by_users(an.steps[b.id])
-            steps = [step_change(sa[u], sb[u], threshold, latency_threshold) for u in sorted(set(sa) & set(sb))]
+            steps = [step_change(sa[u], sb[u], threshold, latency_threshold,
+                                 (traced_a.get((a.id, sa[u].index)), traced_b.get((b.id, sb[u].index))))
+                     for u in sorted(set(sa) & set(sb))]
             verdict = ("regression" if steps and all(s["verdict"] == "regression" for s in steps) else
                        "improvement" if steps and all(s["verdict"] == "improvement" for s in steps) else
                        "no significant change")
             worst = min((s for s in steps if s["verdict"] == verdict and verdict != "no significant change"),
                         key=lambda s: s["ratio"] or 1.0, default=None)
+            threads = _thread_change(entries_a.get(a.id, {}), entries_b.get(b.id, {}))
             runs.append({"run": k, "a": a.id, "b": b.id, "config_differs": _config(a) != _config(b),
-                         "model": the_model.word(a, b, steps), "steps": steps, "verdict": verdict, "where": (worst or {}).get("where"),
+                         "model": the_model.word(a, b, steps), "steps": steps,
+                         "threads": threads, "threads_text": threads_text(threads) if threads else None, "verdict": verdict, "where": (worst or {}).get("where"),
                          "only_in_a": [u for u, _ in sorted(set(sa) - set(sb))],
                          "only_in_b": [u for u, _ in sorted(set(sb) - set(sa))]})
         ta, tb = _segments(base), _segments(an)
@@ -297,9 +345,13 @@ def text(result: dict) -> str:
             where = ""
             if r["where"]:
                 where = f"; where: {r['where']['tier']} CPU {r['where']['cpu_ms_change']:+.3f} ms a request"
+                if r["where"].get("traced_tier"):
+                    where += f", traced: {r['where']['traced_tier']} {r['where']['traced_ms_change']:+.2f} ms own time"
             lines.append(f"  {r['run']:28s} {r['verdict']}{' (configuration differs)' if r['config_differs'] else ''}{where}")
             if r.get("model"):
                 lines.append(f"    {r['model']['text']}")
+            if r.get("threads_text"):
+                lines.append(f"    {r['threads_text']}")
             for s in r["steps"]:
                 ratio = "—" if s["ratio"] is None else f"{s['ratio'] - 1:+.1%}"
                 p = "" if s["p"] is None else f" p {s['p']:.2g}"
@@ -323,3 +375,14 @@ def model_text(m: dict) -> str:
                       for r in m["steps"])
     return (f"the model fitted to the baseline predicted {m['from']}: {shown}: "
             + ("it predicted the change" if m["agrees"] else f"off by more than {MODEL_AGREES:.0%} at a step"))
+
+
+def threads_text(t: dict) -> str:
+    """Thread dumps at the plateau, A → B, in one line: the tiers with threads BLOCKED on either side."""
+    k = t["bottleneck"]
+
+    def monitor(m) -> str:
+        return f" on {m.get('class', '?') if isinstance(m, dict) else m}" if m else ""
+    parts = [f"{tier} {v['a']} → {v['b']} BLOCKED{monitor(v['monitor'])}" for tier, v in t["blocked"].items()
+             if v["a"] or v["b"]]
+    return f"thread dumps at the plateau: bottleneck {k['a']} → {k['b']}; " + (", ".join(parts) or "no thread BLOCKED")

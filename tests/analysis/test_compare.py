@@ -156,3 +156,57 @@ def test_a_change_the_model_does_not_place_is_said_so(tmp_path):
     word = next(r for r in runs if r["run"] == "singleton-c2-a1")["model"]
     assert word == {"placed": False, "why": "the model does not place a change of demands",
                     "text": "the model: the model does not place a change of demands"}
+
+
+def _spans(folder: Path, clone_ms: float, users=(4, 16, 32)) -> None:
+    """A spans file for the folder's run: per step, traces of Locust → front → clone → axis with the
+    clone's own time clone_ms (front 2 ms own, axis 1 ms)."""
+    import gzip
+    ids = iter(range(1, 10 ** 6))
+
+    def span(service, kind, ms, parent):
+        return {"id": f"{next(ids):016x}", "parentId": parent, "kind": kind, "duration": int(ms * 1000),
+                "name": "x", "localEndpoint": {"serviceName": service}}
+
+    def trace():
+        axis = 1.0
+        clone = clone_ms + axis
+        front = 2.0 + clone
+        root = span("locust", "CLIENT", front + 0.5, None)
+        fs = span("front", "SERVER", front, root["id"])
+        fc = span("front", "CLIENT", clone, fs["id"])
+        cs = span("clone", "SERVER", clone, fc["id"])
+        cc = span("clone", "CLIENT", axis, cs["id"])
+        axs = span("axis", "SERVER", axis, cc["id"])
+        return [root, fs, fc, cs, cc, axs]
+    data = {"format": 1, "trace_sample": 1.0, "steps": [{"index": i, "users": u, "traces": [trace() for _ in range(5)]}
+                                                       for i, u in enumerate(users)]}
+    with gzip.open(folder / "runs" / "singleton-c1-a1-r0" / "spans.json.gz", "wt") as fh:
+        json.dump(data, fh)
+
+
+def test_traced_steps_name_the_tier_whose_own_time_grew(tmp_path):
+    a = _folder(tmp_path / "a")
+    b = _folder(tmp_path / "b", x=255, axis_cpu=45.0)
+    _spans(a, clone_ms=1.0)
+    _spans(b, clone_ms=3.0)
+    code, out = _run(a, b, out=tmp_path / "cmp")
+    r = json.loads((tmp_path / "cmp" / "compare.json").read_text())["comparisons"][0]["runs"][0]
+    assert code == 1 and r["where"]["traced_tier"] == "clone"
+    assert r["where"]["traced_ms_change"] == pytest.approx(2.0, abs=0.01)
+    assert all(s["traced_ms"]["axis"]["change"] == pytest.approx(0.0, abs=0.01) for s in r["steps"])
+    assert "traced: clone +2.00 ms own time" in out
+
+
+def test_thread_dumps_at_the_plateau_are_set_side_by_side(tmp_path):
+    import shutil
+    dump = Path(__file__).resolve().parent / "data" / "threaddump-contended.txt"
+    a, b = _folder(tmp_path / "a"), _folder(tmp_path / "b")
+    code, _ = _run(a, b, out=tmp_path / "cmp0")
+    assert json.loads((tmp_path / "cmp0" / "compare.json").read_text())["comparisons"][0]["runs"][0]["threads"] is None
+    for f in (a, b):
+        shutil.copy(dump, f / "runs" / "singleton-c1-a1-r0" / "threaddump-clone-1.txt")
+    code, out = _run(a, b, out=tmp_path / "cmp")
+    t = json.loads((tmp_path / "cmp" / "compare.json").read_text())["comparisons"][0]["runs"][0]["threads"]
+    blocked = t["blocked"]["clone"]
+    assert blocked["a"] == blocked["b"] > 0 and "BLOCKED on " in out
