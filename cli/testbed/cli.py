@@ -17,6 +17,7 @@ from testbed.stacks import verbs as stack_verbs
 VERB_GROUPS = (                       # `./testbed --help` lists the verbs by what they do
     ("the stack", ("up", "status", "scale", "logs", "fault", "down", "cluster")),
     ("experiments and their results", ("run", "report", "compare", "capacity", "predict", "traces", "analyze")),
+    ("your own SOAP service", ("service",)),
     ("build, test, measure", ("setup", "build", "test", "bench")),
 )
 
@@ -76,6 +77,16 @@ def cmd_capacity(args) -> int:
     from testbed import capacity
     prereqs.ensure()
     return capacity.main(args)
+
+
+def cmd_service(args) -> int:
+    from testbed.ownservice import command
+    return command.main(args)
+
+
+def service_doc() -> str:
+    from testbed.ownservice import command
+    return command.__doc__
 
 
 def capacity_doc() -> str:
@@ -191,6 +202,13 @@ def build_parser() -> argparse.ArgumentParser:
     from testbed.runcmd import add_arguments
     add_arguments(s)
     s.set_defaults(func=cmd_run)
+
+    s = add_verb("service", help="read your SOAP service's WSDL: a request template per operation, checked against "
+                                 "its schema (docs/own-service.md)",
+                 description=service_doc(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    from testbed.ownservice.command import add_arguments as service_arguments
+    service_arguments(s)
+    s.set_defaults(func=cmd_service)
 
     s = add_verb("capacity", help="the smallest configuration that meets service levels: chosen by the model, "
                                   "measured (docs/compare.md)",
