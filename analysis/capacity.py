@@ -192,6 +192,7 @@ def experiment_toml(pred: dict, base_meta: dict, source: str, rate: float, level
 # from the model fitted to {source}.
 name = "capacity-{pred['slug']}"
 kind = "clones"
+findings = []              # a measurement of the walk: the levels are judged by ./testbed capacity
 description = {json.dumps("capacity: " + cfg.text())}
 
 [load]

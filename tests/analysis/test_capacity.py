@@ -189,3 +189,13 @@ def test_a_load_no_configuration_can_reach_is_answered_without_measuring(tmp_pat
 def test_a_step_is_as_long_as_its_levels_need_to_be_decided(items, rate, seconds):
     got, why = cap.step_seconds([slo.parse_level(t, "t") for t in items], rate)
     assert got == seconds and (why is not None) == (seconds == cap.MAX_STEP_S)
+
+
+def test_a_measurement_judges_no_finding_of_its_own(ladder, handmade):
+    """The walk judges the levels; the measurement's own report lists no clone-scaling finding."""
+    from analysis.judge.classic import findings
+    text = cap.experiment_toml(ladder.predicted(1, 50), load(handmade).runs[0].meta, str(handmade), 50)
+    summary = {"experiment": {"kind": "clones", "definition": {"toml": text}}, "runs": []}
+    assert findings(summary) == []
+    summary["experiment"]["definition"]["toml"] = text.replace("findings = []", "findings = [\"clones\"]")
+    assert len(findings(summary)) == 5

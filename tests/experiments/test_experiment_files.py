@@ -126,6 +126,7 @@ def test_run_tiers_are_merged_over_the_default_tiers():
     (MINIMAL + '[[runs]]\nid = "a"\npath = 2\n', "a"),
     (MINIMAL + '[quick]\nruns = ["zz"]\n', "zz"),
     (MINIMAL.replace("path = 1", 'path = 5\nclient_mode = "pool"\npool_size = 2000'), r"pool_size must be a whole number 1\.\.1024"),
+    (MINIMAL.replace('kind = "segments"', 'kind = "segments"\nfindings = ["stalls"]'), "findings"),
 ])
 def test_a_mistake_in_an_experiment_file_is_an_error_naming_it(text, named):
     with pytest.raises(DefinitionError, match=named):

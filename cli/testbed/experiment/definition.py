@@ -61,7 +61,8 @@ RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tiers_cpus", "client_mode",
             "pool_size", "regime", "demands", "knobs", "load", "quick", "part", "placement", "spread")
 TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "parts", "settings", "runs", "faults",
-            "scale", "profile")
+            "scale", "profile", "findings")
+FINDING_GROUPS = ("segments", "clones", "calibration", "stall")   # analysis/judge/classic.py: FINDINGS
 PROFILES = ("stack", "classic-system")   # the stack's own costs | the classic system's shape
 MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick", "placement")   # [parts.<part>] merges these over [defaults]
 
@@ -206,6 +207,10 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
         raise DefinitionError(f"{where}: kind must be one of {', '.join(KINDS)} (got {kind!r})")
     if not isinstance(repeat, int) or repeat < 1:
         raise DefinitionError(f"--repeat must be >= 1 (got {repeat})")
+    groups = raw.get("findings", [])
+    if not isinstance(groups, list) or any(g not in FINDING_GROUPS for g in groups):
+        raise DefinitionError(f"{where}: findings = [...] lists which findings the report judges, of "
+                              f"{', '.join(FINDING_GROUPS)} (got {groups!r}); leave it out for the kind's own")
     base_load = _table(raw, "load", where)
     unknown(base_load, LOAD_KEYS, f"{where} [load]")
     quick_table = _table(raw, "quick", where)
