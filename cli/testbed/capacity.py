@@ -176,6 +176,9 @@ def _walk(args, out: Path, rate, applied, ignored, ladder, choice, measurements,
         state["status"], code = "interrupted", 130
     except _Stop as e:
         state["status"], code = f"stopped: {e}", 1
+    except Exception as e:                 # the stack would not start, a run could not be made: said, kept
+        state["status"], code = f"stopped: {type(e).__name__}: {e}", 1
+        print(f"testbed: capacity: {state['status']}", file=sys.stderr)
     finally:
         try:
             if original is None:
