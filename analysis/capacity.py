@@ -90,10 +90,6 @@ class Ladder:
                                                      if n_rate else None)}
         return self._seen[i, rate]
 
-    def choice(self, rate: float) -> int | None:
-        """The first candidate predicted to reach the load (None: none does)."""
-        return next((i for i in range(len(self)) if self.predicted(i, rate)["max_throughput"] >= rate), None)
-
 
 def users_for(m, rate: float, most: int = 4096) -> int | None:
     """The fewest users (think time 0) at which the model's throughput reaches rate."""

@@ -229,19 +229,18 @@ class _Model:
     differs in what the model places (replicas, lifecycle, pool size): at each matched step's users,
     the predicted B/A beside the measured one. Fitted once, when first asked."""
 
-    def __init__(self, folder):
-        self.folder, self._fit, self.why = folder, None, None
+    def __init__(self, an):
+        self.an, self._fit, self.why = an, None, None
 
     def _fitted(self):
         if self._fit is None and self.why is None:
-            from analysis.load.folder import NotAResultFolder
             from analysis.predict import baseline_demands as dmod
-            from analysis.predict.command import fitted_folder, request_fit
-            try:
-                result, steps, d, fitted = fitted_folder(self.folder)
-                self._fit = (fitted, request_fit(result, steps, d, fitted), d.think_time_s)
-            except (NotAResultFolder, dmod.NoBaseline, ValueError) as e:
-                self.why = f"no model: {e}"
+            from analysis.predict.command import fitted_result, request_fit
+            try:                  # the baseline folder's analysis, already made: its steps are the model's
+                d, fitted = fitted_result(self.an.result, self.an.steps)
+                self._fit = (fitted, request_fit(self.an.result, self.an.steps, d, fitted), d.think_time_s)
+            except (dmod.NoBaseline, ValueError) as e:
+                self.why = f"none fitted to the baseline folder ({e})"
         return self._fit
 
     def word(self, a, b, steps: list[dict]) -> dict | None:
@@ -260,7 +259,7 @@ class _Model:
             return None
         unplaced = sorted(k for k in ca if k not in PLACED and ca[k] != cb[k])
         if unplaced:
-            return {"placed": False, "why": f"the model does not place a change of {', '.join(unplaced)}"}
+            return {"placed": False, "why": f"it does not place a change of {', '.join(unplaced)}"}
         fit = self._fitted()
         if fit is None:
             return {"placed": False, "why": self.why}
@@ -287,7 +286,7 @@ def compare(analyses: list, folders: list, threshold: float = THRESHOLD,
     out = {"format": 1, "baseline": str(folders[0]), "experiment": base.result.experiment.get("name"),
            "threshold": threshold, "latency_threshold": latency_threshold, "alpha": ALPHA, "comparisons": []}
     ra = _runs(base)
-    the_model = _Model(folders[0])
+    the_model = _Model(base)
     traced_a = _traced_rows(base)
     entries_a = {e["id"]: e for e in base.summary.get("runs", [])}
     for f, an in zip(folders[1:], analyses[1:]):

@@ -154,8 +154,14 @@ def fitted_folder(folder, fit_runs: tuple[str, ...] | None = None):
     NotAResultFolder or dmod.NoBaseline with the reason when the folder has no baseline."""
     result = load(folder)
     steps = run_steps(result)
+    return (result, steps, *fitted_result(result, steps, fit_runs))
+
+
+def fitted_result(result, steps: dict, fit_runs: tuple[str, ...] | None = None):
+    """(the baseline's demands, the model fitted to them) of a result already loaded with its steps
+    (analysis.steps.run_steps, or an analysis' own); dmod.NoBaseline when it has no baseline."""
     d = dmod.measure(result, steps, fit_runs=forecast.runs_named(result, fit_runs))
-    return result, steps, d, fit(d)
+    return d, fit(d)
 
 
 def fit_run_ids(text: str | None) -> tuple[str, ...] | None:

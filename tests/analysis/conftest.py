@@ -29,6 +29,17 @@ def data() -> Path:
     return DATA
 
 
+@pytest.fixture(scope="module")
+def predict_handmade(tmp_path_factory) -> Path:
+    """A copy of the hand-made prediction folder (data/make_predict.py), one per test module: tests
+    that simulate write the simulation's cache (prediction-check.json) into the folder they check,
+    never into the tracked one."""
+    import shutil
+    dest = tmp_path_factory.mktemp("predict") / "predict-handmade"
+    shutil.copytree(DATA / "predict-handmade", dest)
+    return dest
+
+
 def _history(rates: list[int], start: int = 1000, users: int = 1, failures: list[int] | None = None):
     """One Aggregated row per second with cumulative counts growing by rates[i]."""
     rows, total, fails = [], 0, 0

@@ -154,8 +154,8 @@ def test_a_change_the_model_does_not_place_is_said_so(tmp_path):
     _run(a, b, out=tmp_path / "cmp")
     runs = json.loads((tmp_path / "cmp" / "compare.json").read_text())["comparisons"][0]["runs"]
     word = next(r for r in runs if r["run"] == "singleton-c2-a1")["model"]
-    assert word == {"placed": False, "why": "the model does not place a change of demands",
-                    "text": "the model: the model does not place a change of demands"}
+    assert word == {"placed": False, "why": "it does not place a change of demands",
+                    "text": "the model: it does not place a change of demands"}
 
 
 def _spans(folder: Path, clone_ms: float, users=(4, 16, 32)) -> None:

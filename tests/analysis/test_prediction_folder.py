@@ -19,13 +19,10 @@ ROOT_PY = [sys.executable, "-m", "analysis", "predict"]
 
 
 @pytest.fixture(scope="module")
-def folder(data, tmp_path_factory):
-    """A copy of the hand-made folder: the tests that simulate write the simulation's cache
-    (prediction-check.json, committed so that its points need not be simulated again) into
-    the folder they check, never into the tracked one."""
-    dest = tmp_path_factory.mktemp("predict") / "predict-handmade"
-    shutil.copytree(data / "predict-handmade", dest)
-    return dest
+def folder(predict_handmade):
+    """The hand-made folder's copy (the simulation's cache, prediction-check.json, is committed so
+    that its points need not be simulated again)."""
+    return predict_handmade
 
 
 @pytest.fixture(scope="module")
