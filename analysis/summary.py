@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import FORMAT_VERSION, steps
-from analysis.judge import calibration, classic, regime, sidebyside
+from analysis.judge import calibration, regime, registry, sidebyside
 from analysis.judge.method import LATENCY
 from analysis.load import faults as faultmod
 from analysis.load.folder import PARTS, ResultFolder, load, part_settings, planned_load, saturating
@@ -263,7 +263,7 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         summary["traces"] = traced
         summary["method"]["traces"] = traces.__doc__.split("Method (also printed in the report):")[1].strip()
     summary["nodes"] = nodemod.rows(result.runs, all_steps, run_max, e)
-    summary["findings"] = [f.to_json() for f in classic.findings(summary)]
+    summary["findings"] = [f.to_json() for f in registry.findings(summary)]
     summary["findings_title"] = ("checked on this run" if summary["findings"] and all(
         f["method"] == LATENCY for f in summary["findings"]) else "the classic results, checked on this run")
     return Analysis(result, all_steps, run_max, hints, summary)

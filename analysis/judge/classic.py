@@ -56,7 +56,6 @@ import math
 from dataclasses import replace
 
 from analysis.judge import published, regime
-from analysis.judge.stall import findings as stall_findings
 from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE, NOT_TESTABLE, Finding, missing
 from analysis.judge.method import CLONES, SCALING, SEGMENT_LAW
 from analysis.measure import clones
@@ -441,30 +440,3 @@ def _calibration_findings(c: dict) -> list[Finding]:
                         "holds when the bottleneck prediction has the lower mean |error| over the paths",
                         "calibration_parallel", method=SEGMENT_LAW)]
     return []
-
-
-FINDINGS = {"segments": segment_findings, "clones": clone_findings, "calibration": calibration_findings,
-            "stall": stall_findings}                      # experiment files: findings = [...]
-BY_KIND = {"segments": ("segments",), "clones": ("clones",), "calibration": ("calibration",),
-           "classic": ("segments", "clones")}
-
-
-def declared(summary: dict) -> tuple[str, ...] | None:
-    """The findings the experiment file lists (its `findings = [...]`), None when it lists none."""
-    import tomllib
-    text = (summary["experiment"].get("definition") or {}).get("toml")
-    try:
-        groups = tomllib.loads(text).get("findings") if text else None
-    except tomllib.TOMLDecodeError:
-        return None
-    return tuple(g for g in groups if g in FINDINGS) if isinstance(groups, list) else None
-
-
-def findings(summary: dict) -> list[Finding]:
-    """The findings the experiment file lists, else its kind's; a clones experiment written before
-    files listed theirs gets the stall finding when it paused a replica in both kinds of run."""
-    kind = summary["experiment"]["kind"]
-    groups = declared(summary)
-    if groups is None and kind == "clones":
-        return stall_findings(summary) or clone_findings(summary)
-    return [f for g in (BY_KIND.get(kind, ()) if groups is None else groups) for f in FINDINGS[g](summary)]

@@ -2,16 +2,14 @@
 on a measured answer, and bad input refused in one line (exit 2) before any stack is touched."""
 import argparse
 import json
-import shutil
 
 import pytest
 
 from analysis import capacity as cap, slo
 from analysis.load.folder import load
-from analysis.predict import baseline_demands as dmod
-from analysis.predict.fit import Config, fit
+from analysis.predict import target as tmod
+from analysis.predict.fit import Config
 from analysis.render.pages import render
-from analysis.steps import run_steps
 
 
 def _levels(*items, key="*"):
@@ -80,16 +78,14 @@ def test_none_of_the_ladder_meets_and_the_budget_stops_a_long_walk():
 
 
 @pytest.fixture(scope="module")
-def handmade(data, tmp_path_factory):
-    dest = tmp_path_factory.mktemp("capacity") / "predict-handmade"
-    shutil.copytree(data / "predict-handmade", dest)
-    return dest
+def handmade(predict_handmade):
+    return predict_handmade
 
 
 @pytest.fixture(scope="module")
 def ladder(handmade):
-    result = load(handmade)
-    return cap.Ladder(fit(dmod.measure(result, run_steps(result))), Config(), ["singleton", "pool"])
+    from analysis.predict.command import fitted_folder
+    return cap.Ladder(fitted_folder(handmade)[3], Config(), ["singleton", "pool"])
 
 
 def test_the_ladder_is_smallest_first_and_the_choice_the_first_predicted_to_reach(ladder):
@@ -97,7 +93,8 @@ def test_the_ladder_is_smallest_first_and_the_choice_the_first_predicted_to_reac
     assert texts == ["singleton · clone 1 · service 1", "pool of 2 · clone 1 · service 1",
                      "pool of 4 · clone 1 · service 1"]
     x0 = ladder.predicted(0, 50)["max_throughput"]
-    i = ladder.choice(1.5 * x0)
+    answer = tmod.smallest(ladder.fitted, 1.5 * x0, Config(), ["singleton", "pool"])    # the CLI's choice
+    i = ladder.configs.index(answer["config"])
     assert i > 0 and ladder.predicted(i, 1.5 * x0)["max_throughput"] >= 1.5 * x0
     assert all(ladder.predicted(k, 1.5 * x0)["max_throughput"] < 1.5 * x0 for k in range(i))
     p = ladder.predicted(i, 1.5 * x0)
@@ -193,7 +190,7 @@ def test_a_step_is_as_long_as_its_levels_need_to_be_decided(items, rate, seconds
 
 def test_a_measurement_judges_no_finding_of_its_own(ladder, handmade):
     """The walk judges the levels; the measurement's own report lists no clone-scaling finding."""
-    from analysis.judge.classic import findings
+    from analysis.judge.registry import findings
     text = cap.experiment_toml(ladder.predicted(1, 50), load(handmade).runs[0].meta, str(handmade), 50)
     summary = {"experiment": {"kind": "clones", "definition": {"toml": text}}, "runs": []}
     assert findings(summary) == []

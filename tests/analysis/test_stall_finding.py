@@ -3,7 +3,7 @@ in its p99.9, a closed loop's p99.9 hides it — holds; each way it can fail or 
 an experiment without a pause in both kinds of run has no such finding and keeps its clone findings."""
 from __future__ import annotations
 
-from analysis.judge import classic, stall
+from analysis.judge import registry, stall
 from analysis.judge.findings import DOES_NOT_HOLD, HOLDS, NOT_MEASURABLE
 
 
@@ -38,4 +38,4 @@ def test_each_way_to_fail_or_not_tell():
 def test_without_a_pause_in_both_kinds_of_run_the_clone_findings_stay():
     s = _summary(2666.0, 34.0, closed_pause=False)
     assert stall.findings(s) == []
-    assert all(f.key != stall.KEY for f in classic.findings(s))
+    assert all(f.key != stall.KEY for f in registry.findings(s))

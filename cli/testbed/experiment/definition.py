@@ -62,7 +62,7 @@ RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tier
             "pool_size", "regime", "demands", "knobs", "load", "quick", "part", "placement", "spread")
 TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "parts", "settings", "runs", "faults",
             "scale", "profile", "findings")
-FINDING_GROUPS = ("segments", "clones", "calibration", "stall")   # analysis/judge/classic.py: FINDINGS
+FINDING_GROUPS = ("segments", "clones", "calibration", "stall")   # analysis/judge/registry.py: FINDINGS
 PROFILES = ("stack", "classic-system")   # the stack's own costs | the classic system's shape
 MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick", "placement")   # [parts.<part>] merges these over [defaults]
 
