@@ -65,7 +65,7 @@ TIERS: dict[str, Tier] = {
     "front": Tier("front", 300, "FRONT_", ("TOMCAT_", "JVM_", "BEAN_", "INVOKER_"),
                   ("DEMAND_SEG", "DEMAND_INVOKER_", "METRICS_AGENT", "TRACING"), java_jar="services/front/target/front.jar"),
     "clone": Tier("clone", 400, "CLONE_", ("TOMCAT_", "JVM_", "SOAP_TIMEOUT"),
-                  ("DEMAND_CLONE_", "CLIENT_", "METRICS_AGENT", "TRACING"), java_jar="client-clones/target/clone.jar"),
+                  ("DEMAND_CLONE_", "CLIENT_", "OWN_", "METRICS_AGENT", "TRACING"), java_jar="client-clones/target/clone.jar"),
     "axis": Tier("axis", 100, "AXIS_", ("TOMCAT_", "JVM_", "MAX_"), ("DEMAND_SERVICE_", "METRICS_AGENT", "TRACING"),
                  java_jar="services/axis/target/axis.jar"),
     "gsoap": Tier("gsoap", 200, "GSOAP_", ("MAX_",), ("GSOAP_", "DEMAND_SERVICE_", "TRACING"),

@@ -54,7 +54,7 @@ def test_post_with_a_form_body_works_like_get(clone_singleton):
 
 
 @pytest.mark.parametrize("query,reason", [
-    ("backend=cxf", "axis or gsoap"),
+    ("backend=cxf", "axis, gsoap or own"),
     ("op=sendStrings", "expected one of ping"),
     ("op=sendInts&n=-1", "n='-1'"),
     ("op=sendInts&n=lots", "n='lots'"),

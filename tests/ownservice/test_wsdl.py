@@ -58,34 +58,10 @@ def served():
 @pytest.fixture(scope="module")
 def shop():
     """A spyne (PyPI) service on loopback: an array operation and one that answers with a Fault."""
-    spyne = pytest.importorskip("spyne")
-    from wsgiref.simple_server import WSGIRequestHandler, make_server
-    from spyne import Application, Array, ComplexModel, Double, Fault, ServiceBase, Unicode, rpc
-    from spyne.protocol.soap import Soap11
-    from spyne.server.wsgi import WsgiApplication
-
-    class Item(ComplexModel):
-        __namespace__ = "urn:shop"
-        name = Unicode
-        price = Double
-
-    class Shop(ServiceBase):
-        @rpc(Array(Item), _returns=Double)
-        def total(ctx, items):
-            return sum(i.price or 0 for i in (items or []))
-
-        @rpc(Unicode, _returns=Unicode)
-        def fail(ctx, why):
-            raise Fault("Client", why or "asked to fail")
-
-    class Quiet(WSGIRequestHandler):
-        def log_message(self, *a):
-            pass
-    app = Application([Shop], "urn:shop", in_protocol=Soap11(validator="lxml"), out_protocol=Soap11())
-    srv = make_server("127.0.0.1", 0, WsgiApplication(app), handler_class=Quiet)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    assert spyne
-    yield f"http://127.0.0.1:{srv.server_port}/?wsdl"
+    pytest.importorskip("spyne")
+    from own_services import start_shop
+    srv, url = start_shop()
+    yield url
     srv.shutdown()
 
 

@@ -141,6 +141,21 @@ def render_docker(knobs: dict[str, str], tracing: bool | None = None) -> str:
                   published_on=knobs.get("PUBLISHED_ON") or "0.0.0.0", trace=trace)
 
 
+OWN_SERVER = re.compile(r"^[A-Za-z0-9.-]{1,253}:\d{1,5}$")
+
+
+def own_server(knobs: dict[str, str]) -> str:
+    """The backend "own"'s lines: the user's service at OWN_SERVER (host:port: ./testbed up --service,
+    ownservice/wiring.py), or none (the backend answers 503)."""
+    at = (knobs.get("OWN_SERVER") or "").strip()
+    if not at:
+        return ""
+    if not OWN_SERVER.match(at) or not 1 <= int(at.rsplit(":", 1)[1]) <= 65535:
+        raise HaproxyError(f"OWN_SERVER={at!r}: expected host:port, like 127.0.0.1:8000")
+    return (f"    http-request set-header Host {at}\n"
+            f"    server own1 {at} check")
+
+
 def global_maxconn() -> int:
     """8000 connections, or what the open-files limit allows (HAProxy needs 2 fds each)."""
     import resource
@@ -234,6 +249,7 @@ def render(cfg: StackConfig, servers: dict[str, str], global_extra: str = "",
     }
     for b in BACKENDS:
         values[f"SERVERS_{b}"] = servers.get(b, "")
+    values["SERVERS_own"] = own_server(cfg.knobs)
 
     def sub(m: re.Match) -> str:
         if m.group(1) not in values:

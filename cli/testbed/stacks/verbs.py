@@ -35,6 +35,17 @@ def add_up_arguments(s) -> None:
     s.add_argument("--tracing", action="store_true",
                    help="also start Zipkin and trace a sampled share of requests through every tier (Locust's "
                         "--trace-sample, default 1 %%; docs/tracing.md); with --docker: compose's tracing profile")
+    s.add_argument("--service", default=None, metavar="WSDL",
+                   help="your own SOAP service, by its WSDL's http URL: behind HAProxy's /own, called by the "
+                        "client tier as /seg/5?backend=own (docs/own-service.md)")
+    s.add_argument("--operation", default=None, metavar="NAME",
+                   help="with --service: the operation to call (needed when the WSDL has several)")
+    s.add_argument("--payload", default=None, metavar="FILE",
+                   help="with --service: its request template (./testbed service sample writes one; default: "
+                        "the schema's sample)")
+    s.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="with --service: a parameter of the template (${NAME}); n, the arrays' size, is each "
+                        "request's own")
     s.add_argument("--docker", action="store_true",
                    help="start the stack as containers (docker compose; docs/docker.md) instead of "
                         "local processes; status/scale/logs/down then act on the containers")
@@ -96,7 +107,28 @@ def up(args) -> int:
         except placement.PlacementError as e:
             print(f"testbed: up: {e}", file=sys.stderr)
             return 2
+    if not args.service and (args.operation or args.payload or args.param):
+        print("testbed: up: --operation, --payload and --param describe the request to your own service: "
+              "give its WSDL with --service URL", file=sys.stderr)
+        return 2
     stack = _stack(docker=args.docker or args.swarm)
+    if args.service and stack.mode != "local":
+        print("testbed: up: --service runs with the local stack (./testbed up --service URL) for now",
+              file=sys.stderr)
+        return 2
+    if args.service and not stack.running():
+        from pathlib import Path
+
+        from testbed.ownservice import command as own_command, wiring, wsdl
+        try:
+            given = own_command.params(args.param)
+            given.pop("n")
+            overrides.update(wiring.prepare(args.service, args.operation,
+                                            Path(args.payload) if args.payload else None, given,
+                                            stack.cfg.state_dir / "own"))
+        except wsdl.ServiceError as e:
+            print(f"testbed: up: --service: {e}", file=sys.stderr)
+            return 2
     if args.swarm and not stack.running():
         from testbed.stacks.swarm import SwarmStack
         stack = SwarmStack(stack.cfg)

@@ -4,7 +4,9 @@ import java.util.Locale;
 
 /** A SOAP service implementation the tier can call; each has its own path behind HAProxy. */
 public enum Backend {
-    AXIS("/axis"), GSOAP("/gsoap");
+    AXIS("/axis"), GSOAP("/gsoap"),
+    /** The user's own service (OWN_*: {@link OwnService}), when one is configured. */
+    OWN("/own");
 
     private final String path;
 
@@ -17,7 +19,7 @@ public enum Backend {
         return path;
     }
 
-    /** The name used in query parameters, JSON and variable names ({@code axis}, {@code gsoap}). */
+    /** The name used in query parameters, JSON and variable names ({@code axis}, {@code gsoap}, {@code own}). */
     public String label() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -64,7 +64,7 @@ final class BuildProbeServlet extends HttpServlet {
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         Backend backend = Backend.find(req.getParameter("backend") == null ? "axis" : req.getParameter("backend"));
-        if (backend == null) {
+        if (backend == null || backend == Backend.OWN) {
             InvokeServlet.send(resp, 400, Map.of("error", "backend must be axis or gsoap"));
             return;
         }

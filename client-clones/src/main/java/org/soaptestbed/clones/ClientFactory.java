@@ -4,6 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,6 +22,7 @@ import org.apache.axis2.addressing.EndpointReference;
 import org.apache.axis2.client.Options;
 import org.apache.axis2.client.ServiceClient;
 import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.description.AxisOperation;
 import org.apache.axis2.description.AxisService;
 import org.apache.axis2.kernel.http.HTTPConstants;
 import org.apache.axis2.wsdl.WSDLUtil;
@@ -82,6 +85,9 @@ public final class ClientFactory {
      * @param ownsTransport true: closing the client closes the transport (request mode)
      */
     public SoapClient build(Backend backend, HttpTransport transport, boolean ownsTransport) throws BuildFailed {
+        if (backend == Backend.OWN) {
+            return buildOwn(transport, ownsTransport);
+        }
         URI wsdlUri = URI.create(config.endpoint(backend) + "?wsdl");
         long t0 = System.nanoTime();
         AxisService described;
@@ -135,7 +141,8 @@ public final class ClientFactory {
             o.setProperty(HTTPConstants.CONNECTION_TIMEOUT, timeout);
             o.setProperty(HTTPConstants.SO_TIMEOUT, timeout);
             o.setProperty(HTTPConstants.CACHED_HTTP_CLIENT, transport.client());
-            return new SoapClient(backend, URI.create(address), stub, ownsTransport ? transport : null, stats);
+            return new SoapClient(backend, URI.create(address), stub, fromWsdl, null,
+                    ownsTransport ? transport : null, stats);
         } catch (AxisFault | RuntimeException e) {
             if (fromWsdl != null) {
                 try {
@@ -146,6 +153,105 @@ public final class ClientFactory {
             }
             throw new BuildFailed("cannot create the " + backend.label() + " stub: " + e, e);
         }
+    }
+
+    /**
+     * The user's own service: the same steps on OWN_WSDL — fetch, parse, the AxisService of the
+     * first SOAP port whose binding has OWN_OPERATION — and a ServiceClient on it that sends to
+     * OWN_ENDPOINT (through HAProxy), not to the soap:address the WSDL gives. No generated code:
+     * the request is the expanded template ({@link SoapCall#own}).
+     */
+    private SoapClient buildOwn(HttpTransport transport, boolean ownsTransport) throws BuildFailed {
+        OwnService own = config.own();
+        if (own == null) {
+            throw new BuildFailed("this clone has no service of its own (OWN_* unset)", null);
+        }
+        URI wsdlUri = own.wsdl();
+        long t0 = System.nanoTime();
+        AxisService described;
+        QName operation;
+        String soapVersion;
+        try {
+            Definition wsdl = parse(fetch(transport, wsdlUri), wsdlUri);
+            if (!wsdl.getImports().isEmpty()) {
+                throw new BuildFailed("the WSDL at " + wsdlUri + " imports other WSDL documents ("
+                        + wsdl.getImports().keySet() + "); the client tier reads a WSDL of one document", null);
+            }
+            Map.Entry<QName, String> port = soapPort(wsdl, own.operation(), wsdlUri);
+            Options fromWsdl = new Options();
+            described = AxisService.createClientSideAxisService(wsdl, port.getKey(), port.getValue(), fromWsdl);
+            operation = null;
+            for (Iterator<AxisOperation> it = described.getOperations(); it.hasNext(); ) {
+                AxisOperation op = it.next();
+                if (op.getName().getLocalPart().equals(own.operation())) {
+                    operation = op.getName();
+                }
+            }
+            if (operation == null) {
+                throw new BuildFailed("the WSDL at " + wsdlUri + " has no operation " + own.operation(), null);
+            }
+            soapVersion = fromWsdl.getSoapVersionURI();
+        } catch (BuildFailed e) {
+            stats.wsdlFailed(Backend.OWN);
+            throw e;
+        } catch (IOException | SAXException | ParserConfigurationException | WSDLException | RuntimeException e) {
+            stats.wsdlFailed(Backend.OWN);
+            throw new BuildFailed("cannot load the WSDL " + wsdlUri + ": " + e, e);
+        }
+        stats.wsdlLoaded(Backend.OWN, System.nanoTime() - t0);
+        described.setName("own-" + SEQUENCE.incrementAndGet());
+        ServiceClient client = null;
+        try {
+            client = new ServiceClient(axis2, described);
+            Options o = client.getOptions();
+            o.setTo(new EndpointReference(own.endpoint().toString()));
+            if (soapVersion != null) {
+                o.setSoapVersionURI(soapVersion);
+            }
+            int timeout = config.soapTimeoutMs();
+            o.setTimeOutInMilliSeconds(timeout);
+            o.setProperty(HTTPConstants.CONNECTION_TIMEOUT, timeout);
+            o.setProperty(HTTPConstants.SO_TIMEOUT, timeout);
+            o.setProperty(HTTPConstants.CACHED_HTTP_CLIENT, transport.client());
+            return new SoapClient(Backend.OWN, own.endpoint(), null, client, operation,
+                    ownsTransport ? transport : null, stats);
+        } catch (AxisFault | RuntimeException e) {
+            if (client != null) {
+                try {
+                    client.cleanup();
+                } catch (AxisFault ignored) {
+                    // the build failed already; that is what is reported
+                }
+            }
+            throw new BuildFailed("cannot create a client of " + own.operation() + ": " + e, e);
+        }
+    }
+
+    /** (service, port) of the first port with a SOAP 1.1 address whose binding has the operation, else SOAP 1.2. */
+    private static Map.Entry<QName, String> soapPort(Definition wsdl, String operation, URI wsdlUri) throws BuildFailed {
+        Map.Entry<QName, String> soap12 = null;
+        for (Object s : wsdl.getAllServices().values()) {
+            javax.wsdl.Service service = (javax.wsdl.Service) s;
+            for (Object p : service.getPorts().values()) {
+                javax.wsdl.Port port = (javax.wsdl.Port) p;
+                if (port.getBinding() == null || port.getBinding().getBindingOperation(operation, null, null) == null) {
+                    continue;
+                }
+                for (Object ext : port.getExtensibilityElements()) {
+                    if (ext instanceof javax.wsdl.extensions.soap.SOAPAddress) {
+                        return Map.entry(service.getQName(), port.getName());
+                    }
+                    if (ext instanceof javax.wsdl.extensions.soap12.SOAP12Address && soap12 == null) {
+                        soap12 = Map.entry(service.getQName(), port.getName());
+                    }
+                }
+            }
+        }
+        if (soap12 == null) {
+            throw new BuildFailed("the WSDL at " + wsdlUri + " has no SOAP port whose binding has the operation "
+                    + operation, null);
+        }
+        return soap12;
     }
 
     private static byte[] fetch(HttpTransport transport, URI wsdlUri) throws IOException {

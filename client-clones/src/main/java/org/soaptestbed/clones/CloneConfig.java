@@ -5,6 +5,7 @@ import java.net.URISyntaxException;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.soaptestbed.common.Demand;
 import org.soaptestbed.common.Env;
@@ -26,6 +27,7 @@ import org.soaptestbed.common.Env;
  *                                          longest wait for a pooled client, and the deadline
  *                                          of an /invoke waiting for the singleton
  * DEMAND_CLONE_CPU_US / _WAIT_US / _LOCKED  synthetic demand per /invoke (docs/tiers.md)
+ * OWN_*             (unset)                the user's own service, backend own ({@link OwnService})
  * </pre>
  */
 public record CloneConfig(
@@ -34,7 +36,8 @@ public record CloneConfig(
         int maxItems,
         int soapTimeoutMs,
         Map<Backend, URI> endpoints,
-        Demand demand) {
+        Demand demand,
+        OwnService own) {
 
     public static final String DEFAULT_SOAP_URL = "http://127.0.0.1:8082";
 
@@ -46,10 +49,14 @@ public record CloneConfig(
         String soapUrl = stripSlash(env.string("SOAP_URL", DEFAULT_SOAP_URL));
         httpUri("SOAP_URL", soapUrl);
         Map<Backend, URI> endpoints = new EnumMap<>(Backend.class);
-        for (Backend b : Backend.values()) {
+        OwnService own = OwnService.fromEnv(env, soapUrl);
+        if (own != null) {
+            endpoints.put(Backend.OWN, own.endpoint());
+        }
+        for (Backend b : new Backend[] {Backend.AXIS, Backend.GSOAP}) {
             String name = "SOAP_URL_" + b.name();
-            String own = env.raw(name);
-            endpoints.put(b, own != null ? httpUri(name, stripSlash(own)) : httpUri("SOAP_URL", soapUrl + b.path()));
+            String given = env.raw(name);
+            endpoints.put(b, given != null ? httpUri(name, stripSlash(given)) : httpUri("SOAP_URL", soapUrl + b.path()));
         }
         return new CloneConfig(
                 ClientMode.fromEnv(env),
@@ -57,7 +64,8 @@ public record CloneConfig(
                 env.integer("CLIENT_MAX_ITEMS", 1_000_000, 0, 100_000_000),
                 env.integer("SOAP_TIMEOUT_MS", 30_000, 1, 3_600_000),
                 endpoints,
-                Demand.fromEnv(env, "CLONE"));
+                Demand.fromEnv(env, "CLONE"),
+                own);
     }
 
     private static String stripSlash(String url) {
@@ -79,11 +87,16 @@ public record CloneConfig(
 
     /** The same configuration with another client lifecycle (POST /lifecycle). */
     public CloneConfig withLifecycle(ClientMode newMode, int newPoolSize) {
-        return new CloneConfig(newMode, newPoolSize, maxItems, soapTimeoutMs, endpoints, demand);
+        return new CloneConfig(newMode, newPoolSize, maxItems, soapTimeoutMs, endpoints, demand, own);
     }
 
     public URI endpoint(Backend backend) {
         return endpoints.get(backend);
+    }
+
+    /** The backends this tier can call: axis, gsoap, and own when OWN_* name a service. */
+    public List<Backend> backends() {
+        return List.copyOf(endpoints.keySet());
     }
 
     /** The effective values, named like their variables, for the start-up log line. */
@@ -97,6 +110,9 @@ public record CloneConfig(
             m.put("SOAP_URL_" + e.getKey().name(), e.getValue());
         }
         m.putAll(demand.describe());
+        if (own != null) {
+            m.putAll(own.describe());
+        }
         return m;
     }
 }

@@ -66,6 +66,11 @@ public final class Failure extends Exception {
         if (find(t, UnknownHostException.class) != null) {
             return new Failure(502, SERVICE_TIER, "unknown host: " + rootText(t), t);
         }
+        if (find(t, org.apache.axiom.soap.SOAPProcessingException.class) != null
+                || find(t, javax.xml.stream.XMLStreamException.class) != null) {
+            return new Failure(502, SERVICE_TIER, "the service's answer is not a SOAP message (an HTML or error page?): "
+                    + rootText(t), t);
+        }
         AxisFault fault = find(t, AxisFault.class);
         if (fault != null && fault.getFaultCode() != null) {
             return new Failure(502, SERVICE_TIER, "SOAP fault " + fault.getFaultCode().getLocalPart()

@@ -8,9 +8,10 @@ import org.soaptestbed.contract.Contract;
  * The validated parameters of one {@code /invoke}:
  *
  * <pre>
- * backend    axis        axis | gsoap
- * op         ping        any contract operation (Contract.OPERATIONS)
- * n          0           items of the payload, 0..CLIENT_MAX_ITEMS (ignored by ping and work)
+ * backend    axis        axis | gsoap | own (when the tier has the user's own service: OWN_*)
+ * op         ping        any contract operation (Contract.OPERATIONS); for own, OWN_OPERATION
+ * n          0           items of the payload, 0..CLIENT_MAX_ITEMS (ignored by ping and work);
+ *                        for own, the template's ${n}, 0..OwnTemplate.MAX_REPEAT
  * seed       1           seed of the contract's payload generator, an unsigned 64-bit integer
  * cpuMicros  0           work only: the service's CPU demand, 0..60 s in µs
  * waitMicros 0           work only: the service's wait, 0..60 s in µs
@@ -38,6 +39,12 @@ public record InvokeRequest(Backend backend, String op, int n, long seed, long c
      */
     public static InvokeRequest parse(Function<String, String> param, Iterable<String> names, int maxItems)
             throws BadRequest {
+        return parse(param, names, maxItems, null);
+    }
+
+    /** @param own the user's own service, or null when the tier has none (backend=own is refused) */
+    public static InvokeRequest parse(Function<String, String> param, Iterable<String> names, int maxItems,
+                                      OwnService own) throws BadRequest {
         for (String name : names) {
             if (!KNOWN.contains(name)) {
                 throw new BadRequest("unknown parameter '" + name + "'; known: backend, op, n, seed, cpuMicros, waitMicros");
@@ -46,7 +53,10 @@ public record InvokeRequest(Backend backend, String op, int n, long seed, long c
         String backendName = param.apply("backend");
         Backend backend = backendName == null ? Backend.AXIS : Backend.find(backendName);
         if (backend == null) {
-            throw new BadRequest("backend='" + backendName + "': expected axis or gsoap");
+            throw new BadRequest("backend='" + backendName + "': expected axis, gsoap or own");
+        }
+        if (backend == Backend.OWN) {
+            return own(param, maxItems, own);
         }
         String op = param.apply("op");
         if (op == null) {
@@ -62,6 +72,24 @@ public record InvokeRequest(Backend backend, String op, int n, long seed, long c
             throw new BadRequest("cpuMicros and waitMicros apply to op=work only");
         }
         return new InvokeRequest(backend, op, n, seed, cpu, wait);
+    }
+
+    private static InvokeRequest own(Function<String, String> param, int maxItems, OwnService own)
+            throws BadRequest {
+        if (own == null) {
+            throw new BadRequest("backend=own: this clone has no service of your own (start the stack with "
+                    + "./testbed up --service WSDL)");
+        }
+        String op = param.apply("op");
+        if (op != null && !op.isEmpty() && !op.equals(own.operation())) {
+            throw new BadRequest("op='" + op + "': backend=own calls " + own.operation()
+                    + " (the operation the stack was started with)");
+        }
+        if (param.apply("cpuMicros") != null || param.apply("waitMicros") != null) {
+            throw new BadRequest("cpuMicros and waitMicros apply to the contract's op=work only");
+        }
+        int n = (int) number(param, "n", 0, Math.min(maxItems, OwnTemplate.MAX_REPEAT));
+        return new InvokeRequest(Backend.OWN, own.operation(), n, seed(param.apply("seed")), 0, 0);
     }
 
     private static long number(Function<String, String> param, String name, long min, long max)

@@ -14,13 +14,15 @@ import org.soaptestbed.common.Json;
 import org.soaptestbed.contract.v1.WorkResponse;
 
 /**
- * {@code GET|POST /invoke?backend=axis|gsoap&op=<operation>&n=<items>[&seed=S][&cpuMicros=&waitMicros=]}:
+ * {@code GET|POST /invoke?backend=axis|gsoap|own&op=<operation>&n=<items>[&seed=S][&cpuMicros=&waitMicros=]}:
  * one SOAP call through the configured client lifecycle, its answer checked against the
  * local computation.
  *
  * <pre>
  * 200 {"clone": {"host", "pid", "mode"}, "backend", "op", "n", "seed", "ok": true,
  *      "count", "checksum", "echo_equal", "work": {"implementation", "host", "pid"}|null, "millis"}
+ *      backend=own: "answer", the start of the SOAP Body's content the service answered</pre>
+ * <pre>
  * 400 {"ok": false, "error": what is wrong with the parameters}
  * 502/503/504 {"ok": false, "tier": "soap-service"|"clone", "error", ...}  (see {@link Failure})
  * </pre>
@@ -57,7 +59,7 @@ final class InvokeServlet extends HttpServlet {
         long deadline = t0 + config.soapTimeoutMs() * 1_000_000L;
         InvokeRequest r;
         try {
-            r = InvokeRequest.parse(req::getParameter, Collections.list(req.getParameterNames()), config.maxItems());
+            r = InvokeRequest.parse(req::getParameter, Collections.list(req.getParameterNames()), config.maxItems(), config.own());
         } catch (InvokeRequest.BadRequest e) {
             stats.badRequest();
             Map<String, Object> body = new LinkedHashMap<>();
@@ -69,7 +71,7 @@ final class InvokeServlet extends HttpServlet {
         stats.enter();
         try {
             config.demand().apply();
-            SoapCall call = SoapCall.prepare(r);
+            SoapCall call = r.backend() == Backend.OWN ? SoapCall.own(config.own(), r.n()) : SoapCall.prepare(r);
             SoapCall.Result result;
             try {
                 ClientTime.asking(stats, r.backend());
@@ -90,6 +92,9 @@ final class InvokeServlet extends HttpServlet {
             body.put("checksum", result.checksum());
             body.put("echo_equal", result.echoEqual());
             body.put("work", work(result.work()));
+            if (r.backend() == Backend.OWN) {
+                body.put("answer", result.answer());
+            }
             body.put("millis", Math.round((System.nanoTime() - t0) / 1000.0) / 1000.0);
             send(resp, 200, body);
         } finally {

@@ -22,7 +22,7 @@ final class PoolLifecycle implements ClientLifecycle {
 
     PoolLifecycle(CloneConfig config, ClientFactory factory) {
         this.config = config;
-        for (Backend b : Backend.values()) {
+        for (Backend b : config.backends()) {
             // one connection per client, one more for a WSDL fetch while all are busy
             HttpTransport t = new HttpTransport(config.poolSize() + 1, config.soapTimeoutMs(), true);
             transports.put(b, t);
@@ -55,7 +55,7 @@ final class PoolLifecycle implements ClientLifecycle {
 
     @Override
     public void warmUp() {
-        for (Backend b : Backend.values()) {
+        for (Backend b : config.backends()) {
             long t0 = System.nanoTime();
             BoundedPool<SoapClient, ClientFactory.BuildFailed> pool = pools.get(b);
             try {

@@ -19,7 +19,7 @@ final class SingletonLifecycle implements ClientLifecycle {
     private final Map<Backend, HttpTransport> transports = new EnumMap<>(Backend.class);
 
     SingletonLifecycle(CloneConfig config, ClientFactory factory) {
-        for (Backend b : Backend.values()) {
+        for (Backend b : config.backends()) {
             // one call at a time, plus the WSDL fetch of a lazy build: two connections at most
             HttpTransport t = new HttpTransport(2, config.soapTimeoutMs(), true);
             transports.put(b, t);
@@ -35,7 +35,7 @@ final class SingletonLifecycle implements ClientLifecycle {
 
     @Override
     public void warmUp() {
-        for (Backend b : Backend.values()) {
+        for (Backend b : clients.keySet()) {
             long t0 = System.nanoTime();
             try {
                 clients.get(b).init();

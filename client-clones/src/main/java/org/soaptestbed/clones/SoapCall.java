@@ -17,7 +17,6 @@ import org.soaptestbed.contract.v1.SendDoubles;
 import org.soaptestbed.contract.v1.SendFloats;
 import org.soaptestbed.contract.v1.SendIntBuffer;
 import org.soaptestbed.contract.v1.SendInts;
-import org.soaptestbed.contract.v1.TestbedServiceStub;
 import org.soaptestbed.contract.v1.Work;
 import org.soaptestbed.contract.v1.WorkResponse;
 
@@ -40,12 +39,18 @@ public final class SoapCall {
     }
 
     /** What a checked answer shows; null where the operation has no such value. */
-    public record Result(Long count, Long checksum, Boolean echoEqual, WorkResponse work) {
+    public record Result(Long count, Long checksum, Boolean echoEqual, WorkResponse work, String answer) {
+        Result(Long count, Long checksum, Boolean echoEqual, WorkResponse work) {
+            this(count, checksum, echoEqual, work, null);
+        }
     }
+
+    /** The most of an own service's answer /invoke shows. */
+    static final int ANSWER_CHARS = 300;
 
     @FunctionalInterface
     private interface Sender {
-        Object send(TestbedServiceStub stub) throws RemoteException;
+        Object send(SoapClient client) throws RemoteException;
     }
 
     @FunctionalInterface
@@ -67,13 +72,13 @@ public final class SoapCall {
         return op;
     }
 
-    /** Sends the request with {@code stub} and returns the response bean (no checking). */
-    public Object send(TestbedServiceStub stub) throws RemoteException {
+    /** Sends the request with {@code client} and returns the response (no checking). */
+    public Object send(SoapClient client) throws RemoteException {
         try (Span call = Tracer.child("POST", Span.Kind.CLIENT)) {   // HttpTransport sends its traceparent
             if (call != null) {
                 call.tag("soap.operation", op);
             }
-            return sender.send(stub);
+            return sender.send(client);
         }
     }
 
@@ -88,7 +93,7 @@ public final class SoapCall {
         long seed = r.seed();
         switch (r.op()) {
             case "ping":
-                return new SoapCall("ping", stub -> stub.ping(new Ping()), resp -> new Result(null, null, null, null));
+                return new SoapCall("ping", c -> c.stub().ping(new Ping()), resp -> new Result(null, null, null, null));
             case "sendBytes": {
                 int[] items = Payload.bytes(n, seed);
                 UnsignedByte[] wire = new UnsignedByte[n];
@@ -98,34 +103,34 @@ public final class SoapCall {
                 SendBytes req = new SendBytes();
                 req.setItems(wire);
                 return digest("sendBytes", n, Checksum.ofUnsignedBytes(items),
-                        stub -> stub.sendBytes(req).getSendBytesResponse());
+                        c -> c.stub().sendBytes(req).getSendBytesResponse());
             }
             case "sendInts": {
                 int[] items = Payload.ints(n, seed);
                 SendInts req = new SendInts();
                 req.setItems(items);
-                return digest("sendInts", n, Checksum.ofInts(items), stub -> stub.sendInts(req).getSendIntsResponse());
+                return digest("sendInts", n, Checksum.ofInts(items), c -> c.stub().sendInts(req).getSendIntsResponse());
             }
             case "sendFloats": {
                 float[] items = Payload.floats(n, seed);
                 SendFloats req = new SendFloats();
                 req.setItems(items);
                 return digest("sendFloats", n, Checksum.ofFloats(items),
-                        stub -> stub.sendFloats(req).getSendFloatsResponse());
+                        c -> c.stub().sendFloats(req).getSendFloatsResponse());
             }
             case "sendDoubles": {
                 double[] items = Payload.doubles(n, seed);
                 SendDoubles req = new SendDoubles();
                 req.setItems(items);
                 return digest("sendDoubles", n, Checksum.ofDoubles(items),
-                        stub -> stub.sendDoubles(req).getSendDoublesResponse());
+                        c -> c.stub().sendDoubles(req).getSendDoublesResponse());
             }
             case "sendIntBuffer": {
                 byte[] data = Payload.intBuffer(Payload.ints(n, seed));
                 SendIntBuffer req = new SendIntBuffer();
                 req.setData(DataHandlerUtils.toDataHandler(Blobs.createBlob(data)));
                 return digest("sendIntBuffer", n, Checksum.ofBytes(data),
-                        stub -> stub.sendIntBuffer(req).getSendIntBufferResponse());
+                        c -> c.stub().sendIntBuffer(req).getSendIntBufferResponse());
             }
             case "echoInts":
                 return echo(Payload.ints(n, seed));
@@ -133,7 +138,7 @@ public final class SoapCall {
                 Work req = new Work();
                 req.setCpuMicros(r.cpuMicros());
                 req.setWaitMicros(r.waitMicros());
-                return new SoapCall("work", stub -> stub.work(req), resp -> {
+                return new SoapCall("work", c -> c.stub().work(req), resp -> {
                     WorkResponse w = (WorkResponse) resp;
                     if (w == null || w.getHost() == null || w.getImplementation() == null) {
                         throw new WrongAnswer("work: the answer names no implementation or host");
@@ -144,6 +149,23 @@ public final class SoapCall {
             default:
                 throw new IllegalArgumentException("not a contract operation: " + r.op());
         }
+    }
+
+    /**
+     * The user's own operation with arrays of {@code n} items: the template expanded here (outside
+     * any client lock), parsed into the request when sent. Any answer that is not a SOAP Fault is
+     * right: the testbed cannot know what the service computes.
+     */
+    public static SoapCall own(OwnService own, int n) {
+        String request = own.template().expand(n);
+        return new SoapCall(own.operation(), c -> c.sendOwn(own.operation(), request), resp -> {
+            if (resp == null) {
+                throw new WrongAnswer(own.operation() + ": the answer's SOAP Body is empty");
+            }
+            String text = resp.toString();
+            return new Result(null, null, null, null,
+                    text.length() > ANSWER_CHARS ? text.substring(0, ANSWER_CHARS) + "..." : text);
+        });
     }
 
     private static SoapCall digest(String op, int n, long expected, Sender sender) {
@@ -166,7 +188,7 @@ public final class SoapCall {
     private static SoapCall echo(int[] items) {
         EchoInts req = new EchoInts();
         req.setItems(items);
-        return new SoapCall("echoInts", stub -> stub.echoInts(req), resp -> {
+        return new SoapCall("echoInts", c -> c.stub().echoInts(req), resp -> {
             int[] back = ((org.soaptestbed.contract.v1.EchoIntsResponse) resp).getItems();
             if (back == null) {
                 back = new int[0];

@@ -60,7 +60,7 @@ final class StatusServlet extends HttpServlet {
         body.put("soap_timeout_ms", config.soapTimeoutMs());
         body.put("axis2_services", axis2.getAxisConfiguration().getServices().size());
         Map<String, Object> backends = new LinkedHashMap<>();
-        for (Backend b : Backend.values()) {
+        for (Backend b : config.backends()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("endpoint", config.endpoint(b).toString());
             m.putAll(stats.describe(b));

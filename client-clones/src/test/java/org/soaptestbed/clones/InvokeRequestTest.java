@@ -38,7 +38,7 @@ class InvokeRequestTest {
 
     @Test
     void an_unknown_backend_or_operation_is_refused_with_the_choices() {
-        assertTrue(refusal(Map.of("backend", "cxf")).contains("axis or gsoap"));
+        assertTrue(refusal(Map.of("backend", "cxf")).contains("axis, gsoap or own"));
         String op = refusal(Map.of("op", "sendStrings"));
         assertTrue(op.contains("sendIntBuffer") && op.contains("echoInts"), op);
     }

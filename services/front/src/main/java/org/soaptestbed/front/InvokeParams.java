@@ -6,8 +6,10 @@ import org.soaptestbed.contract.Contract;
  * The validated parameters of {@code /seg/5}:
  *
  * <pre>
- * backend  axis  axis | gsoap, the SOAP service the client tier calls
- * op       ping  a contract operation (Contract.OPERATIONS)
+ * backend  axis  axis | gsoap | own (the user's own service, when the stack has one), the SOAP
+ *                service the client tier calls
+ * op       ping  a contract operation (Contract.OPERATIONS); for own, its operation's name or
+ *                nothing (the client tier knows the one the stack was started with)
  * n        0     payload items, 0..MAX_ITEMS
  * </pre>
  */
@@ -19,11 +21,15 @@ public record InvokeParams(String backend, String op, int n) {
     /** Absent (null or empty) parameters take their defaults; wrong ones raise a 400. */
     public static InvokeParams parse(String backend, String op, String n) {
         String b = blank(backend) ? "axis" : backend;
-        if (!b.equals("axis") && !b.equals("gsoap")) {
-            throw FrontException.badRequest("backend='" + b + "': expected axis or gsoap");
+        if (!b.equals("axis") && !b.equals("gsoap") && !b.equals("own")) {
+            throw FrontException.badRequest("backend='" + b + "': expected axis, gsoap or own");
         }
-        String o = blank(op) ? "ping" : op;
-        if (!Contract.OPERATIONS.contains(o)) {
+        String o = blank(op) ? (b.equals("own") ? "" : "ping") : op;
+        if (b.equals("own")) {
+            if (!o.isEmpty() && !o.matches("[A-Za-z_][A-Za-z0-9_.-]{0,127}")) {
+                throw FrontException.badRequest("op='" + o + "': expected the name of your service's operation");
+            }
+        } else if (!Contract.OPERATIONS.contains(o)) {
             throw FrontException.badRequest("op='" + o + "': expected one of " + String.join(", ", Contract.OPERATIONS));
         }
         int items = 0;

@@ -23,7 +23,7 @@ class InvokeParamsTest {
     void wrong_parameters_are_a_400_naming_the_fix() {
         FrontException backend = assertThrows(FrontException.class, () -> InvokeParams.parse("soap", null, null));
         assertEquals(400, backend.status());
-        assertTrue(backend.reason().contains("expected axis or gsoap"), backend.reason());
+        assertTrue(backend.reason().contains("expected axis, gsoap or own"), backend.reason());
 
         FrontException op = assertThrows(FrontException.class, () -> InvokeParams.parse(null, "sendStrings", null));
         assertTrue(op.reason().contains("sendIntBuffer"), op.reason());
