@@ -279,7 +279,7 @@ def _options(parser):
     parser.add_argument("--open-loop-max-outstanding", "--max-outstanding", dest="open_loop_max_outstanding",
                         type=int, default=100,
                         help="most requests in flight per user; the excess is dropped, counted as failures")
-    parser.add_argument("--backend", choices=["axis", "gsoap"], default="", include_in_web_ui=False,
+    parser.add_argument("--backend", choices=["axis", "gsoap", "own"], default="", include_in_web_ui=False,
                         help="the backend of the Seg5 class run (a check: the class decides; the runner "
                              "passes both)")
     trace_context.add_options(parser)
@@ -387,3 +387,14 @@ class Seg5ViaClonesGsoap(Seg5ViaClones):
 
     The call: --soap-op, --soap-payload-items."""
     backend = "gsoap"
+
+
+class Seg5ViaClonesOwn(Seg5ViaClones):
+    """/seg/5 · ①–⑤ + the bean calls your own SOAP service via the client tier (./testbed up --service)
+
+    The call: the operation and request the stack was started with, arrays of --soap-payload-items."""
+    backend = "own"
+
+    def target(self) -> tuple[str, str]:
+        n = self.environment.parsed_options.soap_payload_items
+        return f"/seg/5?backend=own&n={n}", f"/seg/5 own n={n}"

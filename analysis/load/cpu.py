@@ -20,7 +20,7 @@ CPU_FILE = "cpu.csv"
 TIMESTAMP, TIER, REPLICA, PID, CPU_PERCENT = "timestamp", "tier", "replica", "pid", "cpu_percent"
 COLUMNS = (TIMESTAMP, TIER, REPLICA, PID, CPU_PERCENT)
 
-STACK_TIERS = ("front", "clone", "axis", "gsoap", "haproxy")
+STACK_TIERS = ("front", "clone", "axis", "gsoap", "own", "haproxy")   # own: your service, when its pid is given
 TIERS = STACK_TIERS + ("loadgen", "host")
 HOST, LOADGEN, NODE, KERNEL = "host", "loadgen", "node", "kernel"
 

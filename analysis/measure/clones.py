@@ -146,6 +146,8 @@ def config_text(config: dict) -> str:
     elif backend or op:
         parts.append(" ".join(str(x) for x in (backend, op, f"n={n}" if n else None) if x))
     for k, v in sorted((c.pop("knobs", None) or {}).items()):
+        if k.startswith("OWN_"):          # your own service: named once, in the report's settings
+            continue
         parts.append(f"{k[5:].lower()} {v} CPU" if k.startswith("CPUS_") else f"{k}={v}")
     parts += [f"{k} {v}" for k, v in sorted(c.items()) if k not in ("demands", "kind") and v not in (None, "")]
     return " · ".join(parts)

@@ -15,6 +15,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("experiment", metavar="EXPERIMENT",
                    help="segments | clones | calibration | classic (loadgen/experiments/<name>.toml), a path to "
                         f"an experiment .toml (e.g. your edited copy), or a benchmark: {', '.join(BENCHMARKS)}")
+    p.add_argument("--service", default=None, metavar="WSDL",
+                   help="run the experiment against your own SOAP service: path 5 calls it (its WSDL's http URL; "
+                        "or [service] in the experiment file: docs/own-service.md)")
+    p.add_argument("--operation", default=None, metavar="NAME", help="with --service: the operation to call")
+    p.add_argument("--service-pid", type=int, default=None, metavar="PID",
+                   help="with --service, when it runs on this machine: its process (its CPU is then measured)")
+    p.add_argument("--payload", default=None, metavar="FILE",
+                   help="with --service: its request template (default: the schema's sample)")
     p.add_argument("--quick", action="store_true",
                    help="the whole experiment in <= 2 minutes at lower resolution (its [quick] table)")
     p.add_argument("--repeat", type=int, default=None, metavar="K",
@@ -84,6 +92,21 @@ def _benchmark(args, stack, results_dir) -> int:
     return tracing_overhead.main(stack, results_dir, quick=args.quick, rounds=args.repeat)
 
 
+def _own_service(exp, cfg):
+    """The experiment pointed at the user's own service ([service] or --service), its WSDL read and
+    its request checked now, before anything starts; None (said why) when it cannot be."""
+    from testbed.experiment import definition
+    from testbed.ownservice import wiring, wsdl
+    svc = exp.service
+    try:
+        knobs = wiring.prepare(svc["wsdl"], svc.get("operation"), Path(svc["payload"]) if svc.get("payload") else None,
+                               svc.get("params", {}), cfg.state_dir / "own", pid=svc.get("pid"))
+    except wsdl.ServiceError as e:
+        print(f"testbed: run: your service: {e}", file=sys.stderr)
+        return None
+    return definition.with_service(exp, knobs, int(svc.get("n", 3)), knobs["OWN_OPERATION"])
+
+
 def main(args) -> int:
     sigterm_as_ctrl_c()
     from testbed.config import ConfigError, StackConfig
@@ -133,6 +156,22 @@ def main(args) -> int:
     except (definition.DefinitionError, FaultError) as e:      # FaultError: a bad [[faults]] entry
         print(f"testbed: run: {e}", file=sys.stderr)
         return 2
+    if args.service:
+        exp.service = {**exp.service, "wsdl": args.service}
+        if args.operation:
+            exp.service["operation"] = args.operation
+        if args.payload:
+            exp.service["payload"] = args.payload
+        if args.service_pid is not None:
+            exp.service["pid"] = args.service_pid
+    elif args.operation or args.payload or args.service_pid is not None:
+        print("testbed: run: --operation and --payload describe the request to your own service: give its WSDL "
+              "with --service URL", file=sys.stderr)
+        return 2
+    if exp.service:
+        exp = _own_service(exp, cfg)
+        if exp is None:
+            return 2
     remote = None
     if args.remote_workers or args.master_bind:
         host, _, port = (args.master_bind or "").rpartition(":")

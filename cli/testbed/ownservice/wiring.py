@@ -10,6 +10,8 @@ kept with the stack's other overrides):
     OWN_OPERATION  the operation /seg/5?backend=own calls
     OWN_TEMPLATE   its request: the template (given, or sampled from the schema) checked against the
                    schema, every parameter but ${n} already given its value (the clone expands ${n})
+    OWN_PID        where the service runs, when it runs on this machine and you said so: its CPU is
+                   sampled with the tiers' (tier "own"); otherwise it is not measured
 
 Nothing is sent to the service here: the WSDL, and what it imports from its own location, is all
 that is fetched (wsdl.py's limits)."""
@@ -46,10 +48,13 @@ def _given(template: str, params: dict[str, str]) -> str:
 
 
 def prepare(location: str, operation: str | None, payload: Path | None, params: dict[str, str],
-            folder: Path, log=print) -> dict[str, str]:
+            folder: Path, log=print, pid: int | None = None) -> dict[str, str]:
     """Reads the WSDL, chooses the operation, checks its template (the one given, else the schema's
     sample) expanded with n=3 and the parameters, writes what the clone will expand into folder and
     returns the knobs (module doc). ServiceError with the reason when any of it cannot be used."""
+    if pid is not None and not Path(f"/proc/{pid}").is_dir():
+        raise wsdl.ServiceError(f"--service-pid {pid}: no such process on this machine (the service's CPU is "
+                                "measured from its process; leave the option out when it runs elsewhere)")
     service = wsdl.read(location)
     op = service.operation(operation)
     if len(service.documents) > 1:
@@ -90,6 +95,10 @@ def prepare(location: str, operation: str | None, payload: Path | None, params: 
         raise wsdl.ServiceError(f"{location}: the client tier fetches the WSDL over http, as it builds each client; "
                                 "give the URL the service serves it at")
     log(f"  your service: {op.name} ({op.style}/literal, SOAP {service.soap}) at {endpoint}, "
-        f"behind HAProxy's /own; its request: {out}")
-    return {"OWN_SERVER": host_port, "OWN_ENDPOINT": PREFIX + path, "OWN_WSDL": fetched,
-            "OWN_OPERATION": op.name, "OWN_TEMPLATE": str(out.resolve())}
+        f"behind HAProxy's /own; its request: {out}; its CPU: "
+        + (f"process {pid}" if pid is not None else "not measured (--service-pid PID where it runs here)"))
+    knobs = {"OWN_SERVER": host_port, "OWN_ENDPOINT": PREFIX + path, "OWN_WSDL": fetched,
+             "OWN_OPERATION": op.name, "OWN_TEMPLATE": str(out.resolve())}
+    if pid is not None:
+        knobs["OWN_PID"] = str(pid)
+    return knobs

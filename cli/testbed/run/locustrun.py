@@ -40,7 +40,7 @@ def master_argv(spec: RunSpec, run_dir: Path, host_url: str, workers: int, maste
             "--prime-seconds", _fmt(load.prime_ceiling() if primed else 0.0),
             "--hold-seconds", _fmt(load.hold_seconds), "--hold-release", str(run_dir / HOLD_RELEASE),
             "--step-log", str(run_dir / STEP_LOG),
-            "--backend", spec.backend, "--op", spec.op, "--n", str(spec.n),
+            "--backend", spec.backend, "--n", str(spec.n), *(["--op", spec.op] if spec.backend != "own" else []),
             "--think-time", _fmt(load.think_time), "--arrival-rate", _fmt(load.arrival_rate),
             "--max-outstanding", str(load.max_outstanding), "--trace-sample", _fmt(load.trace_sample),
             "--latency-log", str(run_dir / LATENCY_LOG),

@@ -374,6 +374,9 @@ class LocalStack(LocalHaproxy, Stack):
             out.append(CpuTarget("haproxy", "1", state["haproxy"].pid, tree=True, cgroup=usage("haproxy")))
         out += [CpuTarget("loadgen", p.name.replace("locust-", "ui-"), p.pid, cgroup=usage(p.name))
                 for p in locust_ui.all_procs(state.get("locust")) if p.alive()]
+        own = self.cfg.knobs.get("OWN_PID") or ""
+        if own.isdigit() and Path(f"/proc/{own}").is_dir():     # your own service, where you said it runs
+            out.append(CpuTarget("own", "1", int(own), tree=True))
         return out
 
     def signal(self, replica: dict, sig: int) -> None:

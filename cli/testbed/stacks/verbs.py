@@ -46,6 +46,9 @@ def add_up_arguments(s) -> None:
     s.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="with --service: a parameter of the template (${NAME}); n, the arrays' size, is each "
                         "request's own")
+    s.add_argument("--service-pid", type=int, default=None, metavar="PID",
+                   help="with --service, when it runs on this machine: its process, whose CPU is then measured "
+                        "with the tiers' (tier own)")
     s.add_argument("--docker", action="store_true",
                    help="start the stack as containers (docker compose; docs/docker.md) instead of "
                         "local processes; status/scale/logs/down then act on the containers")
@@ -107,7 +110,7 @@ def up(args) -> int:
         except placement.PlacementError as e:
             print(f"testbed: up: {e}", file=sys.stderr)
             return 2
-    if not args.service and (args.operation or args.payload or args.param):
+    if not args.service and (args.operation or args.payload or args.param or args.service_pid):
         print("testbed: up: --operation, --payload and --param describe the request to your own service: "
               "give its WSDL with --service URL", file=sys.stderr)
         return 2
@@ -125,7 +128,7 @@ def up(args) -> int:
             given.pop("n")
             overrides.update(wiring.prepare(args.service, args.operation,
                                             Path(args.payload) if args.payload else None, given,
-                                            stack.cfg.state_dir / "own"))
+                                            stack.cfg.state_dir / "own", pid=args.service_pid))
         except wsdl.ServiceError as e:
             print(f"testbed: up: --service: {e}", file=sys.stderr)
             return 2
