@@ -1,13 +1,19 @@
-"""SOAP services none of the project's code wrote, for the tests of "your own service": a spyne
-(PyPI) service with an array operation and one that answers with a Fault, served on loopback by a
-threading WSGI server. Run by hand too:
+"""SOAP services the testbed's own code did not write, for the tests of "your own service", each
+with an array operation (total) and one that answers with a Fault (fail), served on loopback:
 
-    .venv/bin/python tests/own_services.py [PORT]      # prints its WSDL's URL, serves until Ctrl-C
+- spyne (PyPI), in a threading WSGI server in the test's process:
+      .venv/bin/python tests/own_services.py [PORT]      # prints its WSDL's URL, serves until Ctrl-C
+- Apache CXF (JAX-WS on its embedded Jetty), tests/services/cxf-shop, built here when first asked:
+      java -jar tests/services/cxf-shop/target/cxf-shop.jar [PORT]
 """
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
+import time
+import urllib.request
+from pathlib import Path
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -49,6 +55,39 @@ def start_shop(port: int = 0):
     srv = make_server("127.0.0.1", port, shop_app(), server_class=_Threading, handler_class=_Quiet)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv, f"http://127.0.0.1:{srv.server_port}/?wsdl"
+
+
+CXF_DIR = Path(__file__).resolve().parent / "services" / "cxf-shop"
+CXF_JAR = CXF_DIR / "target" / "cxf-shop.jar"
+
+
+def build_cxf() -> Path:
+    """The CXF service's jar, built with Maven when missing or older than its sources."""
+    sources = [*CXF_DIR.joinpath("src").rglob("*.java"), CXF_DIR / "pom.xml"]
+    if not CXF_JAR.exists() or max(p.stat().st_mtime for p in sources) > CXF_JAR.stat().st_mtime:
+        subprocess.run(["mvn", "-B", "-ntp", "-q", "-f", str(CXF_DIR / "pom.xml"), "package"], check=True,
+                       timeout=600)
+    return CXF_JAR
+
+
+def start_cxf(port: int, log: Path):
+    """(the process, its WSDL's URL): the CXF service on 127.0.0.1:port, once its WSDL answers (60 s at most)."""
+    jar = build_cxf()
+    out = open(log, "wb")
+    proc = subprocess.Popen(["java", "-Xmx128m", "-jar", str(jar), str(port)], stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/shop?wsdl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the CXF service exited at start ({log})")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError(f"the CXF service did not answer {url} within 60 s ({log})")
 
 
 if __name__ == "__main__":
