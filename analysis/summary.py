@@ -217,7 +217,8 @@ def analyse(result: ResultFolder, simulate: bool = True) -> Analysis:
         entries.append(_run_entry(run, st, run_max[run.id], hints[run.id]))
         entries[-1]["cpu_shares"] = regime.shares(st, hints[run.id], caps.host_cores)
         entries[-1]["host_bound"] = regime.host_bound(st, hints[run.id], s.utilisation_threshold, caps.host_cores,
-                                                      pinned=bool(caps.stack_cores))
+                                                      pinned=bool(caps.stack_cores),
+                                                      own_service=run.meta.get("backend") == "own")
         entries[-1]["not_warm"] = regime.not_warm(run.meta)
         lost.extend({"run_id": run.id, "what": w} for w in run.lost)
         if result.kind != "clones" and not isinstance(run.meta.get("path"), int):

@@ -65,8 +65,10 @@ def build_cxf() -> Path:
     """The CXF service's jar, built with Maven when missing or older than its sources."""
     sources = [*CXF_DIR.joinpath("src").rglob("*.java"), CXF_DIR / "pom.xml"]
     if not CXF_JAR.exists() or max(p.stat().st_mtime for p in sources) > CXF_JAR.stat().st_mtime:
-        subprocess.run(["mvn", "-B", "-ntp", "-q", "-f", str(CXF_DIR / "pom.xml"), "package"], check=True,
-                       timeout=600)
+        r = subprocess.run(["mvn", "-B", "-ntp", "-q", "-f", str(CXF_DIR / "pom.xml"), "package"],
+                           capture_output=True, text=True, timeout=600)
+        if r.returncode != 0:
+            raise RuntimeError(f"building the CXF service failed:\n{(r.stdout + r.stderr)[-3000:]}")
     return CXF_JAR
 
 

@@ -35,6 +35,8 @@ SHARED_FIX = ("run on a quieter machine, or pin the stack and the load generator
 FIX = ("let the runner scale the service wait to this host (demands.SERVICE wait_us = \"auto\", without "
        "--no-scale), give the tiers CPU quotas (tiers_cpus), use fewer users, or run on a quieter or "
        "larger machine")
+OWN_FIX = ("give the tiers CPU quotas (tiers_cpus), use fewer users, or run your service on another machine "
+           "(here it shares the host with the stack)")
 LOADGEN_FIX = ("give Locust more workers or CPUs of its own (LOADGEN_CPUS; a larger CPUS_LOCUST where it has a "
                "quota), or use fewer users or a lower rate")
 WARM_FIX = ("raise the run's warm_max_seconds (docs/experiments.md, \"Warm by measurement\"), give the stack "
@@ -73,9 +75,12 @@ def shared(entry: dict) -> str | None:
             f"this experiment {sh['own']:.0%})")
 
 
-def host_bound(steps, hint, threshold: float, host_cores: float, pinned: bool = False) -> dict | None:
+def host_bound(steps, hint, threshold: float, host_cores: float, pinned: bool = False,
+               own_service: bool = False) -> dict | None:
     """{cause, fix, host, own, others, step} when the run was host-bound (see the module rule),
-    else None. steps: the run's analysis.steps.StepSample list; hint: its bottleneck.Hint."""
+    else None. steps: the run's analysis.steps.StepSample list; hint: its bottleneck.Hint;
+    own_service: the run calls the user's own service (no service wait of the testbed's to scale)."""
+    fix = OWN_FIX if own_service else FIX
     out = shares(steps, hint, host_cores) if hint is not None else None
     if out is None:          # no step to read the plateau at: every one excluded — by the generator?
         return generator_limited(steps)
@@ -83,12 +88,12 @@ def host_bound(steps, hint, threshold: float, host_cores: float, pinned: bool = 
     host, own, others = out["host"], out["own"], out["others"]
     stack = hint.utilisation.get("stack") if pinned else None
     if stack is not None and stack >= threshold:
-        return {**out, "fix": FIX,
+        return {**out, "fix": fix,
                 "cause": f"the stack's pinned CPUs at {stack:.0%} at the plateau ({top.users} users)"}
     if not pinned and host is not None and host >= threshold:
         share = (f" (this experiment {own:.0%}, other programs {others:.0%})"
                  if others is not None and others >= 0.05 else "")
-        return {**out, "fix": FIX,
+        return {**out, "fix": fix,
                 "cause": f"host CPU {host:.0%} of {host_cores:g} cores at the plateau ({top.users} users){share}"}
     limited = generator_limited(steps, top.index)
     return {**out, **limited} if limited else None

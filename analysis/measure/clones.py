@@ -45,12 +45,13 @@ def _rest(row: dict, drop: tuple[str, ...] = (), points: tuple[str, ...] = ()) -
 
 
 def is_baseline(meta: dict) -> bool:
-    """A clone run with 1 front, 1 clone, 1 replica of its backend and the singleton client (a
-    run's meta, or a summary row's config)."""
+    """A clone run with 1 front, 1 clone, 1 replica of its backend (your own service: its one
+    endpoint) and the singleton client (a run's meta, or a summary row's config)."""
     tiers = {k: int(v or 0) for k, v in (meta.get("tiers") or {}).items()}
     backend = meta.get("backend") or "axis"
     return (meta.get("kind") in (None, "clones") and (meta.get("client_mode") or "singleton") == "singleton"
-            and tiers.get("clone") == 1 and tiers.get(backend) == 1 and tiers.get("front", 1) == 1)
+            and tiers.get("clone") == 1 and tiers.get(backend, 1 if backend == "own" else 0) == 1
+            and tiers.get("front", 1) == 1)
 
 
 def _tiers(row: dict) -> dict[str, int]:

@@ -43,7 +43,7 @@ from analysis.predict import cpufit
 from analysis.steps import StepSample, warm_step
 
 CLIENT_TIME_FILE = "client_time.csv"
-SERVICES = ("axis", "gsoap")
+SERVICES = ("axis", "gsoap", "own")      # own: your service, its CPU where its pid was given
 TIERS = ("loadgen", "haproxy", "front", "clone")
 UNATTRIBUTED = "unattributed"
 DEFAULT_THREADS = 200          # <TIER>_TOMCAT_MAX_THREADS default (.env)

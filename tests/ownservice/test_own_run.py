@@ -69,3 +69,17 @@ def test_a_service_table_is_read_with_its_defaults(tmp_path):
     exp = definition.load(str(path))
     assert exp.service == {"wsdl": "http://127.0.0.1:18700/?wsdl", "n": 3, "params": {"why": "1"}}
     assert Path(exp.source) == path
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["up", "--operation", "total"], "give its WSDL with --service URL"),
+    (["run", "segments", "--payload", "x.xml"], "give its WSDL with --service URL"),
+    (["run", "segments", "--quick", "--service", "http://127.0.0.1:9/?wsdl"], "your service: "),
+])
+def test_the_service_options_are_refused_with_the_fix_before_anything_starts(argv, said):
+    import subprocess
+    from testbed import ROOT
+    r = subprocess.run([str(ROOT / "testbed"), *argv], capture_output=True, text=True, timeout=120,
+                       env={**__import__("os").environ, "TESTBED_STATE_DIR": "/tmp/testbed-own-cli-state"})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert said in r.stderr, r.stderr

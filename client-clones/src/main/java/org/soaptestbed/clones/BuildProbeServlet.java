@@ -64,8 +64,9 @@ final class BuildProbeServlet extends HttpServlet {
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         Backend backend = Backend.find(req.getParameter("backend") == null ? "axis" : req.getParameter("backend"));
-        if (backend == null || backend == Backend.OWN) {
-            InvokeServlet.send(resp, 400, Map.of("error", "backend must be axis or gsoap"));
+        if (backend == null || backend == Backend.OWN && config.own() == null) {
+            InvokeServlet.send(resp, 400, Map.of("error", "backend must be axis or gsoap"
+                    + (config.own() == null ? "" : " or own")));
             return;
         }
         int n;
@@ -109,6 +110,8 @@ final class BuildProbeServlet extends HttpServlet {
     }
 
     private Map<String, Object> probe(Backend backend, int n, int threads, int seconds, int calls) {
+        // the call of calls=1|2: ping for the contract's services; for your own, its operation with no items
+        SoapCall call = backend == Backend.OWN ? SoapCall.own(config.own(), 0) : PING;
         AtomicInteger next = new AtomicInteger();
         AtomicInteger built = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
@@ -132,7 +135,7 @@ final class BuildProbeServlet extends HttpServlet {
                     try {
                         for (int i = 0; i < calls; i++) {
                             long c = THREADS.getCurrentThreadCpuTime();
-                            client.send(PING);
+                            client.send(call);
                             callCpu.get(i).add(THREADS.getCurrentThreadCpuTime() - c);
                         }
                     } finally {
