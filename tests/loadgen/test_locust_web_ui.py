@@ -23,7 +23,7 @@ from testbed.config import StackConfig
 pytestmark = pytest.mark.timeout(300)
 
 CLASSES = ["Seg1StaticPage", "Seg2Jsp", "Seg3AccessBean", "Seg4SessionBean",
-           "Seg5ViaClonesAxis", "Seg5ViaClonesGsoap"]
+           "Seg5ViaClonesAxis", "Seg5ViaClonesGsoap", "Seg5ViaClonesOwn"]
 PARAMETERS = ["soap_op", "soap_payload_items",
               "closed_loop_think_time", "open_loop_rate", "open_loop_max_outstanding", "trace_sample",
               "step_users", "step_seconds", "step_warmup_seconds", "step_prime_seconds", "step_hold_seconds",

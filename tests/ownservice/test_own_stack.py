@@ -110,24 +110,33 @@ class _Html(ThreadingHTTPServer):
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
 
-def test_a_fault_and_an_html_answer_are_the_service_tiers_with_the_reason(own_stack, shop):
+def test_a_fault_is_the_service_tiers_through_the_whole_path(own_stack, shop):
+    """The module's last use of the stack: its clone is left calling fail."""
     from testbed.ownservice import wiring
     st = own_stack
     knobs = wiring.prepare(shop, "fail", None, {}, st.folder, log=lambda *a: None)
+    st.restart("clone", {"OWN_OPERATION": "fail", "OWN_TEMPLATE": knobs["OWN_TEMPLATE"]})
+    status, page = _get(f"{st.entry_points()['web']}/seg/5?backend=own")
+    assert status == 502 and "failing-tier: soap-service" in page and "SOAP fault Client" in page, page
+
+
+def test_an_html_answer_is_the_service_tiers_with_the_reason(shop, tmp_path):
+    from stacks import start_tier
+    from testbed import procs
+    from testbed.ownservice import wiring
+    knobs = wiring.prepare(shop, "total", None, {}, tmp_path, log=lambda *a: None)
     html = _Html()
+    clone = start_tier("clone", "clone-own-html", "/invoke", {
+        "OWN_WSDL": shop, "OWN_ENDPOINT": f"http://127.0.0.1:{html.server_port}/", "OWN_OPERATION": "total",
+        "OWN_TEMPLATE": knobs["OWN_TEMPLATE"]})
     try:
-        st.restart("clone", {"OWN_OPERATION": "fail", "OWN_TEMPLATE": knobs["OWN_TEMPLATE"]})
-        status, page = _get(f"{st.entry_points()['web']}/seg/5?backend=own")
-        assert status == 502 and "failing-tier: soap-service" in page and "SOAP fault Client" in page, page
-        st.restart("clone", {"OWN_ENDPOINT": f"http://127.0.0.1:{html.server_port}/"})
-        status, body = _get(f"{_clone_url(st)}/invoke?backend=own")
+        status, body = _get(f"http://127.0.0.1:{clone.port}/invoke?backend=own")
         answer = json.loads(body)
         assert status == 502 and answer["tier"] == "soap-service", body
         assert "not a SOAP message" in answer["error"] and "html" in answer["error"], body
     finally:
+        procs.stop(clone.proc)
         html.shutdown()
-        st.restart("clone", {"OWN_OPERATION": "total", "OWN_ENDPOINT": "/own/",
-                             "OWN_TEMPLATE": str(st.folder / "total.xml")})
 
 
 @pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")
