@@ -131,26 +131,11 @@ public final class ClientFactory {
             TestbedServiceStub stub = new TestbedServiceStub(axis2, address);
             stub._getServiceClient().cleanup();   // the description compiled into the stub...
             stub._setServiceClient(fromWsdl);     // ...gives way to the one read from the WSDL
-            Options o = fromWsdl.getOptions();
-            o.setTo(new EndpointReference(address));
-            if (soapVersion != null) {
-                o.setSoapVersionURI(soapVersion);
-            }
-            int timeout = config.soapTimeoutMs();
-            o.setTimeOutInMilliSeconds(timeout);
-            o.setProperty(HTTPConstants.CONNECTION_TIMEOUT, timeout);
-            o.setProperty(HTTPConstants.SO_TIMEOUT, timeout);
-            o.setProperty(HTTPConstants.CACHED_HTTP_CLIENT, transport.client());
+            sendingTo(fromWsdl, address, soapVersion, transport);
             return new SoapClient(backend, URI.create(address), stub, fromWsdl, null,
                     ownsTransport ? transport : null, stats);
         } catch (AxisFault | RuntimeException e) {
-            if (fromWsdl != null) {
-                try {
-                    fromWsdl.cleanup();
-                } catch (AxisFault ignored) {
-                    // the build failed already; that is what is reported
-                }
-            }
+            discard(fromWsdl);
             throw new BuildFailed("cannot create the " + backend.label() + " stub: " + e, e);
         }
     }
@@ -203,27 +188,37 @@ public final class ClientFactory {
         ServiceClient client = null;
         try {
             client = new ServiceClient(axis2, described);
-            Options o = client.getOptions();
-            o.setTo(new EndpointReference(own.endpoint().toString()));
-            if (soapVersion != null) {
-                o.setSoapVersionURI(soapVersion);
-            }
-            int timeout = config.soapTimeoutMs();
-            o.setTimeOutInMilliSeconds(timeout);
-            o.setProperty(HTTPConstants.CONNECTION_TIMEOUT, timeout);
-            o.setProperty(HTTPConstants.SO_TIMEOUT, timeout);
-            o.setProperty(HTTPConstants.CACHED_HTTP_CLIENT, transport.client());
+            sendingTo(client, own.endpoint().toString(), soapVersion, transport);
             return new SoapClient(Backend.OWN, own.endpoint(), null, client, operation,
                     ownsTransport ? transport : null, stats);
         } catch (AxisFault | RuntimeException e) {
-            if (client != null) {
-                try {
-                    client.cleanup();
-                } catch (AxisFault ignored) {
-                    // the build failed already; that is what is reported
-                }
-            }
+            discard(client);
             throw new BuildFailed("cannot create a client of " + own.operation() + ": " + e, e);
+        }
+    }
+
+    /** Points a client read from a WSDL at address, on the given transport, with SOAP_TIMEOUT_MS timeouts. */
+    private void sendingTo(ServiceClient client, String address, String soapVersion, HttpTransport transport) {
+        Options o = client.getOptions();
+        o.setTo(new EndpointReference(address));
+        if (soapVersion != null) {
+            o.setSoapVersionURI(soapVersion);
+        }
+        int timeout = config.soapTimeoutMs();
+        o.setTimeOutInMilliSeconds(timeout);
+        o.setProperty(HTTPConstants.CONNECTION_TIMEOUT, timeout);
+        o.setProperty(HTTPConstants.SO_TIMEOUT, timeout);
+        o.setProperty(HTTPConstants.CACHED_HTTP_CLIENT, transport.client());
+    }
+
+    /** Releases a client whose build failed (null: none was made yet). */
+    private static void discard(ServiceClient client) {
+        if (client != null) {
+            try {
+                client.cleanup();
+            } catch (AxisFault ignored) {
+                // the build failed already; that is what is reported
+            }
         }
     }
 

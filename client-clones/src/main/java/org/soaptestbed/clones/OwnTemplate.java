@@ -3,8 +3,8 @@ package org.soaptestbed.clones;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.StringWriter;
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
@@ -31,7 +31,7 @@ import org.xml.sax.SAXException;
  * {@code tb:repeat="${n}"} (or a whole number) is written that many times, and {@code ${n}} in a
  * value or an attribute becomes the number. The {@code tb:} namespace never reaches the service.
  *
- * <p>Expansions are kept for the last {@value #CACHED} sizes asked: a run uses a few sizes, and the
+ * <p>Expansions are kept for up to {@value #CACHED} sizes: a run uses a few sizes, and the
  * per-call cost left is parsing the text into the request (the client's serialization).
  */
 public final class OwnTemplate {
@@ -53,14 +53,8 @@ public final class OwnTemplate {
 
     private final Document template;
     private final String rootName;
-    private final Map<Integer, String> expanded = new LinkedHashMap<>(CACHED, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Integer, String> eldest) {
-            return size() > CACHED;
-        }
-    };
+    /** Read on every call: a concurrent map, no lock (a clone's locks are what experiments measure). */
+    private final Map<Integer, String> expanded = new ConcurrentHashMap<>();
 
     private OwnTemplate(Document template) {
         this.template = template;
@@ -85,12 +79,23 @@ public final class OwnTemplate {
     }
 
     /** The request for arrays of {@code n} items, as XML text. */
-    public synchronized String expand(int n) {
-        return expanded.computeIfAbsent(n, this::render);
+    public String expand(int n) {
+        String text = expanded.get(n);
+        if (text == null) {
+            text = render(n);
+            if (expanded.size() >= CACHED) {
+                expanded.clear();           // a run uses a few sizes; a caller sweeping sizes starts over
+            }
+            expanded.put(n, text);
+        }
+        return text;
     }
 
     private String render(int n) {
-        Document copy = (Document) template.cloneNode(true);
+        Document copy;
+        synchronized (template) {           // a DOM is not safe for concurrent reads, cloning included
+            copy = (Document) template.cloneNode(true);
+        }
         Element root = copy.getDocumentElement();
         apply(root, n);
         root.removeAttributeNS(XMLConstants.XMLNS_ATTRIBUTE_NS_URI, prefixOf(root));

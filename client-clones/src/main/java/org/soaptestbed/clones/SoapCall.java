@@ -1,8 +1,11 @@
 package org.soaptestbed.clones;
 
+import java.io.Writer;
 import java.rmi.RemoteException;
 import java.util.Arrays;
+import javax.xml.stream.XMLStreamException;
 import org.apache.axiom.blob.Blobs;
+import org.apache.axiom.om.OMElement;
 import org.apache.axiom.util.activation.DataHandlerUtils;
 import org.apache.axis2.databinding.types.UnsignedByte;
 import org.soaptestbed.common.trace.Span;
@@ -162,10 +165,52 @@ public final class SoapCall {
             if (resp == null) {
                 throw new WrongAnswer(own.operation() + ": the answer's SOAP Body is empty");
             }
-            String text = resp.toString();
-            return new Result(null, null, null, null,
-                    text.length() > ANSWER_CHARS ? text.substring(0, ANSWER_CHARS) + "..." : text);
+            return new Result(null, null, null, null, head((OMElement) resp));
         });
+    }
+
+    /** Thrown by {@link #head}'s writer once it holds enough. */
+    private static final class Enough extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Enough() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * The first ANSWER_CHARS of the answer as XML ("..." after when there is more): serializing
+     * stops there, so a large answer costs the call no more than a small one to show.
+     */
+    static String head(OMElement answer) {
+        StringBuilder out = new StringBuilder();
+        Writer upTo = new Writer() {
+            @Override
+            public void write(char[] chars, int off, int len) {
+                out.append(chars, off, Math.min(len, ANSWER_CHARS + 1 - out.length()));
+                if (out.length() > ANSWER_CHARS) {
+                    throw new Enough();
+                }
+            }
+
+            @Override
+            public void flush() {
+                // nothing buffered
+            }
+
+            @Override
+            public void close() {
+                // nothing held
+            }
+        };
+        try {
+            answer.serialize(upTo);
+        } catch (XMLStreamException | RuntimeException e) {
+            if (out.length() <= ANSWER_CHARS) {        // not stopped by Enough: a real failure
+                return out + " (the rest could not be written: " + e.getClass().getSimpleName() + ")";
+            }
+        }
+        return out.length() > ANSWER_CHARS ? out.substring(0, ANSWER_CHARS) + "..." : out.toString();
     }
 
     private static SoapCall digest(String op, int n, long expected, Sender sender) {

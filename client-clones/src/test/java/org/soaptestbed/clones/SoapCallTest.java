@@ -72,4 +72,16 @@ class SoapCallTest {
         assertEquals("clone", Failure.busy("pool").tier());
         assertEquals(503, Failure.busy("pool").status());
     }
+
+    @Test
+    void an_own_services_answer_is_shown_up_to_its_first_300_characters() {
+        String small = "<a xmlns=\"urn:x\"><b>1</b></a>";
+        org.apache.axiom.om.OMElement e = org.apache.axiom.om.OMXMLBuilderFactory
+                .createOMBuilder(new java.io.StringReader(small)).getDocumentElement();
+        assertEquals(small, SoapCall.head(e));
+        String big = "<a xmlns=\"urn:x\">" + "<b>12345</b>".repeat(100) + "</a>";
+        e = org.apache.axiom.om.OMXMLBuilderFactory.createOMBuilder(new java.io.StringReader(big)).getDocumentElement();
+        String shown = SoapCall.head(e);
+        assertEquals(big.substring(0, SoapCall.ANSWER_CHARS) + "...", shown);
+    }
 }
