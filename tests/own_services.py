@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -55,6 +56,47 @@ def start_shop(port: int = 0):
     srv = make_server("127.0.0.1", port, shop_app(), server_class=_Threading, handler_class=_Quiet)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv, f"http://127.0.0.1:{srv.server_port}/?wsdl"
+
+
+class Canned(ThreadingHTTPServer):
+    """Not a SOAP service: serves path -> bytes to GET (counting each path's requests) and answers
+    every POST with `post` (status, content type, body) — an error page where a SOAP answer should be."""
+
+    def __init__(self, docs: dict[str, bytes | str], post: tuple[int, str, bytes] | None = None):
+        self.docs = {k: v.encode() if isinstance(v, str) else v for k, v in docs.items()}
+        self.hits: dict[str, int] = {}
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.hits[self.path] = outer.hits.get(self.path, 0) + 1
+                body = outer.docs.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                self._send(200, "application/xml", body)
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if post is None:
+                    self.send_error(405)
+                    return
+                self._send(*post)
+
+            def _send(self, status: int, content_type: str, body: bytes):
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}{path}"
 
 
 CXF_DIR = Path(__file__).resolve().parent / "services" / "cxf-shop"

@@ -95,7 +95,7 @@ def _benchmark(args, stack, results_dir) -> int:
 def _own_service(exp, cfg):
     """The experiment pointed at the user's own service ([service] or --service), its WSDL read and
     its request checked now, before anything starts; None (said why) when it cannot be."""
-    from testbed.experiment import definition
+    from testbed.experiment import ownrun
     from testbed.ownservice import wiring, wsdl
     svc = exp.service
     try:
@@ -104,7 +104,7 @@ def _own_service(exp, cfg):
     except wsdl.ServiceError as e:
         print(f"testbed: run: your service: {e}", file=sys.stderr)
         return None
-    return definition.with_service(exp, knobs, int(svc.get("n", 3)), knobs["OWN_OPERATION"])
+    return ownrun.with_service(exp, knobs, int(svc.get("n", 3)), knobs["OWN_OPERATION"])
 
 
 def main(args) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed.experiment import definition
+from testbed.experiment import definition, ownrun
 
 KNOBS = {"OWN_SERVER": "127.0.0.1:18700", "OWN_ENDPOINT": "/own/", "OWN_WSDL": "/own/?wsdl",
          "OWN_OPERATION": "total", "OWN_TEMPLATE": "/tmp/total.xml"}
@@ -16,7 +16,7 @@ KNOBS = {"OWN_SERVER": "127.0.0.1:18700", "OWN_ENDPOINT": "/own/", "OWN_WSDL": "
 def _pointed(name: str, quick: bool = False) -> definition.Experiment:
     exp = definition.load(name, quick=quick)
     exp.service = {"wsdl": "http://127.0.0.1:18700/?wsdl", "n": 3, "params": {}}
-    return definition.with_service(exp, KNOBS, 7, "total")
+    return ownrun.with_service(exp, KNOBS, 7, "total")
 
 
 def test_segments_call_your_service_on_path_5_and_start_no_contract_service():

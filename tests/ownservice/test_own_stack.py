@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -91,25 +89,6 @@ def test_bad_requests_to_your_service_are_refused_with_the_reason(own_stack):
     assert status == 400 and "name of your service" in page
 
 
-class _Html(ThreadingHTTPServer):
-    """Answers every POST with an HTML error page (a proxy's, a servlet container's ...)."""
-    def __init__(self):
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                body = b"<html><body><h1>Service Unavailable</h1></body></html>"
-                self.send_response(500)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *a):
-                pass
-        super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-
 def test_a_fault_is_the_service_tiers_through_the_whole_path(own_stack, shop):
     """The module's last use of the stack: its clone is left calling fail."""
     from testbed.ownservice import wiring
@@ -125,9 +104,10 @@ def test_an_html_answer_is_the_service_tiers_with_the_reason(shop, tmp_path):
     from testbed import procs
     from testbed.ownservice import wiring
     knobs = wiring.prepare(shop, "total", None, {}, tmp_path, log=lambda *a: None)
-    html = _Html()
+    from own_services import Canned
+    html = Canned({}, post=(500, "text/html", b"<html><body><h1>Service Unavailable</h1></body></html>"))
     clone = start_tier("clone", "clone-own-html", "/invoke", {
-        "OWN_WSDL": shop, "OWN_ENDPOINT": f"http://127.0.0.1:{html.server_port}/", "OWN_OPERATION": "total",
+        "OWN_WSDL": shop, "OWN_ENDPOINT": html.url("/"), "OWN_OPERATION": "total",
         "OWN_TEMPLATE": knobs["OWN_TEMPLATE"]})
     try:
         status, body = _get(f"http://127.0.0.1:{clone.port}/invoke?backend=own")
@@ -137,6 +117,7 @@ def test_an_html_answer_is_the_service_tiers_with_the_reason(shop, tmp_path):
     finally:
         procs.stop(clone.proc)
         html.shutdown()
+        html.server_close()
 
 
 @pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy not installed")

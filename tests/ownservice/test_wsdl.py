@@ -4,42 +4,12 @@ checked against its schema; and the hostile WSDLs a user might bring, each refus
 nothing hanging, nothing fetched but what the WSDL's own location allows."""
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from testbed.ownservice import wsdl
 from hostile_wsdls import ENTITY, importing, schema_importing, wsdl as a_wsdl
-
-
-class Docs(ThreadingHTTPServer):
-    """Serves path -> bytes on loopback and counts each path's requests."""
-
-    def __init__(self, docs: dict[str, bytes | str]):
-        self.docs = {k: v.encode() if isinstance(v, str) else v for k, v in docs.items()}
-        self.hits: dict[str, int] = {}
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                outer.hits[self.path] = outer.hits.get(self.path, 0) + 1
-                body = outer.docs.get(self.path)
-                if body is None:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *a):
-                pass
-        super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}{path}"
+from own_services import Canned
 
 
 @pytest.fixture
@@ -47,7 +17,7 @@ def served():
     made = []
 
     def serve(docs):
-        made.append(Docs(docs))
+        made.append(Canned(docs))
         return made[-1]
     yield serve
     for d in made:

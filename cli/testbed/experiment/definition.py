@@ -40,22 +40,20 @@ from testbed.faults import spec as faults
 from testbed.swarm import placement
 from testbed.experiment.plan import LOAD_KEYS, DefinitionError, LoadPlan, load_plan, unknown, whole
 from testbed.experiment.runkeys import (DEMAND_KEYS, DEMAND_POINTS, KNOB_DEFAULTS, MAX_POOL_SIZE,  # noqa: F401
-                                 MAX_REPLICAS, TIER_NAMES, demands_text)
+                                 MAX_REPLICAS, OPERATIONS, TIER_NAMES, demands_text)
 from testbed.experiment.runkeys import demands as _demands
 from testbed.experiment.runkeys import knobs as _knobs
 from testbed.experiment.runkeys import tiers as _tiers
 from testbed.experiment.runkeys import tiers_cpus as _tiers_cpus
+from testbed.experiment import ownrun
 from testbed.experiment.scale import ScaleSettings
 
 EXPERIMENTS_DIR = ROOT / "loadgen" / "experiments"
 KINDS = ("segments", "clones", "calibration", "classic")
 PARTS = ("segments", "clones")      # the parts of a classic experiment (a run's kind)
 BACKENDS = ("axis", "gsoap")
-OWN = "own"          # the user's own service ([service] or --service: ownservice/wiring.py), never a file's backend
 CLIENT_MODES = ("singleton", "request", "pool")
 REGIMES = ("serial", "parallel")
-OPERATIONS = ("ping", "sendBytes", "sendInts", "sendFloats", "sendDoubles", "sendIntBuffer",
-              "echoInts", "work")
 RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -63,7 +61,6 @@ RUN_KEYS = ("id", "label", "path", "paths", "backend", "op", "n", "tiers", "tier
             "pool_size", "regime", "demands", "knobs", "load", "quick", "part", "placement", "spread")
 TOP_KEYS = ("name", "kind", "description", "load", "quick", "defaults", "parts", "settings", "runs", "faults",
             "scale", "profile", "findings", "service")
-SERVICE_KEYS = ("wsdl", "operation", "payload", "n", "params", "pid")   # [service]: your own SOAP service
 FINDING_GROUPS = ("segments", "clones", "calibration", "stall")   # analysis/judge/registry.py: FINDINGS
 PROFILES = ("stack", "classic-system")   # the stack's own costs | the classic system's shape
 MERGED_BY_KEY = ("tiers", "tiers_cpus", "load", "quick", "placement")   # [parts.<part>] merges these over [defaults]
@@ -266,7 +263,7 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
     # shown in the report's settings table (docs/results.md: other keys are kept and shown)
     settings.setdefault("description", str(raw.get("description", "")).strip())
     settings.setdefault("demand knobs", demands_text(runs))
-    service = _service(raw.get("service"), where)
+    service = ownrun.service_table(raw.get("service"), where)
     if profile != "stack" and kind != "classic":
         raise DefinitionError(f"{where}: profile {profile!r} sets the segment demands of a classic experiment "
                               f"(kind = \"classic\"; this file is {kind!r})")
@@ -274,60 +271,6 @@ def parse(raw: dict, path: Path, text: str = "", quick: bool = False, repeat: in
                       source=path, text=text, settings=settings, runs=runs, quick=quick,
                       repeat=repeat, raw=raw, faults=faults.from_tables(raw.get("faults", []), ids, where),
                       scale=scale, scaling=scaling, profile=profile, service=service)
-
-
-def _service(table, where: str) -> dict:
-    """[service] (wsdl = "http://...", operation, payload = "FILE", n = 3, params = {NAME = "VALUE"}),
-    checked in shape; the WSDL itself is read when the experiment runs (runcmd: ownservice.wiring)."""
-    if table is None:
-        return {}
-    if not isinstance(table, dict):
-        raise DefinitionError(f"{where}: [service] must be a table: wsdl = \"http://...\", operation = \"NAME\"")
-    unknown(table, SERVICE_KEYS, f"{where} [service]")
-    if not isinstance(table.get("wsdl"), str) or not table["wsdl"].strip():
-        raise DefinitionError(f"{where} [service]: wsdl = \"http://host:port/...?wsdl\" is required")
-    for key in ("operation", "payload"):
-        if key in table and not isinstance(table[key], str):
-            raise DefinitionError(f"{where} [service]: {key} must be a string")
-    params = table.get("params", {})
-    if not isinstance(params, dict) or not all(isinstance(v, (str, int, float)) for v in params.values()):
-        raise DefinitionError(f"{where} [service]: params must be a table of NAME = VALUE")
-    out = dict(table)
-    out["n"] = whole(table.get("n", 3), "n", f"{where} [service]", 0, 100_000)
-    out["params"] = {str(k): str(v) for k, v in params.items()}
-    if "pid" in table:
-        out["pid"] = whole(table["pid"], "pid", f"{where} [service]", 1, 2 ** 22)
-    return out
-
-
-def with_service(exp: Experiment, knobs: dict[str, str], n: int, operation: str) -> Experiment:
-    """The experiment pointed at the user's own service: path 5 of every run calls it (backend own,
-    its operation, arrays of n items), the contract's services are not started, and every run's
-    stack has the service's knobs (OWN_*: ownservice/wiring.py). Runs that scale the service tier
-    are left out (one endpoint: the testbed does not start or scale your service), and the service's
-    demand knobs with them (its wait is its own)."""
-    service_tier = {"axis", "gsoap"}
-    kept, dropped = [], []
-    for r in exp.runs:
-        if any(r.tiers.get(t, 0) > 1 for t in service_tier):
-            dropped.append(r.entry)
-            continue
-        label = re.sub(r"\b1 (axis|gsoap)\b", operation, r.label)       # "1 clone, 1 axis" -> "1 clone, total"
-        label = re.sub(r"\b(Axis2|gSOAP|axis|gsoap)\b( (" + "|".join(OPERATIONS) + r")\b)?", operation, label)
-        entry = re.sub(r"^(axis|gsoap)-", f"{OWN}-", r.entry)        # segments' axis-path5 -> own-path5
-        kept.append(replace(r, id=entry + r.id[len(r.entry):], entry=entry, backend=OWN, op=operation, n=n,
-                            knobs={**r.knobs, **knobs}, label=label,
-                            tiers={**r.tiers, "axis": 0, "gsoap": 0}, auto_wait=False,
-                            demands={k: v for k, v in r.demands.items() if k != "SERVICE"}))
-    if not kept:
-        raise DefinitionError(f"{exp.source}: every run scales the service tier, which your own service is not "
-                              "(one endpoint): nothing to run against it")
-    settings = {**exp.settings, "service": f"{operation} at {knobs.get('OWN_SERVER')} (WSDL {exp.service.get('wsdl')})"}
-    if dropped:
-        settings["service tier scaling"] = (f"not measured: your service is one endpoint ({', '.join(dict.fromkeys(dropped))} "
-                                            "left out)")
-    settings["demand knobs"] = demands_text(kept)
-    return replace(exp, runs=kept, settings=settings)
 
 
 # ------------------------------------------------------------------------------- helpers

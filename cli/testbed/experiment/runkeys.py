@@ -11,6 +11,8 @@ from testbed.experiment.plan import DefinitionError, unknown, whole
 from testbed.experiment.scale import AUTO, SCALED_POINT
 
 TIER_NAMES = ("front", "clone", "axis", "gsoap")
+OPERATIONS = ("ping", "sendBytes", "sendInts", "sendFloats", "sendDoubles", "sendIntBuffer",
+              "echoInts", "work")   # the contract's operations (a run's op)
 DEMAND_POINTS = ("SEG1", "SEG2", "SEG3", "SEG4", "INVOKER", "CLONE", "SERVICE")
 DEMAND_KEYS = ("cpu_us", "wait_us", "locked")
 MAX_REPLICAS = 16
