@@ -17,6 +17,7 @@ import pytest
 
 from analysis.judge.findings import HOLDS
 from experimentcheck import check_folder, threaddump_monitors
+from polling import until
 from verdicts import SHARED, by_key, rule, was_judged
 from testbed.experiment import definition
 from testbed.run.runner import Runner
@@ -29,16 +30,17 @@ def _answers(stack, paths, seconds=120.0) -> None:
     calls, which on a busy host can take a whole short step (bounded; loopback or the run's own stack)."""
     web = stack.urls()["web"]
     deadline = time.monotonic() + seconds
+
+    def status(url):
+        try:
+            with urllib.request.urlopen(url, timeout=30) as r:
+                return r.status
+        except OSError:
+            return None
+
     for path in paths:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{web}{path}", timeout=30) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, f"{web}{path} did not answer 200 in {seconds:.0f} s"
-            time.sleep(1)
+        until(f"{web}{path} answers 200", lambda: status(f"{web}{path}") == 200,
+              timeout=max(deadline - time.monotonic(), 0.0), interval=1.0)
 
 
 def quick_run(name, stack, tmp_path) -> tuple:
