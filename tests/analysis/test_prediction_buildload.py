@@ -211,39 +211,44 @@ def test_builds_are_counted_in_a_steps_window_by_their_calls_overlap():
 
 
 def test_the_first_calls_extra_is_what_one_call_adds_less_what_a_second_adds_median_over_turns():
-    """buildprobe.first_call: rounds with 0, 1 and 2 calls a client in turns; per turn the clone's
-    (c1 − c0) − (c2 − c1), the median over the turns."""
+    """buildprobe.turns, first_call: rounds with 0, 1 and 2 calls a client at THREADS in turns
+    (each turn ending with its crowded round); per turn the clone's (c1 − c0) − (c2 − c1), the
+    median over the turns."""
     from testbed.fit import buildprobe
-    readings = iter([1.0e-3, 1.25e-3, 1.30e-3,      # +0.25 then +0.05: 0.20 ms
-                     1.0e-3, 1.10e-3, 1.20e-3,      # +0.10 then +0.10: 0
-                     0.9e-3, 1.20e-3, 1.25e-3])     # +0.30 then +0.05: 0.25 ms
+    readings = iter([1.0e-3, 1.25e-3, 1.30e-3, 1.5e-3,      # +0.25 then +0.05: 0.20 ms
+                     1.0e-3, 1.10e-3, 1.20e-3, 1.3e-3,      # +0.10 then +0.10: 0
+                     0.9e-3, 1.20e-3, 1.25e-3, 1.4e-3])     # +0.30 then +0.05: 0.25 ms
     asked = []
 
-    def build_round(calls):
-        asked.append(calls)
+    def build_round(calls, threads):
+        asked.append((calls, threads))
         return next(readings), 500
-    out = buildprobe.first_call(build_round, 3)
-    assert asked == [0, 1, 2] * 3
+    out, _ = buildprobe.turns(build_round, 3)
+    assert asked == [(0, 2), (1, 2), (2, 2), (1, 64)] * 3
     assert [t["first_call_extra_s"] for t in out["turns"]] == pytest.approx([0.0002, 0.0, 0.00025])
     assert out["clone_s"] == pytest.approx(0.0002)
 
 
-def test_the_crowding_is_the_median_ratio_of_a_round_on_many_threads_to_one_on_few():
-    """buildprobe.crowding: per turn a round at THREADS and one at CROWD_THREADS (one call a
-    client), the ratio of the clone's CPU per build; the median over turns. The model's points
+def test_the_crowding_is_the_median_ratio_of_a_round_on_many_threads_to_the_turns_one_call_round():
+    """buildprobe.turns, crowding: per turn a round at CROWD_THREADS (one call a client) against
+    the turn's one-call round at THREADS — the round first_call reads too, measured once — the
+    ratio of the clone's CPU per build; the median over turns. The model's points
     (buildcost.crowding_points): 1 at the few, the ratio at the many; a ratio of at most 1 is
     noise and crowds nothing."""
     from testbed.fit import buildprobe
-    readings = iter([1.0e-3, 1.2e-3, 1.0e-3, 1.05e-3, 0.9e-3, 1.08e-3])
+    readings = iter([0.9e-3, 1.0e-3, 1.1e-3, 1.2e-3,
+                     0.9e-3, 1.0e-3, 1.1e-3, 1.05e-3,
+                     0.8e-3, 0.9e-3, 1.0e-3, 1.08e-3])
     asked = []
 
-    def build_round(threads):
+    def build_round(calls, threads):
         asked.append(threads)
         return next(readings), 500
-    out = buildprobe.crowding(build_round, 3)
-    assert asked == [buildprobe.THREADS, buildprobe.CROWD_THREADS] * 3 == [2, 64] * 3
+    _, out = buildprobe.turns(build_round, 3)
+    assert asked.count(buildprobe.CROWD_THREADS) == 3 and len(asked) == 12     # 4 rounds a turn, not 5
     assert [t["ratio"] for t in out["turns"]] == pytest.approx([1.2, 1.05, 1.2])
-    assert out["ratio"] == pytest.approx(1.2) and out["threads"] == [2, 64]
+    assert [t["clone_s_per_build"][0] for t in out["turns"]] == pytest.approx([1.0e-3, 1.0e-3, 0.9e-3])
+    assert out["ratio"] == pytest.approx(1.2) and out["threads"] == [2, 64] and out["calls"] == 1
     (few, one), (many, ratio) = buildcost.crowding_points(out)
     assert (few, one, many) == (2, 1.0, 64) and ratio == pytest.approx(1.2)
     assert buildcost.crowding_points({**out, "ratio": 0.97}) == ()
@@ -258,19 +263,22 @@ def test_a_turn_whose_rounds_built_too_few_or_read_no_clone_cpu_has_no_figure_an
     read 2.1, 11.2 and 0.0 ms a build from rounds of 40 and 20 builds that made a first call of +20 ms)."""
     from testbed.fit import buildprobe
     few = buildprobe.MIN_TURN_BUILDS - 1
-    readings = iter([(2.1e-3, 900), (11.2e-3, 40), (0.0, 20),              # too few builds
-                     (1.0e-3, 900), (1.2e-3, 400), (0.0, 300),             # idle rate took a round
-                     (1.0e-3, 900), (1.25e-3, 400), (1.30e-3, 200)])       # 0.20 ms
-    out = buildprobe.first_call(lambda calls: next(readings), 3)
-    assert [t["first_call_extra_s"] for t in out["turns"]] == [None, None, pytest.approx(0.0002)]
-    assert "built 20 clients" in out["turns"][0]["why"] and "idle CPU" in out["turns"][1]["why"]
-    assert out["turns"][0]["built"] == [900, 40, 20] and "why" not in out["turns"][2]
-    assert out["clone_s"] == pytest.approx(0.0002)
-    assert buildprobe.first_call(lambda calls: (1e-3, few), 1)["clone_s"] is None
-    alone = buildprobe.crowding(lambda k: (1e-3, few if k == buildprobe.THREADS else 2000), 2)
+    readings = iter([(2.1e-3, 900), (11.2e-3, 40), (0.0, 20), (1.2e-3, 900),                 # too few builds
+                     (1.0e-3, 900), (1.2e-3, 400), (0.0, 300), (1.3e-3, 900),                # idle rate took a round
+                     (1.0e-3, 900), (1.25e-3, 400), (1.30e-3, 200), (1.5e-3, 900)])          # 0.20 ms
+    calls, crowd = buildprobe.turns(lambda c, k: next(readings), 3)
+    assert [t["first_call_extra_s"] for t in calls["turns"]] == [None, None, pytest.approx(0.0002)]
+    assert "built 20 clients" in calls["turns"][0]["why"] and "idle CPU" in calls["turns"][1]["why"]
+    assert calls["turns"][0]["built"] == [900, 40, 20] and "why" not in calls["turns"][2]
+    assert calls["clone_s"] == pytest.approx(0.0002)
+    # the crowded pairs: the first one's few-thread round built 40 (no ratio), the others stand
+    assert [t["ratio"] for t in crowd["turns"]] == [None, pytest.approx(1.3 / 1.2), pytest.approx(1.2)]
+    assert "built 40 clients" in crowd["turns"][0]["why"]
+    assert buildprobe.turns(lambda c, k: (1e-3, few), 1)[0]["clone_s"] is None
+    _, alone = buildprobe.turns(lambda c, k: (1e-3, few if k == buildprobe.THREADS else 2000), 2)
     assert alone["ratio"] is None and [t["ratio"] for t in alone["turns"]] == [None, None]
     assert buildcost.crowding_points(alone) == ()
-    assert buildprobe.crowding(lambda k: (0.0 if k > 2 else 1e-3, 500), 1)["ratio"] is None
+    assert buildprobe.turns(lambda c, k: (0.0 if k > 2 else 1e-3, 500), 1)[1]["ratio"] is None
 
 
 def test_the_runner_keeps_a_clone_building_through_the_run_under_load_and_writes_its_calls(tmp_path, monkeypatch):

@@ -21,7 +21,7 @@ the clone more than a call on a reused client (the singleton baseline's) — on 
 0.17-0.23 ms of clone CPU a first call against 0.02-0.14 ms a second one, most of it off the
 calling thread (its own CPU 0.10-0.11 against 0.09-0.10 ms: docs/predict.md, "The first call on a
 fresh client"). After the build rounds the clone builds in turns with no call, one and two pings on
-each client (`calls=0|1|2`), FIRST_CALL_TURNS times; per turn the first call's extra is
+each client (`calls=0|1|2`), TURNS times; per turn the first call's extra is
 (c1 − c0) − (c2 − c1) of the clone's CPU per build, the median over the turns its figure. A turn
 whose rounds built too few clients to read their CPU apart from the clone's idle CPU (each call
 waits the service's wait) has no figure, with its reason (`unresolved`); nor has crowding's.
@@ -32,9 +32,10 @@ clone's CPU at each thread count, beside the run's own per step (analysis/predic
 Crowding (`crowding`): a build with its first call costs the clone more when many are built at
 once (2 threads 1.03 ms, 64 threads 1.17 ms on the local stack, 4 turns each; compose +5-20 % at
 32-64: docs/predict.md, "Crowding") — and a per-request clone at its plateau holds 37-60 requests.
-Then the clone builds in turns of a round at THREADS and one at CROWD_THREADS, one call on each
-client, CROWD_TURNS times; the median ratio of the clone's CPU per build is the figure the model
-scales the clone's build and first call by (analysis/predict/model.py, "Crowding").
+Each turn above ends with a round at CROWD_THREADS, one call on each client; its ratio to the
+turn's one-call round at THREADS (`turns`: that round measured once for both figures), the median
+over the turns, is the figure the model scales the clone's build and first call by
+(analysis/predict/model.py, "Crowding").
 
 Under load (`under_load`): built alone, a client costs the other tiers nothing, but a clone that
 builds clients while the stack serves makes every tier's requests dearer (measured here: the
@@ -81,9 +82,8 @@ SETTLED = 0.10               # two rounds' CPU per build (all tiers) within 10 %
 # client per request 17 % low; the other two runs of that day went on to 1.08-1.16 ms by round 7-8)
 MIN_ROUNDS = 5
 MAX_BUILDS = 5000            # BuildProbeServlet.MAX_BUILDS
-FIRST_CALL_TURNS, QUICK_FIRST_CALL_TURNS = 4, 1   # turns of rounds with 0, 1 and 2 calls a client
 CROWD_THREADS = 64           # BuildProbeServlet.MAX_THREADS: a per-request clone's plateau holds 37-60
-CROWD_TURNS, QUICK_CROWD_TURNS = 4, 1             # turns of a round at THREADS and one at CROWD_THREADS
+TURNS, QUICK_TURNS = 4, 1    # turns of rounds with 0, 1 and 2 calls a client at THREADS, 1 at CROWD_THREADS
 # a turn's rounds compared only where each built this many (`unresolved`): `clones` probes on its
 # cost probe's stack, without the service wait (3,111-4,672 a round with calls in 5 s,
 # results/clones-20261205-164532); the quick test probes after its run, each call held by the
@@ -119,9 +119,8 @@ def seconds(quick: bool, under_load: bool = False) -> float:
     """The longest the probe takes (for the experiment's estimate), with its run under load
     (after a cost probe; never --quick) and that run's Locust start."""
     idle, round_s, rounds = _plan(quick)
-    turns = QUICK_FIRST_CALL_TURNS if quick else FIRST_CALL_TURNS
-    crowd = QUICK_CROWD_TURNS if quick else CROWD_TURNS
-    return (idle + round_s * (rounds + 3 * turns + 2 * crowd)
+    n = QUICK_TURNS if quick else TURNS
+    return (idle + round_s * (rounds + 4 * n)
             + (LOADED_PLAN.seconds() + 5.0 if under_load and not quick else 0.0))
 
 
@@ -209,38 +208,34 @@ def unresolved(rounds: list[tuple[float, int]]) -> str | None:
     return None
 
 
-def first_call(build_round, turns: int) -> dict:
-    """The clone's CPU of a fresh client's first call beyond a reused client's call, in seconds:
-    build_round(calls) builds a round with that many calls on each client and gives (the clone's
-    CPU per build, clients built); per turn rounds with 0, 1 and 2 calls, the extra
-    (c1 − c0) − (c2 − c1) — none, with the reason, where `unresolved` — and the median over the
-    turns that have one (None if none)."""
-    rows = []
-    for _ in range(turns):
-        got = [build_round(calls) for calls in (0, 1, 2)]
+def turns(build_round, n: int) -> tuple[dict, dict]:
+    """(first_call, crowding): build_round(calls, threads) builds a round with that many calls on
+    each client on that many threads and gives (the clone's CPU per build, clients built). A turn is
+    rounds with 0, 1 and 2 calls at THREADS and one with 1 call at CROWD_THREADS, n times.
+
+    first_call -- the clone's CPU of a fresh client's first call beyond a reused client's call, in
+        seconds: per turn (c1 − c0) − (c2 − c1), the median over the turns that have one (None if none);
+    crowding -- how much dearer a build with its first call is with CROWD_THREADS at once than
+        THREADS: per turn the ratio of the CROWD_THREADS round to the turn's 1-call round at
+        THREADS (the same round first_call reads: measured once, not twice), the median over the turns.
+    A turn whose rounds are `unresolved` has no figure, with the reason."""
+    calls_rows, crowd_rows = [], []
+    for _ in range(n):
+        got = [build_round(calls, THREADS) for calls in (0, 1, 2)]
+        crowd = build_round(1, CROWD_THREADS)
         (c0, _), (c1, _), (c2, _) = got
         why = unresolved(got)
-        rows.append({"clone_s_per_build": [c0, c1, c2], "built": [b for _, b in got],
-                     "first_call_extra_s": None if why else (c1 - c0) - (c2 - c1), **({"why": why} if why else {})})
-    extras = [r["first_call_extra_s"] for r in rows if r["first_call_extra_s"] is not None]
-    return {"turns": rows, "clone_s": statistics.median(extras) if extras else None}
-
-
-def crowding(build_round, turns: int) -> dict:
-    """How much dearer a build with its first call is with CROWD_THREADS at once than THREADS:
-    build_round(threads) builds a round on that many threads, one call a client, and gives (the
-    clone's CPU per build, clients built); per turn one round at each, their ratio — none, with
-    the reason, where `unresolved`; the median over the turns that have one (None if none)."""
-    rows = []
-    for _ in range(turns):
-        got = [build_round(k) for k in (THREADS, CROWD_THREADS)]
-        (few, _), (many, _) = got
-        why = unresolved(got)
-        rows.append({"clone_s_per_build": [few, many], "built": [b for _, b in got],
-                     "ratio": None if why else many / few, **({"why": why} if why else {})})
-    ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
-    return {"threads": [THREADS, CROWD_THREADS], "calls": 1, "turns": rows,
-            "ratio": statistics.median(ratios) if ratios else None}
+        calls_rows.append({"clone_s_per_build": [c0, c1, c2], "built": [b for _, b in got],
+                           "first_call_extra_s": None if why else (c1 - c0) - (c2 - c1), **({"why": why} if why else {})})
+        pair = [got[1], crowd]
+        why = unresolved(pair)
+        crowd_rows.append({"clone_s_per_build": [c1, crowd[0]], "built": [b for _, b in pair],
+                           "ratio": None if why else crowd[0] / c1, **({"why": why} if why else {})})
+    extras = [r["first_call_extra_s"] for r in calls_rows if r["first_call_extra_s"] is not None]
+    ratios = [r["ratio"] for r in crowd_rows if r["ratio"] is not None]
+    return ({"turns": calls_rows, "clone_s": statistics.median(extras) if extras else None},
+            {"threads": [THREADS, CROWD_THREADS], "calls": 1, "turns": crowd_rows,
+             "ratio": statistics.median(ratios) if ratios else None})
 
 
 def _clone(round_: dict) -> tuple[float, int]:
@@ -284,22 +279,16 @@ def measure(stack, backend: str, quick: bool, say) -> dict:
                 break
         last = rounds[-1]
         try:
-            out["first_call"] = first_call(lambda calls: _clone(build_round(calls)),
-                                           QUICK_FIRST_CALL_TURNS if quick else FIRST_CALL_TURNS)
-            fc = out["first_call"]
+            out["first_call"], out["crowding"] = turns(lambda calls, k: _clone(build_round(calls, k)),
+                                                       QUICK_TURNS if quick else TURNS)
+            fc, ratio = out["first_call"], out["crowding"]["ratio"]
             extra = (f"a fresh client's first call: clone {fc['clone_s'] * 1e3:+.2f} ms" if fc["clone_s"] is not None
                      else f"the first call not measured ({fc['turns'][-1]['why']})"[:160])
-        except ProbeError as e:          # the build's figures stand without it
-            out["first_call"] = {"error": f"{e}"[:300]}
-            extra = f"the first call not measured ({e})"[:120]
-        try:
-            out["crowding"] = crowding(lambda k: _clone(build_round(1, k)), QUICK_CROWD_TURNS if quick else CROWD_TURNS)
-            ratio = out["crowding"]["ratio"]
             extra += (f"; {CROWD_THREADS} at once: clone ×{ratio:.2f}" if ratio
                       else f"; crowding not measured ({out['crowding']['turns'][-1].get('why')})"[:160])
-        except ProbeError as e:          # nor without this
-            out["crowding"] = {"error": f"{e}"[:300]}
-            extra += f"; crowding not measured ({e})"[:120]
+        except ProbeError as e:          # the build's figures stand without them
+            out["first_call"] = out["crowding"] = {"error": f"{e}"[:300]}
+            extra = f"the first call and crowding not measured ({e})"[:160]
         out.update(gc_rounds=every, rounds=rounds, settled=steady, probe=last["probe"], cpu_s_per_build=last["cpu_s_per_build"],
                    wall_s=last["wall_s"],
                    builds_per_s=last["probe"]["built"] / max(last["wall_s"], 1e-9),
