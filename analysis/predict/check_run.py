@@ -12,7 +12,7 @@ import json
 
 from analysis.predict.fit import Config
 
-BASELINE_PRIME_S = 240   # clones.toml's baseline prime (docs/predict.md, "The baseline's service, warm")
+BASELINE_WARM_MAX_S = 300   # clones.toml's baseline: primed until warm, at most this long (docs/warm.md)
 
 TEMPLATE = """# Written by ./testbed predict --target {target:g}/s from {folder} (analysis/predict/check_run.py):
 # the model named {text} as the smallest configuration reaching it ({x:.1f}/s predicted at
@@ -28,8 +28,8 @@ step_seconds = 15
 warmup_seconds = 4
 think_time = 0.0
 workers = "auto"
-prime_seconds = 8
-hold_seconds = 0
+warm = "steady"          # after each restart or scaling: primed until the stack is measurably warm
+hold_seconds = 0         # (docs/warm.md), not for a fixed time
 
 [defaults]
 path = 5
@@ -52,7 +52,7 @@ target_from = {folder_json}
 [[runs]]
 id = "singleton-c1-{short}1"
 label = "the baseline (singleton, 1 clone, 1 {backend_key})"
-load = {{ prime_seconds = {baseline_prime} }}
+load = {{ warm_max_seconds = {baseline_warm_max} }}
 
 [[runs]]
 id = "target-{slug}"
@@ -69,7 +69,7 @@ def experiment_toml(cfg: Config, answer: dict, baseline_meta: dict, folder: str)
     demands = demands_toml(baseline_meta)
     mode = cfg.client_mode
     return TEMPLATE.format(target=answer["target"], folder=folder, folder_json=json.dumps(str(folder)),
-                           baseline_prime=BASELINE_PRIME_S, text=cfg.text(), x=answer["max_throughput"],
+                           baseline_warm_max=BASELINE_WARM_MAX_S, text=cfg.text(), x=answer["max_throughput"],
                            n_star=n_star, users=users, backend=json.dumps(backend),
                            op=json.dumps(str(baseline_meta.get("op") or "ping")), n=int(baseline_meta.get("n") or 0),
                            backend_key=backend, demands=demands, short=backend[0], clones=cfg.clones,

@@ -182,8 +182,9 @@ def test_cli_target_names_the_smallest_configuration_and_its_users(folder, tmp_p
     assert settings["target_throughput"] == 120 and runs[1].id == settings["target_run"] + "-r0"   # its repeat 0
     assert settings["target_predicted"] == pytest.approx(t["max_throughput"], abs=0.05)
     assert settings["target_from"] == str(folder)
-    # the baseline primed warm as clones.toml's; the configuration checked as after any restart
-    assert runs[0].load.prime_seconds == 240 and runs[1].load.prime_seconds == 8
+    # both primed by the steady-state rule, not for fixed seconds; the baseline's ceiling as clones.toml's
+    assert [r.load.warm for r in runs] == ["steady", "steady"] and [r.load.prime_seconds for r in runs] == [0, 0]
+    assert runs[0].load.warm_max_seconds == 300 and runs[1].load.warm_max_seconds == 240
     over = subprocess.run(ROOT_PY + [str(folder), "--target", "1000/s"], capture_output=True, text=True, timeout=300)
     assert over.returncode == 0 and "not reachable" in over.stdout and "--cores" in over.stdout
 
