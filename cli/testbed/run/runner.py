@@ -27,7 +27,7 @@ from testbed.fit.costs import cost_probe_spec, needs_cost_probe
 from testbed.fit.probes import cost_probe_specs, profile_probe_specs
 from testbed.fit.rewrite import PROBE_PRIME_S, SEGMENT_USERS as profile_users
 from testbed.run import predicting, results, stackuse
-from testbed.run.eta import Eta
+from testbed.run.eta import Eta, changed_runs, cold_runs
 from testbed.run.ledger import Ledger
 from testbed.run.ctrlc import deferred_sigint
 from testbed.experiment.definition import Experiment, RunSpec
@@ -148,13 +148,13 @@ class Runner:
                      "runs": [r.id for r in exp.runs]}
         self._write_experiment()
         shutil.copyfile(exp.source, self.folder / "experiment.toml")
-        adaptive = any(r.load.adaptive for r in exp.runs)
+        self.eta = Eta(exp.runs, self._calibration_seconds(), LOCUST_START_S, JVM_START_S)
+        adaptive = any(r.load.adaptive or r.load.steady for r in exp.runs)
         say(f"{exp.name}: {len(exp.runs)} run(s){' (quick)' if exp.quick else ''}, "
-            + (f"at most {self.estimate() / 60:.0f} min (adaptive steps: each ends once its throughput "
-               "is known well enough, ramps stop at the plateau)" if adaptive else
+            + (f"about {self.eta.left(0, 0.0) / 60:.0f} min, at most {self.estimate() / 60:.0f} (primes end once "
+               "the stack is measurably warm, steps once their throughput is known well enough)" if adaptive else
                f"about {self.estimate() / 60:.0f} min")
             + f"; results in {self._shown(self.folder)}")
-        self.eta = Eta(exp.runs, self._calibration_seconds(), LOCUST_START_S, JVM_START_S)
 
     def _locust_workers(self) -> None:
         """On a cluster made here, Locust's workers on its load-generator node; then the stack
@@ -223,10 +223,12 @@ class Runner:
             self.stack, backend, self.exp.quick, self.progress.say))
 
     def estimate(self) -> float:
-        """Seconds the experiment plans; with adaptive steps the longest it may take."""
+        """Seconds the experiment plans; with adaptive steps or primes by measurement the longest
+        it may take (a prime counted where a run's tiers are cold: eta.cold_runs, RunDriver's rule)."""
         runs = self.exp.runs
-        changes = sum(1 for a, b in zip(runs, runs[1:]) if a.tiers != b.tiers or a.stack_knobs() != b.stack_knobs())
-        return sum(r.load.seconds() + LOCUST_START_S for r in runs) + changes * JVM_START_S + self._calibration_seconds()
+        changed = changed_runs(runs)
+        return (sum(r.load.seconds(primed=cold) + LOCUST_START_S for r, cold in zip(runs, cold_runs(runs, changed)))
+                + sum(changed) * JVM_START_S + self._calibration_seconds())
 
     def _calibration_seconds(self) -> float:
         """Seconds planned for fitting the experiment to the host: cost, profile and build probes."""
