@@ -92,7 +92,8 @@ def test_adaptive_options_reach_locust_only_when_set(tmp_path):
     clones = master_argv(exp.runs[5], tmp_path, "h", 2, 5599, primed=True)
     assert clones[clones.index("--step-plateau-tolerance") + 1] == "0.05"
     assert clones[clones.index("--step-plateau-steps") + 1] == "2"
-    plain = master_argv(definition.load("segments").runs[0], tmp_path, "h", 2, 5599, primed=True)
+    # segments --quick: fixed steps
+    plain = master_argv(definition.load("segments", quick=True).runs[0], tmp_path, "h", 2, 5599, primed=True)
     assert not [a for a in plain if a.startswith(("--step-target", "--step-min", "--step-plateau"))]
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from testbed.experiment import definition
 from testbed.experiment.definition import DefinitionError
-from testbed.run.runner import Runner
+from testbed.run.runner import LOCUST_START_S, Runner
 
 SHIPPED = ("segments", "clones", "calibration")
 IGNORED = ("id", "label", "repeat", "status", "steps", "started", "ended", "error",
@@ -53,12 +53,26 @@ def test_every_run_of_a_shipped_experiment_says_what_the_analysis_needs(name):
 
 
 def test_segments_runs_cover_every_cumulative_path_of_one_series():
+    """/seg/5 first, primed until warm; the other paths on the JVMs it warmed (no prime: eta.cold_runs,
+    RunDriver's rule), every step adaptive."""
+    from testbed.run.eta import changed_runs, cold_runs
     runs = definition.load("segments").runs
-    assert [r.path for r in runs] == [1, 2, 3, 4, 5]
-    assert [r.user_class for r in runs] == ["Seg1StaticPage", "Seg2Jsp", "Seg3AccessBean",
-                                            "Seg4SessionBean", "Seg5ViaClonesAxis"]
+    assert [r.path for r in runs] == [5, 1, 2, 3, 4]
+    assert [r.user_class for r in runs] == ["Seg5ViaClonesAxis", "Seg1StaticPage", "Seg2Jsp", "Seg3AccessBean",
+                                            "Seg4SessionBean"]
     assert len({json.dumps({k: v for k, v in r.config().items() if k != "path"}, sort_keys=True)
                 for r in runs}) == 1
+    assert all(r.load.steady and r.load.target_ci > 0 and r.load.prime_seconds == 0 for r in runs)
+    assert cold_runs(runs, changed_runs(runs)) == [True, False, False, False, False]
+
+
+def test_the_longest_an_experiment_may_take_counts_a_prime_only_where_a_run_is_cold():
+    """Runner.estimate: segments primes /seg/5 once (at most its ceiling), not five times."""
+    exp = definition.load("segments")
+    load = exp.runs[0].load
+    runner = Runner(exp, stack=None)
+    steps = sum(r.load.seconds(primed=False) for r in exp.runs)
+    assert runner.estimate() == pytest.approx(load.warm_max_seconds + steps + 5 * LOCUST_START_S)
 
 
 def test_clones_runs_differ_from_the_baseline_in_one_tier_or_the_client_mode_only():

@@ -21,8 +21,8 @@ def _pointed(name: str, quick: bool = False) -> definition.Experiment:
 
 def test_segments_call_your_service_on_path_5_and_start_no_contract_service():
     exp = _pointed("segments")
-    assert [r.entry for r in exp.runs] == [f"own-path{p}" for p in range(1, 6)]
-    five = exp.runs[-1]
+    assert [r.entry for r in exp.runs] == [f"own-path{p}" for p in (5, 1, 2, 3, 4)]     # /seg/5 first: primed
+    five = exp.runs[0]
     assert (five.backend, five.op, five.n, five.user_class) == ("own", "total", 7, "Seg5ViaClonesOwn")
     assert five.tiers["axis"] == five.tiers["gsoap"] == 0 and five.label == "total /seg/5"
     assert all(r.stack_knobs()["OWN_SERVER"] == "127.0.0.1:18700" for r in exp.runs)
@@ -40,10 +40,10 @@ def test_clones_leave_out_the_service_tier_scaling_and_its_wait_and_say_so():
 
 def test_locust_is_not_asked_for_a_contract_operation_on_your_service(tmp_path):
     from testbed.run.locustrun import master_argv
-    own = _pointed("segments", quick=True).runs[-1]
+    own = _pointed("segments", quick=True).runs[0]            # /seg/5
     argv = master_argv(own, tmp_path, "http://127.0.0.1:8080", 0, None, False)
     assert "--op" not in argv and argv[argv.index("--backend") + 1] == "own" and argv[-1] == "Seg5ViaClonesOwn"
-    axis = definition.load("segments", quick=True).runs[-1]
+    axis = definition.load("segments", quick=True).runs[0]
     assert "--op" in master_argv(axis, tmp_path, "http://127.0.0.1:8080", 0, None, False)
 
 
