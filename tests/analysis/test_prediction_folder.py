@@ -313,8 +313,8 @@ def test_the_build_probe_ends_once_two_rounds_agree():
     assert not settled({"clone": 0.00183, "axis": 0.0004}, {"clone": 0.0011, "axis": 0.0004})   # still compiling
     assert settled({"clone": 0.00112, "axis": 0.0004}, {"clone": 0.0011, "axis": 0.00038})
     assert not settled({"clone": 0.0}, {"clone": 0.0})
-    # the build rounds, the first call's turns of three rounds, the crowding's of two (4; --quick 1)
-    assert seconds(quick=False) == 3 + 5 * (8 + 3 * 4 + 2 * 4) and seconds(quick=True) == 1 + 2 * (3 + 3 * 1 + 2 * 1)
+    # the build rounds, then turns of four rounds — 0, 1, 2 calls at 2 threads, 1 call at 64 (4; --quick 1)
+    assert seconds(quick=False) == 3 + 5 * (8 + 4 * 4) and seconds(quick=True) == 1 + 2 * (3 + 4 * 1)
 
 
 def test_the_build_probe_goes_on_through_a_compilers_pause_in_its_first_rounds():
