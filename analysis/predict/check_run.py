@@ -28,8 +28,8 @@ step_seconds = 15
 warmup_seconds = 4
 think_time = 0.0
 workers = "auto"
-warm = "steady"          # after each restart or scaling: primed until the stack is measurably warm
-hold_seconds = 0         # (docs/warm.md), not for a fixed time
+warm = "steady"          # after each restart or scaling: primed until measurably warm (docs/warm.md)
+hold_seconds = 0
 
 [defaults]
 path = 5
