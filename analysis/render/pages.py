@@ -39,7 +39,8 @@ def num(v, digits: int = 4) -> Markup:
     if v is None:
         return NA
     if isinstance(v, float) and not isinstance(v, bool):
-        return escape(f"{v:.{digits}g}") if abs(v) < 1e6 else escape(f"{v:,.0f}")
+        # from 10**digits up, "g" would write 1.021e+04: whole numbers with separators instead
+        return escape(f"{v:.{digits}g}") if abs(v) < 10 ** digits else escape(f"{v:,.0f}")
     return escape(v)
 
 

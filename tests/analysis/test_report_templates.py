@@ -45,6 +45,7 @@ def test_filters_format_figures_and_show_a_missing_one_as_a_dash():
     assert pages.num(None) == pages.NA == '<span class="na">—</span>'
     assert (pages.num(1234.5678), pages.num(2_500_000.0), pages.num(7), pages.num(0.000123456, 2)) == \
         ("1235", "2,500,000", "7", "0.00012")
+    assert pages.interval([9230.2, 10211.7]) == "[9230 – 10,212]"      # never 1.021e+04 in a report
     assert pages.pct(0.1234) == "12.3%" and pages.fmt(1234.5, ",.1f") == "1,234.5"
     assert pages.interval([1.0, None]) == "[1 – ∞]" and pages.interval(None) == pages.NA
     assert pages.when(0) == "1970-01-01 00:00:00 UTC"
